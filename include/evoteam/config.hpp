@@ -1,0 +1,53 @@
+#pragma once
+// Layered configuration: built-in defaults < configs/default.json < --config FILE < EVOTEAM_* environment
+// < command-line flags (--set key.path=value and dedicated flags).
+// The built-in defaults are the schema: every key and its type. Unknown keys and wrong types are InvalidInput
+// errors naming the source (file, variable or flag) and the key path.
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace evoteam {
+
+class Config {
+ public:
+  // The built-in defaults alone.
+  Config();
+
+  // Overlays a JSON object. `source` names it in error messages (a file path, "EVOTEAM_X", "--set").
+  void overlay(const nlohmann::json& layer, const std::string& source);
+  void overlay_file(const std::filesystem::path& path);
+  // Overlays EVOTEAM_<SECTION>__<KEY>=value variables (double underscore between levels, case-insensitive).
+  void overlay_env(const std::map<std::string, std::string>& environment);
+  // Overlays one "a.b.c=value" assignment; the value is parsed as JSON, falling back to a string.
+  void overlay_assignment(const std::string& assignment, const std::string& source);
+
+  // Typed access by dotted path. A missing key is a bug (the defaults define every key).
+  template <typename T>
+  T get(const std::string& dotted_path) const {
+    return at(dotted_path).get<T>();
+  }
+  const nlohmann::json& at(const std::string& dotted_path) const;
+  const nlohmann::json& json() const { return m_value; }
+
+  // The built-in defaults (also the schema).
+  static const nlohmann::json& defaults();
+
+ private:
+  nlohmann::json m_value;
+};
+
+// Where shipped files live: the source tree's configs/, roles/, kernels/ (overridable by EVOTEAM_HOME).
+std::filesystem::path install_root();
+
+// The environment of the daemon as a map.
+std::map<std::string, std::string> current_environment();
+
+// Builds the standard layered config: defaults, <root>/configs/default.json, `config_file` if not empty,
+// the environment, then each `--set` assignment.
+Config load_config(const std::filesystem::path& config_file, const std::vector<std::string>& assignments);
+
+}  // namespace evoteam

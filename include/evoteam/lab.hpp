@@ -1,0 +1,115 @@
+#pragma once
+// The lab: the one place where team members get candidates evaluated. It allocates candidate ids, stores each
+// candidate's sources, params and verdict under candidates/<cid>/, journals an "evaluation" record, keeps the
+// run history, and never evaluates the same candidate twice (an identical one returns the earlier record, so a
+// resumed cycle does not repeat work). Safe to call from parallel team members.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <evoteam/config.hpp>
+#include <evoteam/history.hpp>
+#include <evoteam/knowledge.hpp>
+#include <evoteam/task.hpp>
+
+namespace evoteam {
+
+class RunDir;
+
+enum class EvalDepth { build, tests, full };
+
+// Seam between the team and the evaluator: the real adapter wraps the evaluator; tests use fakes.
+class CandidateEvaluator {
+ public:
+  struct Result {
+    std::string verdict;               // PASS, COMPILE_ERROR, ...
+    std::optional<double> speedup;     // geometric mean, PASS only
+    std::optional<double> roofline;
+    std::string failure_signature;     // stable across candidates that fail the same way
+    std::string summary;               // one paragraph for agents
+    nlohmann::json eval_json;          // the evaluator's full result (eval.json)
+    std::string build_log;
+  };
+  struct Profile {
+    std::string bound;                 // memory | compute | latency | unknown
+    std::string summary;               // compact, fits in a prompt
+    nlohmann::json metrics;
+  };
+  virtual ~CandidateEvaluator() = default;
+  // `seed_salt` varies the correctness seeds (fresh seeds for re-verification).
+  virtual Result evaluate(const std::filesystem::path& sources_dir, const ParamValues& params, EvalDepth depth,
+                          std::uint64_t seed_salt) = 0;
+  virtual Profile profile(const std::filesystem::path& sources_dir, const ParamValues& params) = 0;
+  virtual std::vector<ParamSpec> param_space() const = 0;
+  // The task's editable sources of the starting kernel.
+  virtual std::filesystem::path starting_sources() const = 0;
+};
+
+// The real evaluator on a task (the frozen copy in the run directory). Throws InvalidInput for a bad task.
+std::unique_ptr<CandidateEvaluator> make_task_evaluator(const Config& config, const std::filesystem::path& task_dir);
+
+struct LabRequest {
+  std::string parent_id;
+  std::string author_role;
+  std::string lineage = "best";
+  std::string hypothesis;
+  ParamValues params;
+  std::filesystem::path sources_dir;  // the editable files of the candidate
+};
+
+struct LabOutcome {
+  EvaluationRecord record;
+  std::string summary;  // the evaluator's summary for agents
+  bool reused = false;  // an identical candidate had been evaluated before: nothing was spent
+};
+
+class Lab {
+ public:
+  Lab(RunDir& run, CandidateEvaluator& evaluator, KnowledgeBase& knowledge, RunHistory& history);
+
+  // Evaluates (or reuses) a candidate and records it. When `screen` is on and the request matches a recorded
+  // constraint ("param=value fails"), the attempt is blocked before it costs an evaluation.
+  enum class Screening { off, against_knowledge };
+  LabOutcome evaluate(const LabRequest& request, int cycle, Screening screening);
+  // Profiles a recorded candidate and marks it profiled (journaled as a "profile" record).
+  CandidateEvaluator::Profile profile(const std::string& candidate_id);
+  // Re-runs correctness and timing with fresh seeds; a failure marks the candidate rejected.
+  LabOutcome reverify(const std::string& candidate_id, int cycle, const std::string& role);
+  // A reviewer's ruling on a candidate (journaled; a rejected candidate can no longer be the best).
+  void rule(const std::string& candidate_id, bool accepted, const std::string& role, const std::string& reason);
+
+  RunHistory snapshot() const;
+  std::optional<EvaluationRecord> best() const;
+  std::filesystem::path sources_of(const std::string& candidate_id) const;
+  std::vector<ParamSpec> param_space() const { return m_evaluator.param_space(); }
+  ParamValues default_params() const;
+  // Counts the role's work for the cycle's usage record.
+  RoleUsage usage_of(int cycle, const std::string& role) const;
+  void add_usage(int cycle, const std::string& role, const RoleUsage& usage);
+  // Records the starting kernel (c0001) if the history has no candidate yet.
+  LabOutcome ensure_start(int cycle);
+
+ private:
+  std::string next_candidate_id();
+  std::string sources_hash(const std::filesystem::path& sources_dir) const;
+  std::optional<std::string> blocking_constraint(const ParamValues& params) const;
+
+  RunDir& m_run;
+  CandidateEvaluator& m_evaluator;
+  KnowledgeBase& m_knowledge;
+  RunHistory& m_history;
+  mutable std::mutex m_mutex;
+  std::map<std::pair<int, std::string>, RoleUsage> m_usage;
+};
+
+// Number of params whose values differ.
+int count_param_changes(const ParamValues& before, const ParamValues& after);
+
+}  // namespace evoteam

@@ -1,0 +1,236 @@
+#pragma once
+// LLM providers: one small interface over the Anthropic Messages API, OpenAI-compatible Chat Completions and a
+// scripted replay (tests and demos), plus the price table that turns received usage into cost.
+// A provider's failure (network, HTTP status, malformed body, interrupt) is data in LlmResult, never an
+// exception; misconfiguration (unknown provider, missing key, unknown model) throws InvalidInput.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace evoteam {
+
+class Config;
+
+// --- Conversation ----------------------------------------------------------------------------------------
+
+enum class BlockKind { text, tool_use, tool_result };
+
+// One content block. The canonical JSON form (transcripts, scripted files) follows the Anthropic shape:
+// {"type":"text","text"}, {"type":"tool_use","id","name","input"}, {"type":"tool_result","tool_use_id",
+// "content","is_error"}.
+struct ContentBlock {
+  BlockKind kind = BlockKind::text;
+  std::string text;         // text; or the tool result's content
+  std::string id;           // tool_use: the call id; tool_result: the id it answers
+  std::string name;         // tool_use: the tool's name
+  nlohmann::json input;     // tool_use: the arguments (an object when they parsed)
+  // tool_use: the arguments exactly as received when they were not a JSON object (OpenAI sends a string
+  // that local models sometimes get wrong); empty when `input` is valid.
+  std::string input_error_text;
+  bool is_error = false;    // tool_result
+
+  static ContentBlock make_text(std::string text);
+  static ContentBlock make_tool_use(std::string id, std::string name, nlohmann::json input);
+  static ContentBlock make_tool_result(std::string tool_use_id, std::string content, bool is_error);
+  bool input_valid() const { return input_error_text.empty() && input.is_object(); }
+};
+
+enum class Role { user, assistant };
+
+// Tool results travel in user messages (the Anthropic shape); the OpenAI adapter splits them into
+// role "tool" messages.
+struct Message {
+  Role role = Role::user;
+  std::vector<ContentBlock> content;
+};
+
+struct ToolSpec {
+  std::string name;
+  std::string description;     // one line the model sees
+  nlohmann::json input_schema; // JSON Schema of the arguments object
+};
+
+struct LlmRequest {
+  std::string model;
+  std::string system;
+  std::vector<Message> messages;
+  std::vector<ToolSpec> tools;
+  int max_tokens = 4096;
+  std::optional<double> temperature;  // unset: the server's default
+};
+
+// Tokens by kind, normalised across providers: `input` excludes cached tokens (Anthropic's convention), so
+// the prompt the model saw was input + cache_read + cache_write.
+struct Usage {
+  std::uint64_t input = 0;
+  std::uint64_t output = 0;
+  std::uint64_t cache_read = 0;
+  std::uint64_t cache_write = 0;
+
+  std::uint64_t total() const { return input + output + cache_read + cache_write; }
+  std::uint64_t prompt() const { return input + cache_read + cache_write; }
+  Usage& operator+=(const Usage& other);
+  bool operator==(const Usage& other) const = default;
+};
+nlohmann::json to_json(const Usage& usage);
+// Missing fields are 0; throws InvalidInput for a non-object or negative counts.
+Usage usage_from_json(const nlohmann::json& value);
+
+enum class FinishReason { end_turn, tool_use, max_tokens, stop_sequence, refusal, context_window, other };
+std::string to_string(FinishReason reason);
+
+struct LlmResponse {
+  std::vector<ContentBlock> content;  // text and tool_use blocks only
+  FinishReason finish = FinishReason::other;
+  std::string finish_raw;             // the provider's own word ("end_turn", "tool_calls", ...)
+  Usage usage;
+  double cost_usd = 0;                // from the usage received and the price table
+  double latency_s = 0;               // from the first attempt to the reply, retries included
+  std::string model;                  // as the server named it
+  std::string request_id;             // request-id / x-request-id when sent
+  int attempts = 1;
+  // Attempts that may have reached the model and been billed though no reply came (timeouts, resets).
+  int unknown_cost_attempts = 0;
+};
+
+enum class FailureKind {
+  network,          // connection refused, reset, DNS; retries exhausted
+  timeout,          // connect or total timeout; retries exhausted
+  http_status,      // a status that is not retried (400, 401, quota 429) or retries exhausted on 429/5xx
+  malformed_reply,  // 200 with a body that is not a valid reply (truncated or malformed JSON, wrong shape)
+  interrupted,      // the daemon was interrupted
+  script_ended,     // the scripted provider has no reply left
+};
+std::string to_string(FailureKind kind);
+
+struct LlmFailure {
+  FailureKind kind = FailureKind::network;
+  int http_status = 0;
+  std::string message;  // one line, with secrets redacted
+  int attempts = 0;
+  int unknown_cost_attempts = 0;
+};
+
+// Either a response or a failure.
+class LlmResult {
+ public:
+  LlmResult(LlmResponse response) : m_value(std::move(response)) {}  // NOLINT: implicit by design
+  LlmResult(LlmFailure failure) : m_value(std::move(failure)) {}     // NOLINT: implicit by design
+  bool ok() const { return std::holds_alternative<LlmResponse>(m_value); }
+  const LlmResponse& response() const { return std::get<LlmResponse>(m_value); }
+  LlmResponse& response() { return std::get<LlmResponse>(m_value); }
+  const LlmFailure& failure() const { return std::get<LlmFailure>(m_value); }
+
+ private:
+  std::variant<LlmResponse, LlmFailure> m_value;
+};
+
+// Canonical JSON of blocks and messages (see ContentBlock). from_json throws InvalidInput on a bad shape.
+nlohmann::json to_json(const ContentBlock& block);
+ContentBlock content_block_from_json(const nlohmann::json& value);
+nlohmann::json to_json(const std::vector<ContentBlock>& blocks);
+std::vector<ContentBlock> content_from_json(const nlohmann::json& value);
+std::string to_string(Role role);
+
+// --- Providers -------------------------------------------------------------------------------------------
+
+// Sends one request and returns one reply. Implementations are safe to use from one thread at a time;
+// create one provider per agent thread.
+class LlmProvider {
+ public:
+  virtual ~LlmProvider() = default;
+  virtual LlmResult complete(const LlmRequest& request) = 0;
+  virtual std::string name() const = 0;   // "anthropic", "openai", "scripted"
+};
+
+// --- Prices and context windows (configs/models.json) ----------------------------------------------------
+
+// One model's entry; prices are USD per token, field names as in LiteLLM's price table.
+struct ModelInfo {
+  std::string name;
+  std::string provider;
+  double input_cost_per_token = 0;
+  double output_cost_per_token = 0;
+  double cache_read_input_token_cost = 0;
+  double cache_creation_input_token_cost = 0;
+  // Prices that replace the ones above when the prompt (input + cache) exceeds 200k tokens; 0 = same price.
+  double input_cost_per_token_above_200k_tokens = 0;
+  double output_cost_per_token_above_200k_tokens = 0;
+  double cache_read_input_token_cost_above_200k_tokens = 0;
+  double cache_creation_input_token_cost_above_200k_tokens = 0;
+  std::uint64_t max_input_tokens = 0;   // context window; 0 unknown
+  std::uint64_t max_output_tokens = 0;
+};
+
+class PriceTable {
+ public:
+  // Parses a models file (JSON with comments); throws InvalidInput naming the file and field.
+  static PriceTable load(const std::filesystem::path& path);
+  // install_root()/configs/models.json, or `llm.models_file` when set.
+  static PriceTable from_config(const Config& config);
+
+  // Exact name first, then the longest entry that is a prefix of `model` (dated snapshots such as
+  // "claude-sonnet-4-5-20250929" match "claude-sonnet-4-5"). nullptr when unknown.
+  const ModelInfo* find(const std::string& model) const;
+  // The default model for a provider ("anthropic", "openai"); empty when the file names none.
+  std::string default_model(const std::string& provider) const;
+  // Cost of one reply. An unknown model costs 0 when unpriced models are allowed, else throws InvalidInput.
+  double cost(const std::string& model, const Usage& usage) const;
+
+  int version() const { return m_version; }
+  void allow_unpriced_models(bool allow) { m_allow_unpriced = allow; }
+  bool unpriced_models_allowed() const { return m_allow_unpriced; }
+
+ private:
+  int m_version = 0;
+  std::filesystem::path m_source;
+  std::map<std::string, ModelInfo> m_models;
+  std::map<std::string, std::string> m_default_models;
+  bool m_allow_unpriced = false;
+};
+
+// --- Factory ---------------------------------------------------------------------------------------------
+
+// HTTP behaviour shared by the network providers (llm.* config keys).
+struct HttpSettings {
+  double connect_timeout_s = 10;
+  double request_timeout_s = 600;   // total per attempt
+  int max_retries = 4;              // retries after the first attempt
+  double backoff_initial_s = 1;     // doubled per retry, capped, times a jitter in [0.75, 1]
+  double backoff_max_s = 30;
+  double retry_after_max_s = 60;    // a longer retry-after is cut to this
+};
+
+// Everything needed to build a provider. Holds the API key: never serialise or log it.
+struct ProviderSettings {
+  std::string provider;             // "anthropic", "openai", "scripted"
+  std::string model;
+  std::string base_url;             // anthropic: host without /v1; openai: ends in /v1
+  std::string api_key;
+  HttpSettings http;
+  bool prompt_caching = true;       // anthropic: cache_control on the stable prefix
+  std::string anthropic_version = "2023-06-01";
+  std::string openai_max_tokens_field = "max_completion_tokens";  // or "max_tokens" for older servers
+  std::filesystem::path scripted_file;
+};
+
+// Reads the llm.* keys and the provider's variables from `environment` (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
+// OPENAI_API_KEY, OPENAI_BASE_URL). `llm.provider` "auto" picks anthropic when its key is set, else openai
+// when its key is set, else "builtin" (the offline team, which is not an LLM provider). Throws InvalidInput
+// for an unknown provider or a network provider without its key.
+ProviderSettings provider_settings_from_config(const Config& config,
+                                               const std::map<std::string, std::string>& environment);
+
+// Builds the provider. The price table must outlive it. Throws InvalidInput for an unknown provider
+// name ("builtin" included), an unreadable scripted file, or a model the price table does not know
+// (unless unpriced models are allowed).
+std::unique_ptr<LlmProvider> make_provider(const ProviderSettings& settings, const PriceTable& prices);
+
+}  // namespace evoteam

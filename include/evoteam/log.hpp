@@ -1,0 +1,24 @@
+#pragma once
+// Logging on spdlog: human console output on stderr (colour only on a TTY without NO_COLOR), optionally a
+// log file inside the run directory. Every message passes through redact() so provider keys and
+// Authorization headers never reach a log.
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include <spdlog/spdlog.h>
+
+namespace evoteam {
+
+enum class Verbosity { quiet, normal, verbose, debug };
+
+void setup_console_logging(Verbosity verbosity);
+// Adds (or replaces) a file sink writing everything at debug level to `path`.
+void add_log_file(const std::filesystem::path& path);
+void remove_log_file();
+
+// Replaces secrets in text: values of known key variables present in the environment, "Bearer ..." tokens,
+// x-api-key / Authorization header values, and sk-... shaped keys.
+std::string redact(std::string_view text);
+
+}  // namespace evoteam

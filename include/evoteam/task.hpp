@@ -1,0 +1,172 @@
+#pragma once
+// A kernel task: kernels/<task>/task.json and the files beside it (format reference: kernels/README.md).
+// Modelled on the FlashInfer-Trace Definition: named axes (const or var), input and output tensors whose shapes
+// are expressions over the axes, constraints; plus target, reference, starting kernel, workloads, tolerances,
+// FLOP/byte formulas, tunable params, static constraints, libraries and the baseline. Loading validates
+// everything and throws InvalidInput naming the file and the field; nothing here runs a process.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace evoteam {
+
+enum class Target { host, cuda };
+std::string to_string(Target target);
+
+// Element types. The host target supports float32, float64, int32, int64 and uint8; the 16-bit and 8-bit float
+// types are accepted for cuda tasks only.
+enum class DType { float32, float64, int32, int64, uint8, float16, bfloat16, float8_e4m3, float8_e5m2 };
+std::string to_string(DType dtype);
+std::optional<DType> parse_dtype(const std::string& text);
+std::size_t dtype_size(DType dtype);
+bool is_floating(DType dtype);
+
+struct Axis {
+  std::string name;
+  bool is_const = false;
+  std::int64_t value = 0;  // for const axes
+  std::string description;
+};
+
+enum class TensorRole { input, output };
+
+// How an input is filled. `battery`: the trial's distribution (normal, uniform, heavy_tailed, small_int);
+// `uniform_int`: integers in [low, high) (expressions over the axes); `hook`: a function in the task's hooks file.
+struct InputGenerator {
+  enum class Kind { battery, uniform_int, hook };
+  Kind kind = Kind::battery;
+  std::string low = "0";
+  std::string high = "1";
+  std::string hook;  // hook name for Kind::hook
+};
+
+struct TensorSpec {
+  std::string name;
+  TensorRole role = TensorRole::input;
+  DType dtype = DType::float32;
+  std::vector<std::string> shape;  // expressions over the axes, outermost first
+  InputGenerator generator;        // inputs only
+};
+
+// An output element passes when |y - r| <= atol + atol_rms * RMS(r) + rtol * |r|; the whole output also needs
+// ||y - r||_2 / ||r||_2 <= normwise. Integer outputs compare exactly.
+struct Tolerance {
+  double rtol = 1e-4;
+  double atol = 0.0;
+  double atol_rms = 1e-4;
+  double normwise = 1e-5;
+};
+
+struct Workload {
+  std::string name;
+  std::map<std::string, std::int64_t> axes;  // var axes only; const axes come from the task
+};
+
+// A tunable compile-time parameter, passed to the build as -D<name>=<value>.
+struct ParamSpec {
+  std::string name;
+  std::vector<std::string> values;  // as written in task.json (numbers printed canonically)
+  std::string default_value;
+  std::string description;
+};
+using ParamAssignment = std::map<std::string, std::string>;
+
+// A required or forbidden construct, checked by the static stage. scope: "source" (the candidate's files),
+// "symbols" (undefined symbols of its objects), "disassembly" (host objects), "ptx" or "sass" (cuda).
+struct StaticConstraint {
+  std::string name;
+  std::string scope;
+  std::string pattern;  // ECMAScript regex
+  bool required = false;  // true: must match somewhere; false: must not match anywhere
+  std::string message;
+};
+
+enum class BaselineKind { starting, reference, library };
+std::string to_string(BaselineKind kind);
+
+// What speedups are measured against: the starting kernel at its default params, the reference, or a named
+// library implementation in the task directory (vendor: a vendor-library baseline, where >10x is suspicious).
+struct Baseline {
+  BaselineKind kind = BaselineKind::starting;
+  std::string name;  // for library baselines
+  std::string file;  // for library baselines, relative to the task directory
+  bool vendor = false;
+};
+
+// The fixed entry point every implementation (reference, starting kernel, candidate, library baseline)
+// defines with C linkage. args name tensors (inputs become `const T*`, outputs `T*`) or axes (`int64_t`), in
+// call order; for cuda tasks a trailing `cudaStream_t` is added and the return type is `cudaError_t`.
+struct EntryPoint {
+  std::string name;
+  std::vector<std::string> args;
+};
+
+struct Task {
+  std::filesystem::path dir;  // absolute
+  std::string name;
+  std::string description;
+  Target target = Target::host;
+  std::vector<std::string> archs;  // cuda only: "sm_90a", "sm_100a"
+  std::vector<Axis> axes;
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+  std::vector<std::string> constraints;  // expressions over the axes that every workload must satisfy
+  EntryPoint entry;
+  std::string reference_file;            // relative to dir
+  std::vector<std::string> kernel_files;  // the starting kernel; exactly the files a candidate may edit
+  std::string hooks_file;                // optional, relative to dir
+  std::vector<Workload> workloads;
+  std::vector<std::string> distributions;  // empty: the configured default battery
+  std::map<std::string, Tolerance> tolerances;  // per output
+  std::string flops;  // expression over the axes
+  std::string bytes;  // expression over the axes
+  std::vector<ParamSpec> params;
+  std::vector<std::string> param_constraints;  // expressions over numeric params
+  std::vector<StaticConstraint> static_constraints;
+  std::vector<std::string> libraries;
+  Baseline baseline;
+  bool deterministic = true;   // false waives the bitwise repeat check (e.g. atomics)
+  std::string content_hash;    // sha256 over task.json and every file it names
+
+  const Axis* find_axis(const std::string& name) const;
+  const TensorSpec* find_tensor(const std::string& name) const;
+  std::vector<const TensorSpec*> tensors() const;  // inputs, then outputs
+};
+
+// Loads and validates <task_dir>/task.json (and workloads.jsonl when named). Throws InvalidInput naming the
+// file and the field.
+Task load_task(const std::filesystem::path& task_dir);
+
+// Evaluates an expression (muparser syntax plus %, floor, ceil, cdiv) with the given variables. Throws
+// InvalidInput with `where` in the message.
+double evaluate_expression(const std::string& expression, const std::map<std::string, double>& variables,
+                           const std::string& where);
+
+// Every axis value of a workload: the const axes plus the workload's var axes.
+std::map<std::string, std::int64_t> workload_axes(const Task& task, const Workload& workload);
+// Element count of a tensor for the given axis values (throws InvalidInput for negative or non-integral sizes).
+std::int64_t tensor_elements(const TensorSpec& tensor, const std::map<std::string, std::int64_t>& axes);
+double workload_flops(const Task& task, const std::map<std::string, std::int64_t>& axes);
+double workload_bytes(const Task& task, const std::map<std::string, std::int64_t>& axes);
+// The first violated constraint, or nullopt when all hold.
+std::optional<std::string> violated_constraint(const Task& task, const std::map<std::string, std::int64_t>& axes);
+
+// The param space: every assignment in the cartesian product of the declared values that satisfies the
+// param constraints, in declaration order (first param varies slowest). Empty params give one empty assignment.
+std::vector<ParamAssignment> param_space(const Task& task);
+ParamAssignment default_params(const Task& task);
+// `partial` with every missing param set to its default.
+ParamAssignment complete_params(const Task& task, const ParamAssignment& partial);
+// Why an assignment is invalid (unknown name, value not declared, constraint violated), or nullopt.
+std::optional<std::string> param_error(const Task& task, const ParamAssignment& params);
+// "NAME=value,NAME=value" in name order.
+std::string describe_params(const ParamAssignment& params);
+
+nlohmann::json to_json(const ParamAssignment& params);
+
+}  // namespace evoteam

@@ -1,0 +1,125 @@
+#pragma once
+// The agent's tools. Names and argument names are a contract (role files list them): read_file {path},
+// write_file {path, content}, edit_file {path, old, new}, list_files {path}, compile {}, run_tests {},
+// benchmark {}, profile {}, read_knowledge {topic?}, record_knowledge {kind, text}, submit {summary}.
+// Tools never run a shell: file tools go through the Workspace sandbox, evaluation tools through an
+// EvaluationBackend, knowledge tools through a KnowledgeAccess. Mistakes of the model (bad arguments, paths
+// that escape, failing builds) come back as error results; only infrastructure faults throw.
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <evoteam/llm.hpp>
+#include <evoteam/workspace.hpp>
+
+namespace evoteam {
+
+class Config;
+
+struct ToolResult {
+  std::string content;
+  bool is_error = false;
+};
+
+// --- Evaluation seam -------------------------------------------------------------------------------------
+
+// Stages in order; each includes the ones before it.
+enum class EvalStage { compile, test, benchmark, profile };
+std::string to_string(EvalStage stage);
+
+// Runs the evaluator on the workspace's files. The result is text for the model: the verdict, the figures
+// and the relevant log excerpt; is_error when the requested stage did not pass.
+class EvaluationBackend {
+ public:
+  virtual ~EvaluationBackend() = default;
+  virtual ToolResult evaluate(const Workspace& workspace, EvalStage upto) = 0;
+};
+
+// --- Knowledge seam --------------------------------------------------------------------------------------
+
+// The closed set of record_knowledge kinds: strategy, failed_attempt, hardware, constraint, action_plan.
+const std::vector<std::string>& knowledge_kinds();
+// The file a kind is kept in: strategies.md, failed_attempts.md, hardware.md, constraints.md, action_plan.md.
+std::string knowledge_file_name(const std::string& kind);
+
+class KnowledgeAccess {
+ public:
+  virtual ~KnowledgeAccess() = default;
+  // The notes of one kind, or all of them when `topic` is empty. An unknown topic throws WorkspaceError
+  // naming the kinds (the tool turns it into an error result).
+  virtual std::string read(const std::string& topic) = 0;
+  // Appends a note; `kind` is one of knowledge_kinds() (checked by the tool's schema).
+  virtual void record(const std::string& kind, const std::string& text) = 0;
+};
+
+// Markdown files per kind in a directory (knowledge/ of the run). Each note is appended as an entry:
+// "## <first line of the note>", "- author: <role>", "- recorded: <UTC time>", a blank line, the rest of the
+// note. Writes are atomic and serialised within the process.
+class DirectoryKnowledge : public KnowledgeAccess {
+ public:
+  DirectoryKnowledge(std::filesystem::path dir, std::string author);
+  std::string read(const std::string& topic) override;
+  void record(const std::string& kind, const std::string& text) override;
+
+ private:
+  std::filesystem::path m_dir;
+  std::string m_author;
+};
+
+// --- Toolbox ---------------------------------------------------------------------------------------------
+
+// The contract names, in documentation order.
+const std::vector<std::string>& tool_names();
+
+struct ToolSettings {
+  std::size_t max_output_chars = 20000;  // longer outputs keep half head, half tail and say how much was cut
+};
+// agent.tool_output_max_chars.
+ToolSettings tool_settings_from_config(const Config& config);
+
+enum class ToolStatus {
+  ok,
+  failed,        // the tool ran and reports a failure (missing file, escape, failing build)
+  format_error,  // unknown tool or arguments that do not match its schema
+};
+
+struct ToolOutcome {
+  ToolStatus status = ToolStatus::ok;
+  std::string content;
+  bool submitted = false;  // the submit tool ran
+  std::string summary;     // submit's summary
+  bool is_error() const { return status != ToolStatus::ok; }
+};
+
+class Toolbox {
+ public:
+  // `enabled` lists the tools this agent gets (a role's tools); empty means all. Throws InvalidInput for a
+  // name that is not a tool. The backends may be null: their tools then answer with an error.
+  Toolbox(const Workspace& workspace, EvaluationBackend* evaluator, KnowledgeAccess* knowledge,
+          std::vector<std::string> enabled = {}, ToolSettings settings = {});
+
+  // Name, one-line description and JSON Schema of each enabled tool, in contract order.
+  std::vector<ToolSpec> specs() const;
+  // Validates the arguments against the tool's schema, runs it and cuts long output.
+  ToolOutcome call(const std::string& name, const nlohmann::json& input);
+
+ private:
+  ToolOutcome run(const std::string& name, const nlohmann::json& input);
+
+  const Workspace& m_workspace;
+  EvaluationBackend* m_evaluator;
+  KnowledgeAccess* m_knowledge;
+  std::vector<std::string> m_enabled;
+  ToolSettings m_settings;
+};
+
+// Keeps `text` whole when it fits in `max_chars`, else its head and tail with a note of how many characters
+// were left out in between.
+std::string truncate_middle(const std::string& text, std::size_t max_chars);
+
+}  // namespace evoteam

@@ -1,0 +1,142 @@
+#include "guarded_buffer.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <new>
+#include <random>
+
+namespace evoteam_harness {
+namespace {
+
+constexpr unsigned char k_guard_before = 0xA5;
+constexpr unsigned char k_guard_after = 0x5A;
+constexpr int k_max_regions = 512;
+
+struct Region {
+  std::atomic<std::uintptr_t> map_begin{0};
+  std::uintptr_t map_end = 0;
+  std::uintptr_t inner_begin = 0;
+  std::uintptr_t inner_end = 0;
+  std::uintptr_t payload_begin = 0;
+  std::uintptr_t payload_end = 0;
+  const char* name = nullptr;
+  bool is_output = false;
+};
+
+Region g_regions[k_max_regions];
+
+std::size_t page_size() {
+  static const std::size_t size = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+std::size_t round_up(std::size_t value, std::size_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+
+// A different payload offset per allocation (multiples of 64 bytes), from a per-process random stream.
+std::size_t random_offset() {
+  static std::mt19937_64 stream(std::random_device{}());
+  return static_cast<std::size_t>(stream() % 16) * 64;
+}
+
+}  // namespace
+
+GuardedBuffer::GuardedBuffer(std::size_t bytes, std::size_t guard_bytes, const char* name, bool is_output) : m_bytes(bytes) {
+  const std::size_t page = page_size();
+  const std::size_t guard = round_up(guard_bytes < 64 ? 64 : guard_bytes, 64);
+  const std::size_t offset = random_offset();
+  const std::size_t inner = round_up(guard + round_up(bytes, 64) + offset + guard, page);
+  m_map_bytes = inner + 2 * page;
+  void* map = mmap(nullptr, m_map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) throw std::bad_alloc();
+  m_map = static_cast<unsigned char*>(map);
+  mprotect(m_map, page, PROT_NONE);
+  mprotect(m_map + page + inner, page, PROT_NONE);
+  m_inner_begin = m_map + page;
+  m_inner_end = m_inner_begin + inner;
+  // Payload end sits `guard + offset` bytes before the trailing page; the rest in front is the leading guard.
+  const std::size_t payload_start = (inner - guard - offset - bytes) / 64 * 64;
+  m_payload = m_inner_begin + payload_start;
+  std::memset(m_inner_begin, k_guard_before, payload_start);
+  std::memset(m_payload + bytes, k_guard_after, static_cast<std::size_t>(m_inner_end - (m_payload + bytes)));
+  for (int i = 0; i < k_max_regions; ++i) {
+    std::uintptr_t expected = 0;
+    Region& region = g_regions[i];
+    if (region.map_begin.load() != 0) continue;
+    region.map_end = reinterpret_cast<std::uintptr_t>(m_map + m_map_bytes);
+    region.inner_begin = reinterpret_cast<std::uintptr_t>(m_inner_begin);
+    region.inner_end = reinterpret_cast<std::uintptr_t>(m_inner_end);
+    region.payload_begin = reinterpret_cast<std::uintptr_t>(m_payload);
+    region.payload_end = reinterpret_cast<std::uintptr_t>(m_payload + bytes);
+    region.name = name;
+    region.is_output = is_output;
+    if (region.map_begin.compare_exchange_strong(expected, reinterpret_cast<std::uintptr_t>(m_map))) {
+      m_slot = i;
+      break;
+    }
+  }
+}
+
+GuardedBuffer::~GuardedBuffer() { release(); }
+
+GuardedBuffer::GuardedBuffer(GuardedBuffer&& other) noexcept { *this = std::move(other); }
+
+GuardedBuffer& GuardedBuffer::operator=(GuardedBuffer&& other) noexcept {
+  if (this != &other) {
+    release();
+    m_map = other.m_map;
+    m_map_bytes = other.m_map_bytes;
+    m_payload = other.m_payload;
+    m_bytes = other.m_bytes;
+    m_inner_begin = other.m_inner_begin;
+    m_inner_end = other.m_inner_end;
+    m_slot = other.m_slot;
+    other.m_map = nullptr;
+    other.m_slot = -1;
+  }
+  return *this;
+}
+
+void GuardedBuffer::release() {
+  if (m_slot >= 0) g_regions[m_slot].map_begin.store(0);
+  if (m_map != nullptr) munmap(m_map, m_map_bytes);
+  m_map = nullptr;
+  m_slot = -1;
+}
+
+GuardDamage GuardedBuffer::check_guards() const {
+  GuardDamage damage;
+  // Scan outward from the payload so the reported offset is the closest corrupted byte.
+  for (unsigned char* byte = m_payload; byte-- > m_inner_begin;)
+    if (*byte != k_guard_before) {
+      damage = {true, false, static_cast<std::int64_t>(m_payload - 1 - byte)};
+      return damage;
+    }
+  for (unsigned char* byte = m_payload + m_bytes; byte < m_inner_end; ++byte)
+    if (*byte != k_guard_after) {
+      damage = {true, true, static_cast<std::int64_t>(byte - (m_payload + m_bytes))};
+      return damage;
+    }
+  return damage;
+}
+
+AddressInfo classify_address(std::uintptr_t address) {
+  AddressInfo info;
+  for (const Region& region : g_regions) {
+    const std::uintptr_t begin = region.map_begin.load();
+    if (begin == 0 || address < begin || address >= region.map_end) continue;
+    info.tensor = region.name;
+    info.is_output = region.is_output;
+    if (address < region.inner_begin) info.region = "page_before";
+    else if (address >= region.inner_end) info.region = "page_after";
+    else if (address < region.payload_begin) info.region = "guard_before";
+    else if (address >= region.payload_end) info.region = "guard_after";
+    else info.region = "payload";
+    return info;
+  }
+  return info;
+}
+
+}  // namespace evoteam_harness

@@ -1,0 +1,194 @@
+// Timing and profile modes. Candidate and baseline are measured interleaved in this one process (ABBA order
+// per pair of samples) over rotating input sets with different data; every timed output is poisoned before and
+// re-checked against its reference after the sample; CPU time of other threads during and between samples is
+// watched for work moved off the measured call.
+#include <time.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "../compare.hpp"
+#include "../harness_abi.h"
+#include "../stop_rule.hpp"
+#include "faults.hpp"
+#include "harness.hpp"
+
+namespace evoteam_harness {
+namespace {
+
+double cpu_clock(clockid_t clock) {
+  timespec time{};
+  clock_gettime(clock, &time);
+  return static_cast<double>(time.tv_sec) + static_cast<double>(time.tv_nsec) * 1e-9;
+}
+
+int thread_count() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("Threads:", 0) == 0) return std::atoi(line.c_str() + 8);
+  return -1;
+}
+
+struct Side {
+  const Implementation* implementation = nullptr;
+  const char* name = "candidate";
+  std::vector<std::vector<GuardedBuffer>> outputs;  // per set
+  std::vector<std::vector<void*>> pointers;         // per set: the shared inputs and this side's outputs
+  NoiseTracker tracker;
+  std::vector<double> samples;
+  std::size_t next_set = 0;
+  int batch = 1;
+  int poison = 0;
+  double other_threads_cpu_s = 0;  // CPU time of other threads inside this side's windows
+};
+
+struct RotationSet {
+  const TrialPlan* trial = nullptr;
+  TrialBuffers inputs;  // outputs in here are unused
+  std::vector<GuardedBuffer> references;
+};
+
+// One sample: `batch` calls on consecutive sets. Returns false after emitting a recheck failure.
+bool take_sample(const Plan& plan, std::vector<RotationSet>& sets, Side& side, double* sample_s) {
+  std::vector<std::size_t> used;
+  const int poison = side.poison++;
+  for (int i = 0; i < side.batch; ++i) {
+    const std::size_t index = (side.next_set + static_cast<std::size_t>(i)) % sets.size();
+    used.push_back(index);
+    poison_outputs(plan, *sets[index].trial, side.pointers[index], poison);
+  }
+  side.next_set = (side.next_set + static_cast<std::size_t>(side.batch)) % sets.size();
+  const WorkloadPlan& workload = plan.workloads[sets[used[0]].trial->workload];
+  set_activity(sets[used[0]].trial->id, side.implementation->phase);
+  arm_watchdog(plan.call_deadline_s * side.batch);
+  const double thread_start = cpu_clock(CLOCK_THREAD_CPUTIME_ID);
+  const double process_start = cpu_clock(CLOCK_PROCESS_CPUTIME_ID);
+  const double start = now_s();
+  for (std::size_t index : used)
+    evoteam_glue_call(side.implementation->entry, side.pointers[index].data(), workload.axes.data(), nullptr);
+  const double wall = now_s() - start;
+  const double process_cpu = cpu_clock(CLOCK_PROCESS_CPUTIME_ID) - process_start;
+  const double thread_cpu = cpu_clock(CLOCK_THREAD_CPUTIME_ID) - thread_start;
+  disarm_watchdog();
+  set_activity(-1, "harness");
+  side.other_threads_cpu_s += std::max(0.0, process_cpu - thread_cpu);
+  *sample_s = wall / side.batch;
+  for (std::size_t index : used) {
+    std::vector<GuardedBuffer>& outputs = side.outputs[index];
+    JsonLine line;
+    std::string status = check_outputs(plan, *sets[index].trial, outputs, sets[index].references, poison, line);
+    if (status != "ok") {
+      line.field("ev", "recheck_fail").field("side", side.name).field("status", status);
+      line.field("trial", sets[index].trial->id).field("workload", sets[index].trial->workload);
+      line.field("sample", static_cast<std::int64_t>(side.samples.size()));
+      emit(line);
+      return false;
+    }
+  }
+  return true;
+}
+
+// Returns false when a recheck failed (its record is emitted) and timing must stop.
+bool time_workload(const HarnessContext& context, const TimingWorkloadPlan& entry) {
+  const Plan& plan = context.plan;
+  std::vector<RotationSet> sets;
+  for (int id : entry.sets) {
+    RotationSet set;
+    set.trial = &plan.trial(id);
+    set.inputs = make_trial_buffers(plan, *set.trial, 0);
+    set.references = load_references(plan, *set.trial);
+    sets.push_back(std::move(set));
+  }
+  Side candidate;
+  candidate.implementation = &context.candidate;
+  Side baseline;
+  baseline.implementation = &context.baseline;
+  baseline.name = "baseline";
+  baseline.poison = 1;
+  for (Side* side : {&candidate, &baseline}) {
+    for (RotationSet& set : sets) {
+      side->outputs.push_back(make_outputs(plan, *set.trial, 0));
+      std::vector<void*> pointers = set.inputs.pointers;
+      for (std::size_t t = 0; t < plan.tensors.size(); ++t)
+        if (plan.tensors[t].is_output) pointers[t] = side->outputs.back()[t].data();
+      side->pointers.push_back(pointers);
+    }
+  }
+  const int threads_before = thread_count();
+  const double process_cpu_start = cpu_clock(CLOCK_PROCESS_CPUTIME_ID);
+  const double thread_cpu_start = cpu_clock(CLOCK_THREAD_CPUTIME_ID);
+  const double begin = now_s();
+  // Warm-up by time, which also sizes each side's batch so a sample lasts at least min_sample_s.
+  double first[2] = {0, 0};
+  int index = 0;
+  for (Side* side : {&candidate, &baseline}) {
+    if (!take_sample(plan, sets, *side, &first[index++])) return false;
+    const double per_call = std::max(first[index - 1], 1e-7);
+    const double wanted = std::ceil(plan.min_sample_s / per_call);
+    side->batch = static_cast<int>(std::min<double>(std::max(1.0, wanted), static_cast<double>(sets.size())));
+  }
+  for (int round = 0; now_s() - begin < plan.warmup_s || round < 2; ++round) {
+    double ignored = 0;
+    if (!take_sample(plan, sets, candidate, &ignored) || !take_sample(plan, sets, baseline, &ignored)) return false;
+  }
+  const double measure_begin = now_s();
+  double timed = 0;
+  StopReason reason = StopReason::none;
+  for (std::size_t pair = 0; reason == StopReason::none; ++pair) {
+    Side* order[2] = {&candidate, &baseline};
+    if (pair % 2 == 1) std::swap(order[0], order[1]);
+    for (Side* side : order) {
+      double sample = 0;
+      if (!take_sample(plan, sets, *side, &sample)) return false;
+      side->samples.push_back(sample);
+      side->tracker.add(sample);
+      timed += sample * side->batch;
+    }
+    reason = should_stop(candidate.tracker, baseline.tracker, plan.stop, timed, now_s() - measure_begin);
+  }
+  const double elapsed = now_s() - begin;
+  const double other_threads = (cpu_clock(CLOCK_PROCESS_CPUTIME_ID) - process_cpu_start) -
+                               (cpu_clock(CLOCK_THREAD_CPUTIME_ID) - thread_cpu_start);
+  const int threads_after = thread_count();
+  JsonLine line;
+  line.field("ev", "timing").field("workload", entry.workload).field("stop", to_string(reason));
+  line.array("candidate", candidate.samples).array("baseline", baseline.samples);
+  line.field("batch_candidate", candidate.batch).field("batch_baseline", baseline.batch);
+  line.field("sets", static_cast<std::int64_t>(sets.size())).field("elapsed_s", elapsed).field("timed_s", timed);
+  line.field("other_threads_cpu_s", other_threads).field("candidate_window_other_cpu_s", candidate.other_threads_cpu_s);
+  line.field("threads_before", threads_before).field("threads_after", threads_after);
+  const bool side_work = threads_after > threads_before ||
+                         candidate.other_threads_cpu_s > plan.side_work_fraction * timed + 1e-3 ||
+                         other_threads > plan.side_work_fraction * elapsed + 5e-3;
+  line.field("side_work", side_work);
+  emit(line);
+  return true;
+}
+
+}  // namespace
+
+int run_timing(const HarnessContext& context) {
+  if (context.candidate.entry == nullptr || context.baseline.entry == nullptr)
+    throw std::runtime_error("timing needs --candidate and --baseline");
+  for (const TimingWorkloadPlan& entry : context.plan.timing)
+    if (!time_workload(context, entry)) break;
+  return 0;
+}
+
+int run_profile(const HarnessContext& context) {
+  const Plan& plan = context.plan;
+  const TrialPlan& trial = plan.trial(plan.profile_trial);
+  TrialBuffers buffers = make_trial_buffers(plan, trial, 0);
+  std::vector<double> samples;
+  const double begin = now_s();
+  while (samples.size() < 3 || now_s() - begin < plan.profile_time_s)
+    samples.push_back(call_implementation(context.candidate, plan, trial, buffers.pointers, trial.deadline_s));
+  emit(JsonLine().field("ev", "profile").field("trial", trial.id).array("samples", samples));
+  return 0;
+}
+
+}  // namespace evoteam_harness

@@ -1,0 +1,76 @@
+#pragma once
+// The work order the evaluator writes for one harness process (plan.json). Everything a phase needs is
+// here: tensors, workloads with precomputed sizes, trials with salted seeds, tolerances, timing settings.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "stop_rule.hpp"
+
+namespace evoteam_harness {
+
+enum class DType { float32, float64, int32, int64, uint8, other };
+std::size_t dtype_size(DType dtype);
+
+struct TensorPlan {
+  std::string name;
+  bool is_output = false;
+  DType dtype = DType::float32;
+  std::string generator = "battery";  // battery | uniform_int | hook
+  std::string hook;
+};
+
+struct Tolerance {
+  double rtol = 0, atol = 0, atol_rms = 0, normwise = 0;
+};
+
+struct WorkloadPlan {
+  int id = 0;
+  std::string name;
+  bool hidden = false;
+  std::vector<std::int64_t> axes;          // in evoteam_glue_axis_names() order
+  std::vector<std::int64_t> elements;      // per tensor
+  std::vector<std::int64_t> int_low, int_high;  // per tensor, for uniform_int generators
+};
+
+struct TrialPlan {
+  int id = 0;
+  int workload = 0;
+  std::uint64_t seed = 0;
+  std::string distribution = "normal";
+  int poison = 0;
+  std::string reference;  // file prefix of the reference outputs: <prefix>.<tensor>.bin
+  double deadline_s = 10;
+};
+
+struct TimingWorkloadPlan {
+  int workload = 0;
+  std::vector<int> sets;  // trial ids whose inputs and references form the rotation
+};
+
+struct Plan {
+  std::string mode;  // reference | correctness | timing | profile
+  std::vector<TensorPlan> tensors;
+  std::vector<WorkloadPlan> workloads;
+  std::vector<TrialPlan> trials;
+  std::vector<Tolerance> tolerances;  // per tensor (outputs only meaningful)
+  std::size_t guard_bytes = 4096;
+  int determinism_trial = -1;
+  // timing
+  std::vector<TimingWorkloadPlan> timing;
+  StopConfig stop;
+  double warmup_s = 0.1;
+  double min_sample_s = 0.001;
+  double side_work_fraction = 0.05;
+  double call_deadline_s = 10;
+  // profile
+  int profile_trial = -1;
+  double profile_time_s = 0.3;
+
+  const TrialPlan& trial(int id) const;
+};
+
+// Throws std::runtime_error with a message on a malformed plan (the evaluator wrote it, so that is a bug).
+Plan load_plan(const std::string& path);
+
+}  // namespace evoteam_harness

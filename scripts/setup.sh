@@ -1,0 +1,48 @@
+# Shared by scripts/evoteam and scripts/test: install missing Debian packages, then configure and build into
+# build/ (incrementally: an unchanged tree rebuilds nothing). Sourced, not run.
+# Variables read: EVOTEAM_BUILD_DIR (default build), EVOTEAM_CMAKE_ARGS (extra configure arguments).
+
+EVOTEAM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+EVOTEAM_BUILD_DIR="${EVOTEAM_BUILD_DIR:-$EVOTEAM_ROOT/build}"
+
+evoteam_packages=(g++ cmake make pkg-config libcli11-dev nlohmann-json3-dev libspdlog-dev libcurl4-openssl-dev
+                  libgtest-dev libmuparser-dev libcpp-httplib-dev bubblewrap)
+
+evoteam_install_packages() {
+  local missing=()
+  local package
+  for package in "${evoteam_packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "evoteam: installing missing packages: ${missing[*]}" >&2
+  local apt=()
+  if [ "$(id -u)" -eq 0 ]; then
+    apt=(env DEBIAN_FRONTEND=noninteractive)
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    apt=(sudo env DEBIAN_FRONTEND=noninteractive)
+  else
+    echo "evoteam: error: these Debian packages are missing and I cannot install them (not root, no sudo):" >&2
+    echo "  sudo apt-get install ${missing[*]}" >&2
+    return 1
+  fi
+  "${apt[@]}" apt-get update -qq >&2 || return 1
+  "${apt[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 || return 1
+}
+
+evoteam_build() {
+  local targets=("$@")
+  local log="$EVOTEAM_BUILD_DIR/build.log"
+  mkdir -p "$EVOTEAM_BUILD_DIR"
+  # shellcheck disable=SC2086
+  if ! cmake -S "$EVOTEAM_ROOT" -B "$EVOTEAM_BUILD_DIR" ${EVOTEAM_CMAKE_ARGS:-} >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "evoteam: error: configuring the build failed (log: $log)" >&2
+    return 1
+  fi
+  if ! cmake --build "$EVOTEAM_BUILD_DIR" -j "$(nproc)" ${targets[@]:+--target "${targets[@]}"} >>"$log" 2>&1; then
+    grep -E 'error|Error' "$log" | head -40 >&2
+    echo "evoteam: error: the build failed (log: $log)" >&2
+    return 1
+  fi
+}

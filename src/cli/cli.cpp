@@ -1,0 +1,83 @@
+#include <evoteam/cli.hpp>
+
+#include <cstdio>
+#include <iostream>
+
+#include <evoteam/error.hpp>
+#include <evoteam/log.hpp>
+#include <evoteam/process.hpp>
+
+#include "cli/command.hpp"
+
+namespace evoteam {
+
+namespace cli {
+
+void print_json(const nlohmann::json& value) { std::cout << value.dump(2) << std::endl; }
+
+namespace {
+
+// The one table of subcommands. Each entry's `add` registers its options and sets the action.
+const Subcommand k_subcommands[] = {
+    {"optimize", "Run the supervisor loop over an agent team on a task until a budget or the target is reached",
+     "evoteam optimize kernels/host_matmul --max-cycles 4 --json", add_optimize},
+    {"resume", "Continue a stopped or killed run with its budgets and knowledge intact",
+     "evoteam resume runs/20261129T184500Z-host_matmul", add_resume},
+    {"stop", "Ask the daemon running a run to stop at its next safe point",
+     "evoteam stop runs/20261129T184500Z-host_matmul", add_stop},
+    {"doctor", "Show what is installed and usable: compilers, CUDA tools, GPU, sandbox, provider keys",
+     "evoteam doctor --json", add_doctor},
+    {"runs", "List runs: id, task, status, cycles, evaluations, best speedup, tokens, cost, start time",
+     "evoteam runs --runs-dir runs", add_runs},
+    {"show", "Summarise one run: status, budgets used, team per cycle, best candidate",
+     "evoteam show runs/20261129T184500Z-host_matmul", add_show},
+};
+
+Verbosity verbosity_of(const GlobalOptions& globals) {
+  if (globals.quiet) return Verbosity::quiet;
+  if (globals.verbose >= 2) return Verbosity::debug;
+  if (globals.verbose == 1) return Verbosity::verbose;
+  return Verbosity::normal;
+}
+
+}  // namespace
+}  // namespace cli
+
+int cli_main(int argc, char** argv) {
+  cli::CommandContext context;
+  CLI::App app{"evoteam: an evolving team of agents that optimises GPU kernels overnight", "evoteam"};
+  app.set_version_flag("--version", std::string("evoteam ") + EVOTEAM_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough();
+  app.add_flag("-v,--verbose", context.globals.verbose, "More console output (-vv for debug)");
+  app.add_flag("-q,--quiet", context.globals.quiet, "Only warnings and errors on the console");
+  app.add_option("--config", context.globals.config_file, "Configuration file layered over configs/default.json");
+  app.add_option("--set", context.globals.assignments, "Override one configuration key: --set eval.timing.min_samples=30")
+      ->type_name("KEY=VALUE");
+  for (const cli::Subcommand& command : cli::k_subcommands) {
+    CLI::App* sub = app.add_subcommand(command.name, command.description);
+    sub->footer(std::string("Example:\n  ") + command.example);
+    command.add(*sub, context);
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    int code = app.exit(error);
+    return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
+  }
+
+  setup_console_logging(cli::verbosity_of(context.globals));
+  try {
+    if (!context.action) throw Error("no subcommand action", ExitCode::internal);
+    return context.action();
+  } catch (const Error& error) {
+    spdlog::error("{}", error.what());
+    return static_cast<int>(error.code());
+  } catch (const std::exception& error) {
+    spdlog::error("internal error: {}", error.what());
+    return static_cast<int>(ExitCode::internal);
+  }
+}
+
+}  // namespace evoteam

@@ -1,0 +1,135 @@
+// `evoteam optimize`, `evoteam resume` and `evoteam stop`: start, continue and stop supervisor runs.
+#include <csignal>
+#include <iostream>
+#include <memory>
+
+#include <evoteam/error.hpp>
+#include <evoteam/report.hpp>
+#include <evoteam/store.hpp>
+#include <evoteam/supervisor.hpp>
+
+#include "cli/command.hpp"
+
+namespace evoteam::cli {
+
+namespace {
+
+struct OptimizeFlags {
+  std::string task_dir;
+  std::string provider;
+  std::string model;
+  std::string team;
+  std::optional<int> max_cycles;
+  std::optional<long long> tokens;
+  std::optional<double> usd;
+  std::optional<double> hours;
+  std::optional<double> gpu_seconds;
+  std::optional<int> evaluations;
+  std::optional<double> target_speedup;
+  std::string runs_dir;
+  std::string knowledge_dir;
+  std::optional<std::uint64_t> seed;
+  bool json = false;
+};
+
+int report(const RunOutcome& outcome, bool json) {
+  if (json) {
+    print_json(outcome.to_json());
+  } else {
+    std::cout << "run " << outcome.run_dir.string() << ": " << outcome.status << " (" << outcome.stop_reason << ") after "
+              << outcome.cycles << " cycles and " << outcome.evaluations << " evaluations; best ";
+    if (outcome.best_speedup) std::cout << outcome.best_candidate << " at " << *outcome.best_speedup << "x";
+    else std::cout << "none";
+    std::cout << "\n";
+  }
+  return static_cast<int>(outcome.exit_code);
+}
+
+// The provider when none is given: an LLM provider only when its key is set, else the offline team.
+std::string default_provider() {
+  for (const char* variable : {"ANTHROPIC_API_KEY", "OPENAI_API_KEY"}) {
+    const char* value = std::getenv(variable);
+    if (value != nullptr && *value != '\0') return variable[0] == 'A' ? "anthropic" : "openai";
+  }
+  return "builtin";
+}
+
+}  // namespace
+
+void add_optimize(CLI::App& sub, CommandContext& context) {
+  auto flags = std::make_shared<OptimizeFlags>();
+  sub.add_option("TASK_DIR", flags->task_dir, "Task directory (holding task.json)")->required();
+  sub.add_option("--provider", flags->provider, "builtin (offline team), anthropic, openai or scripted (default: builtin unless a key is set)");
+  sub.add_option("--model", flags->model, "Model name for LLM providers");
+  sub.add_option("--team", flags->team, "evolving (default), fixed or single");
+  sub.add_option("--max-cycles", flags->max_cycles, "Stop after this many cycles");
+  sub.add_option("--budget-tokens", flags->tokens, "Stop when this many tokens were spent");
+  sub.add_option("--budget-usd", flags->usd, "Stop when this many dollars were spent");
+  sub.add_option("--budget-hours", flags->hours, "Stop after this much wall time");
+  sub.add_option("--budget-gpu-seconds", flags->gpu_seconds, "Stop after this much GPU time");
+  sub.add_option("--budget-evaluations", flags->evaluations, "Stop after this many evaluations");
+  sub.add_option("--target-speedup", flags->target_speedup, "Stop as soon as the best verified speedup reaches this");
+  sub.add_option("--runs-dir", flags->runs_dir, "Where to create the run directory (default: store.runs_dir)");
+  sub.add_option("--knowledge", flags->knowledge_dir, "A knowledge directory shared across runs and tasks");
+  sub.add_option("--seed", flags->seed, "Seed of the team's random choices");
+  sub.add_flag("--json", flags->json, "Print a final JSON summary on stdout");
+  sub.callback([&context, flags] {
+    context.action = [&context, flags] {
+      Config config = context.config();
+      OptimizeOptions options;
+      options.task_dir = flags->task_dir;
+      options.provider = flags->provider.empty() ? default_provider() : flags->provider;
+      options.model = flags->model;
+      options.mode = team_mode_from_string(flags->team.empty() ? config.get<std::string>("team.mode") : flags->team);
+      options.budgets = Budgets::from_config(config);
+      if (flags->max_cycles) options.budgets.max_cycles = *flags->max_cycles;
+      if (flags->tokens) options.budgets.tokens = *flags->tokens;
+      if (flags->usd) options.budgets.usd = *flags->usd;
+      if (flags->hours) options.budgets.hours = *flags->hours;
+      if (flags->gpu_seconds) options.budgets.gpu_seconds = *flags->gpu_seconds;
+      if (flags->evaluations) options.budgets.evaluations = *flags->evaluations;
+      if (flags->target_speedup) options.budgets.target_speedup = *flags->target_speedup;
+      options.runs_dir = flags->runs_dir.empty() ? config.get<std::string>("store.runs_dir") : flags->runs_dir;
+      options.knowledge_dir = flags->knowledge_dir;
+      options.seed = flags->seed.value_or(config.get<std::uint64_t>("team.seed"));
+      return report(optimize(config, options), flags->json);
+    };
+  });
+}
+
+void add_resume(CLI::App& sub, CommandContext& context) {
+  auto run = std::make_shared<std::string>();
+  auto runs_dir = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  sub.add_option("RUN", *run, "Run directory, or a run id under --runs-dir")->required();
+  sub.add_option("--runs-dir", *runs_dir, "Directory holding run directories (default: store.runs_dir)");
+  sub.add_flag("--json", *json, "Print a final JSON summary on stdout");
+  sub.callback([&context, run, runs_dir, json] {
+    context.action = [&context, run, runs_dir, json] {
+      Config config = context.config();
+      std::string dir = runs_dir->empty() ? config.get<std::string>("store.runs_dir") : *runs_dir;
+      return report(resume(config, resolve_run(*run, dir)), *json);
+    };
+  });
+}
+
+void add_stop(CLI::App& sub, CommandContext& context) {
+  auto run = std::make_shared<std::string>();
+  auto runs_dir = std::make_shared<std::string>();
+  sub.add_option("RUN", *run, "Run directory, or a run id under --runs-dir")->required();
+  sub.add_option("--runs-dir", *runs_dir, "Directory holding run directories (default: store.runs_dir)");
+  sub.callback([&context, run, runs_dir] {
+    context.action = [&context, run, runs_dir] {
+      std::string dir = runs_dir->empty() ? context.config().get<std::string>("store.runs_dir") : *runs_dir;
+      std::filesystem::path path = resolve_run(*run, dir);
+      std::optional<int> pid = lock_holder(path);
+      if (!pid) throw Error("run " + path.string() + " is not running (no live daemon holds it)");
+      // SIGTERM makes the daemon stop at its next safe point, journal, and exit 130.
+      if (::kill(*pid, SIGTERM) != 0) throw Error("cannot signal pid " + std::to_string(*pid));
+      std::cout << "asked pid " << *pid << " to stop run " << path.string() << "\n";
+      return 0;
+    };
+  });
+}
+
+}  // namespace evoteam::cli

@@ -1,0 +1,46 @@
+#pragma once
+// One subcommand of the CLI table: how it adds its options and what it runs. Commands parse and call; the
+// logic lives in the modules (report, eval, supervisor ...).
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include <evoteam/config.hpp>
+
+namespace evoteam::cli {
+
+// Options every subcommand shares, filled by the top-level parser.
+struct GlobalOptions {
+  int verbose = 0;
+  bool quiet = false;
+  std::string config_file;
+  std::vector<std::string> assignments;  // --set key=value
+};
+
+struct CommandContext {
+  GlobalOptions globals;
+  std::function<int()> action;  // set by the chosen subcommand's callback
+  // The layered configuration; built on first use so parse errors in --set surface as config errors.
+  Config config() const { return load_config(globals.config_file, globals.assignments); }
+};
+
+struct Subcommand {
+  const char* name;
+  const char* description;
+  const char* example;
+  void (*add)(CLI::App& sub, CommandContext& context);
+};
+
+// Prints a JSON value on stdout (the --json output of every command).
+void print_json(const nlohmann::json& value);
+
+void add_doctor(CLI::App& sub, CommandContext& context);
+void add_runs(CLI::App& sub, CommandContext& context);
+void add_show(CLI::App& sub, CommandContext& context);
+void add_optimize(CLI::App& sub, CommandContext& context);
+void add_resume(CLI::App& sub, CommandContext& context);
+void add_stop(CLI::App& sub, CommandContext& context);
+
+}  // namespace evoteam::cli

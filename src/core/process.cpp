@@ -1,0 +1,335 @@
+// The system runner: spawn, then one poll loop per run that reads the child's streams, watches its exit,
+// the deadline and interrupts, and kills the whole group when any of them says so.
+#include <evoteam/error.hpp>
+#include <evoteam/process.hpp>
+
+#include "core/process_interrupt.hpp"
+#include "core/process_spawn.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <system_error>
+#include <limits>
+#include <optional>
+
+namespace evoteam {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// After the child exits its leftover group is killed; output still held open by something that left the
+// group (setsid) is read only this long, so it can never hang the caller.
+constexpr std::chrono::milliseconds k_drain_after_exit{300};
+// Without a pidfd (old kernels, seccomp) the child's exit is polled on this period.
+constexpr std::chrono::milliseconds k_exit_poll_period{10};
+// A run missing from the interrupt table (more than its capacity at once) checks for interrupts this often.
+constexpr std::chrono::milliseconds k_interrupt_poll_period{100};
+
+enum class CaptureMode { head_and_tail, head_only };
+
+// Keeps the first cap/2 and last cap/2 bytes of a stream and counts the rest.
+class OutputCapture {
+ public:
+  OutputCapture(std::size_t cap, CaptureMode mode)
+      : m_mode(mode),
+        m_head_cap(cap == 0 ? std::numeric_limits<std::size_t>::max()
+                            : (mode == CaptureMode::head_only ? cap : cap / 2)),
+        m_tail_cap(cap == 0 || mode == CaptureMode::head_only ? 0 : cap - cap / 2) {}
+
+  void append(const char* data, std::size_t size) {
+    m_total += size;
+    const std::size_t to_head = std::min(size, m_head_cap - m_head.size());
+    m_head.append(data, to_head);
+    data += to_head;
+    size -= to_head;
+    if (size == 0 || m_tail_cap == 0) return;
+    m_tail.append(data, size);
+    // Trim in batches: erasing the front on every read would be quadratic on a chatty child.
+    if (m_tail.size() > 2 * m_tail_cap) m_tail.erase(0, m_tail.size() - m_tail_cap);
+  }
+
+  CapturedOutput finish() {
+    if (m_tail.size() > m_tail_cap) m_tail.erase(0, m_tail.size() - m_tail_cap);
+    CapturedOutput output;
+    output.total_bytes = m_total;
+    if (m_total == m_head.size() + m_tail.size()) {
+      output.text = std::move(m_head) + m_tail;
+      return output;
+    }
+    // Cut on UTF-8 character boundaries so the text stays valid for JSON transcripts.
+    std::size_t head_keep = m_head.size();
+    for (std::size_t back = 1; back <= std::min<std::size_t>(3, m_head.size()); ++back) {
+      const auto byte = static_cast<unsigned char>(m_head[m_head.size() - back]);
+      if ((byte & 0xC0) == 0x80) continue;                                   // continuation: look further back
+      const std::size_t length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1;
+      if (length > back) head_keep = m_head.size() - back;                  // incomplete: drop it
+      break;
+    }
+    m_head.resize(head_keep);
+    std::size_t tail_skip = 0;
+    while (tail_skip < std::min<std::size_t>(3, m_tail.size()) &&
+           (static_cast<unsigned char>(m_tail[tail_skip]) & 0xC0) == 0x80) {
+      ++tail_skip;
+    }
+    m_tail.erase(0, tail_skip);
+    output.elided_bytes = m_total - m_head.size() - m_tail.size();
+    if (m_mode == CaptureMode::head_only) {
+      output.text = std::move(m_head);
+    } else {
+      output.text = std::move(m_head) + "\n[... " + std::to_string(output.elided_bytes) + " bytes elided ...]\n" + m_tail;
+    }
+    return output;
+  }
+
+ private:
+  CaptureMode m_mode;
+  std::size_t m_head_cap;
+  std::size_t m_tail_cap;
+  std::string m_head;
+  std::string m_tail;
+  std::uint64_t m_total = 0;
+};
+
+struct Stream {
+  detail::UniqueFd fd;
+  OutputCapture capture;
+};
+
+// Reads what is available; returns false at end of file (or a read error, which ends the stream as well).
+bool read_available(Stream& stream) {
+  std::array<char, 64 * 1024> buffer;
+  while (true) {
+    const ssize_t got = ::read(stream.fd.get(), buffer.data(), buffer.size());
+    if (got > 0) {
+      stream.capture.append(buffer.data(), static_cast<std::size_t>(got));
+      continue;
+    }
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    return false;
+  }
+}
+
+void drain_wake_pipe(int fd) {
+  char buffer[64];
+  while (::read(fd, buffer, sizeof buffer) > 0) {
+  }
+}
+
+// True once the child has exited; it stays a zombie (WNOWAIT) so its pid, which names the group, is not
+// recycled while the group may still be signalled.
+bool child_has_exited(pid_t pid) {
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) return errno == ECHILD;
+  return info.si_pid == pid;
+}
+
+double seconds(const timeval& value) { return static_cast<double>(value.tv_sec) + value.tv_usec / 1e6; }
+
+void signal_group(pid_t pgid, int sig) {
+  ::kill(-pgid, sig);
+  if (sig != SIGKILL && sig != SIGCONT) ::kill(-pgid, SIGCONT);  // a stopped member cannot act on SIGTERM
+}
+
+class SystemRunner final : public ProcessRunner {
+ public:
+  ProcessResult run(const Command& command) override;
+};
+
+ProcessResult SystemRunner::run(const Command& command) {
+  if (command.argv.empty()) throw Error("process: a command needs at least argv[0]");
+  if (command.result_fd != -1 && command.result_fd < 3) {
+    throw Error("process: result_fd must be 3 or above (0-2 are the standard streams), got " +
+                std::to_string(command.result_fd));
+  }
+  ProcessResult result;
+  const auto started = Clock::now();
+  const std::uint64_t generation = detail::interrupt_generation();
+
+  std::vector<Stream> streams;
+  streams.reserve(3);
+  detail::Pipe out = detail::make_pipe(detail::PipeReadEnd::non_blocking);
+  detail::Pipe err = detail::make_pipe(detail::PipeReadEnd::non_blocking);
+  std::optional<detail::Pipe> record;
+  if (command.result_fd >= 0) record = detail::make_pipe(detail::PipeReadEnd::non_blocking);
+  detail::Pipe wake = detail::make_pipe(detail::PipeReadEnd::non_blocking);
+  ::fcntl(wake.write.get(), F_SETFL, ::fcntl(wake.write.get(), F_GETFL) | O_NONBLOCK);
+  detail::UniqueFd dev_null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (!dev_null) throw IoError("cannot open /dev/null: " + std::system_category().message(errno));
+
+  detail::ChildFds child_fds{dev_null.get(), out.write.get(), err.write.get(), record ? record->write.get() : -1};
+  const detail::SpawnOutcome spawn = detail::spawn_child(command, child_fds);
+  // Our copies of the child's ends must go, or end of file never comes.
+  dev_null.reset();
+  out.write.reset();
+  err.write.reset();
+  if (record) record->write.reset();
+  if (spawn.pid <= 0) {
+    result.spawn_error = spawn.error;
+    result.wall_s = std::chrono::duration<double>(Clock::now() - started).count();
+    return result;
+  }
+  result.spawned = true;
+  const pid_t pid = spawn.pid;
+  // Should anything below throw, the group is killed and the leader reaped rather than left behind.
+  // Declared before live_group so it runs after the group has left the interrupt table.
+  struct KillOnUnwind {
+    pid_t pid;
+    bool armed = true;
+    ~KillOnUnwind() {
+      if (!armed) return;
+      ::kill(-pid, SIGKILL);
+      while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    }
+  } kill_on_unwind{pid};
+
+  streams.push_back({std::move(out.read), OutputCapture(command.output_cap, CaptureMode::head_and_tail)});
+  streams.push_back({std::move(err.read), OutputCapture(command.output_cap, CaptureMode::head_and_tail)});
+  if (record) streams.push_back({std::move(record->read), OutputCapture(k_result_record_cap, CaptureMode::head_only)});
+
+  // Raw syscall: glibc 2.36's <sys/pidfd.h> lacks C linkage for C++. -1 (old kernel) falls back to polling.
+  detail::UniqueFd pid_fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  std::optional<detail::LiveGroup> live_group;
+  live_group.emplace(pid, wake.write.get());
+
+  std::optional<Clock::time_point> deadline;
+  if (command.timeout.count() > 0) deadline = started + command.timeout;
+  std::optional<Clock::time_point> kill_at;
+  std::optional<Clock::time_point> drain_until;
+  bool exited = false;
+  const auto begin_termination = [&](int sig, Clock::time_point now) {
+    signal_group(pid, sig);
+    if (!kill_at) kill_at = now + command.kill_grace;
+  };
+
+  std::vector<pollfd> poll_fds;
+  while (true) {
+    const auto now = Clock::now();
+    // Interrupts first: a child that died of a forwarded signal must be reported as interrupted.
+    if (!exited && !result.interrupted && detail::interrupt_generation() != generation) {
+      result.interrupted = true;
+      // Signal the group only if the handler could not (the interrupt came before registration): a second
+      // SIGINT would run a child's trap twice.
+      if (live_group->forwarded_signal() == 0) {
+        const int sig = interrupt_signal();
+        signal_group(pid, sig != 0 ? sig : SIGTERM);
+      } else {
+        ::kill(-pid, SIGCONT);  // as signal_group does: a stopped member cannot act on the forwarded signal
+      }
+      if (!kill_at) kill_at = now + command.kill_grace;
+    }
+    if (!exited && child_has_exited(pid)) {
+      exited = true;
+      ::kill(-pid, SIGKILL);  // the group must not outlive its leader (background jobs holding our pipes)
+      drain_until = now + k_drain_after_exit;
+    }
+    if (!exited && !result.timed_out && deadline && now >= *deadline) {
+      result.timed_out = true;
+      begin_termination(SIGTERM, now);
+    }
+    if (!exited && kill_at && now >= *kill_at) {
+      ::kill(-pid, SIGKILL);
+      kill_at.reset();
+    }
+    const bool any_open = std::any_of(streams.begin(), streams.end(), [](const Stream& s) { return bool(s.fd); });
+    if (exited && (!any_open || now >= *drain_until)) break;
+
+    std::optional<Clock::time_point> wake_at;
+    const auto consider = [&](std::optional<Clock::time_point> t) {
+      if (t && (!wake_at || *t < *wake_at)) wake_at = t;
+    };
+    if (!exited && !result.timed_out) consider(deadline);
+    if (!exited) consider(kill_at);
+    if (exited) consider(drain_until);
+    if (!exited && !pid_fd) consider(now + k_exit_poll_period);
+    if (!live_group->registered()) consider(now + k_interrupt_poll_period);
+    int timeout_ms = -1;
+    if (wake_at) {
+      const auto remaining = std::chrono::ceil<std::chrono::milliseconds>(*wake_at - now).count();
+      timeout_ms = static_cast<int>(std::clamp<std::int64_t>(remaining, 0, 60'000));
+    }
+
+    poll_fds.clear();
+    for (const Stream& stream : streams) {
+      if (stream.fd) poll_fds.push_back({stream.fd.get(), POLLIN, 0});
+    }
+    if (!exited && pid_fd) poll_fds.push_back({pid_fd.get(), POLLIN, 0});
+    poll_fds.push_back({wake.read.get(), POLLIN, 0});
+    if (::poll(poll_fds.data(), poll_fds.size(), timeout_ms) < 0) {
+      // Only EINTR is expected; on anything else give up on the child rather than leave it running.
+      if (errno != EINTR) {
+        ::kill(-pid, SIGKILL);
+        ::usleep(10'000);
+      }
+      continue;
+    }
+    for (Stream& stream : streams) {
+      if (!stream.fd) continue;
+      const auto it = std::find_if(poll_fds.begin(), poll_fds.end(),
+                                   [&](const pollfd& p) { return p.fd == stream.fd.get(); });
+      if (it != poll_fds.end() && it->revents != 0 && !read_available(stream)) stream.fd.reset();
+    }
+    if (poll_fds.back().revents != 0) drain_wake_pipe(wake.read.get());
+  }
+
+  // Leave the interrupt table before reaping, so the handler never signals a recycled pid.
+  live_group.reset();
+  kill_on_unwind.armed = false;
+  int status = 0;
+  rusage usage{};
+  pid_t reaped = -1;
+  do {
+    reaped = ::wait4(pid, &status, 0, &usage);
+  } while (reaped < 0 && errno == EINTR);
+  result.wall_s = std::chrono::duration<double>(Clock::now() - started).count();
+  // reaped < 0 (ECHILD) only if something else reaped our child; its status is then unknown (exit_code -1).
+  if (reaped == pid && WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  if (reaped == pid && WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  result.rusage.user_s = seconds(usage.ru_utime);
+  result.rusage.sys_s = seconds(usage.ru_stime);
+  result.rusage.max_rss_kb = usage.ru_maxrss;
+  result.out = streams[0].capture.finish();
+  result.err = streams[1].capture.finish();
+  if (streams.size() > 2) result.result = streams[2].capture.finish();
+  return result;
+}
+
+std::string format_seconds(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f s", value);
+  return buffer;
+}
+
+}  // namespace
+
+ProcessRunner& system_runner() {
+  static SystemRunner runner;
+  return runner;
+}
+
+std::string ProcessResult::describe() const {
+  if (!spawned) return "could not start: " + spawn_error;
+  std::string how = signal != 0 ? "killed by " + signal_name(signal) : "exit " + std::to_string(exit_code);
+  if (interrupted) return "interrupted (" + how + ")";
+  if (timed_out) return "timed out after " + format_seconds(wall_s) + " (" + how + ")";
+  return how;
+}
+
+std::string signal_name(int signal) {
+  if (const char* abbrev = ::sigabbrev_np(signal); abbrev != nullptr) return std::string("SIG") + abbrev;
+  return "signal " + std::to_string(signal);
+}
+
+}  // namespace evoteam

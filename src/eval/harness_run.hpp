@@ -1,0 +1,52 @@
+#pragma once
+// One harness process: the plan file it reads, the command that runs it (sandboxed, with a deadline and the
+// record channel on fd 3) and its parsed record lines.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <evoteam/evaluator.hpp>
+#include <evoteam/process.hpp>
+#include <evoteam/task.hpp>
+
+#include "eval/battery.hpp"
+
+namespace evoteam::eval {
+
+// The parts every plan shares: tensors (with tolerances), workloads, guard size.
+nlohmann::json base_plan(const Task& task, const Battery& battery, const Config& config, const std::string& mode);
+// Adds trials with their reference file prefixes and per-call deadlines.
+void add_trials(nlohmann::json& plan, const Battery& battery, const std::vector<int>& trial_ids,
+                const std::filesystem::path& reference_dir, const std::vector<double>& deadlines_s);
+
+struct HarnessSpec {
+  std::filesystem::path harness;
+  std::filesystem::path plan;
+  std::filesystem::path scratch;  // writable; also the working directory
+  std::optional<std::filesystem::path> candidate, baseline, reference;
+  std::vector<std::filesystem::path> readable;  // extra read-only paths inside the sandbox
+  std::vector<std::string> wrapper;             // a prefix such as perf stat ... --
+  SandboxMode sandbox = SandboxMode::none;
+  double timeout_s = 60;
+  std::uint64_t max_address_space = 0;
+};
+
+struct HarnessRun {
+  ProcessResult process;
+  std::vector<nlohmann::json> records;
+  bool records_truncated = false;
+
+  std::vector<const nlohmann::json*> all(const std::string& event) const;
+  const nlohmann::json* last(const std::string& event) const;
+  bool finished() const { return last("done") != nullptr; }
+};
+
+HarnessRun run_harness(ProcessRunner& runner, const HarnessSpec& spec);
+
+// Parses record lines; a trailing partial line (a process killed mid-write) is dropped.
+std::vector<nlohmann::json> parse_records(const std::string& text, bool* truncated);
+
+}  // namespace evoteam::eval

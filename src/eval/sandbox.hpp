@@ -1,0 +1,25 @@
+#pragma once
+// Running untrusted code (the compiler on candidate sources, the harness with a candidate loaded) inside
+// bubblewrap: read-only root, fresh /tmp, $HOME hidden, no network, own IPC/UTS/PID namespaces, new session,
+// dies with its parent. Only the listed directories are writable.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <evoteam/evaluator.hpp>
+#include <evoteam/process.hpp>
+
+namespace evoteam::eval {
+
+struct SandboxSpec {
+  std::vector<std::filesystem::path> writable;  // bound read-write; the first one is the working directory
+  std::vector<std::filesystem::path> readable;  // re-exposed read-only (they may sit under hidden directories)
+};
+
+// `mode` must be resolved (bwrap or none); none returns argv unchanged.
+std::vector<std::string> sandbox_argv(SandboxMode mode, const std::vector<std::string>& argv, const SandboxSpec& spec);
+
+// Whether bubblewrap can start a process here (a user namespace may be forbidden, bwrap missing, ...).
+bool probe_bwrap(ProcessRunner& runner, std::string* why);
+
+}  // namespace evoteam::eval

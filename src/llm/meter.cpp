@@ -1,0 +1,120 @@
+// The process-wide budget meter.
+#include <evoteam/config.hpp>
+#include <evoteam/error.hpp>
+#include <evoteam/meter.hpp>
+
+namespace evoteam {
+
+MeterLimits meter_limits_from_config(const Config& config) {
+  MeterLimits limits;
+  limits.max_tokens = config.get<std::uint64_t>("llm.run_max_tokens");
+  limits.max_cost_usd = config.get<double>("llm.run_max_cost_usd");
+  limits.max_wall_s = config.get<double>("llm.run_max_wall_s");
+  return limits;
+}
+
+Meter::Meter(MeterLimits limits) : m_limits(limits), m_start(std::chrono::steady_clock::now()) {}
+
+void Meter::set_limits(const MeterLimits& limits) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_limits = limits;
+}
+
+MeterLimits Meter::limits() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_limits;
+}
+
+MeterTotals Meter::totals_locked() const {
+  MeterTotals totals = m_totals;
+  totals.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+  return totals;
+}
+
+MeterTotals Meter::totals() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return totals_locked();
+}
+
+LimitHit Meter::check() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  const MeterTotals totals = totals_locked();
+  if (m_limits.max_tokens > 0 && totals.tokens.total() >= m_limits.max_tokens) return LimitHit::tokens;
+  if (m_limits.max_cost_usd > 0 && totals.cost_usd >= m_limits.max_cost_usd) return LimitHit::cost;
+  if (m_limits.max_wall_s > 0 && totals.wall_s >= m_limits.max_wall_s) return LimitHit::wall_time;
+  return LimitHit::none;
+}
+
+void Meter::charge(const Usage& usage, double cost_usd, int unknown_cost_attempts) {
+  std::function<void(const nlohmann::json&)> sink;
+  nlohmann::json record;
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_totals.tokens += usage;
+    m_totals.cost_usd += cost_usd;
+    m_totals.calls += 1;
+    m_totals.unknown_cost_attempts += static_cast<std::uint64_t>(std::max(0, unknown_cost_attempts));
+    sink = m_sink;
+  }
+  // The sink appends to the journal (an fsync): keep it outside the lock so other agents are not held up.
+  if (sink) sink(budget_record());
+}
+
+void Meter::charge_unknown(int unknown_cost_attempts) {
+  if (unknown_cost_attempts <= 0) return;
+  std::function<void(const nlohmann::json&)> sink;
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_totals.unknown_cost_attempts += static_cast<std::uint64_t>(unknown_cost_attempts);
+    sink = m_sink;
+  }
+  if (sink) sink(budget_record());
+}
+
+void Meter::set_journal_sink(std::function<void(const nlohmann::json&)> sink) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_sink = std::move(sink);
+}
+
+nlohmann::json Meter::budget_record() const {
+  const MeterTotals totals = this->totals();
+  return {{"type", "budget_tick"},
+          {"tokens", to_json(totals.tokens)},
+          {"cost_usd", totals.cost_usd},
+          {"calls", totals.calls},
+          {"unknown_cost_attempts", totals.unknown_cost_attempts},
+          {"wall_s", totals.wall_s}};
+}
+
+void Meter::restore(const std::vector<nlohmann::json>& records) {
+  const nlohmann::json* last = nullptr;
+  for (const nlohmann::json& record : records)
+    if (record.is_object() && record.value("type", "") == "budget_tick") last = &record;
+  if (last == nullptr) return;
+  MeterTotals totals;
+  try {
+    totals.tokens = usage_from_json(last->at("tokens"));
+    totals.cost_usd = last->at("cost_usd").get<double>();
+    totals.calls = last->at("calls").get<std::uint64_t>();
+    totals.unknown_cost_attempts = last->value("unknown_cost_attempts", std::uint64_t{0});
+    totals.wall_s = last->at("wall_s").get<double>();
+  } catch (const nlohmann::json::exception& error) {
+    throw InvalidInput("budget_tick record " + last->dump() + ": " + error.what());
+  }
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_totals = totals;
+  m_start = std::chrono::steady_clock::now();
+}
+
+void Meter::reset() {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_totals = MeterTotals{};
+  m_start = std::chrono::steady_clock::now();
+}
+
+Meter& process_meter() {
+  static Meter meter;
+  return meter;
+}
+
+}  // namespace evoteam

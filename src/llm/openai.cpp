@@ -1,0 +1,201 @@
+// OpenAI Chat Completions with tool calls; also what vLLM, SGLang, llama.cpp's server and Ollama speak.
+#include <set>
+
+#include "llm/providers.hpp"
+
+namespace evoteam {
+
+namespace {
+
+FinishReason finish_reason(const std::string& reason) {
+  if (reason == "stop") return FinishReason::end_turn;
+  if (reason == "tool_calls" || reason == "function_call") return FinishReason::tool_use;
+  if (reason == "length") return FinishReason::max_tokens;
+  if (reason == "content_filter") return FinishReason::refusal;
+  return FinishReason::other;
+}
+
+LlmFailure malformed(const std::string& why) {
+  LlmFailure failure;
+  failure.kind = FailureKind::malformed_reply;
+  failure.message = "openai: malformed reply: " + why;
+  return failure;
+}
+
+std::uint64_t count(const nlohmann::json& object, const char* key) {
+  if (!object.is_object() || !object.contains(key) || !object.at(key).is_number_integer() ||
+      object.at(key).get<std::int64_t>() < 0)
+    return 0;
+  return object.at(key).get<std::uint64_t>();
+}
+
+// Content may be a string, null, or (some servers) an array of text parts.
+std::string message_text(const nlohmann::json& content) {
+  if (content.is_string()) return content.get<std::string>();
+  std::string text;
+  if (content.is_array())
+    for (const nlohmann::json& part : content)
+      if (part.is_object() && part.contains("text") && part.at("text").is_string())
+        text += part.at("text").get<std::string>();
+  return text;
+}
+
+std::string joined_text(const Message& message) {
+  std::string text;
+  for (const ContentBlock& block : message.content) {
+    if (block.kind != BlockKind::text || block.text.empty()) continue;
+    if (!text.empty()) text += "\n\n";
+    text += block.text;
+  }
+  return text;
+}
+
+// Arguments arrive as a JSON string; local models sometimes send broken JSON, an empty string for no
+// arguments, or an object instead of a string.
+ContentBlock tool_call_block(const std::string& id, const std::string& name, const nlohmann::json& arguments) {
+  ContentBlock block = ContentBlock::make_tool_use(id, name, nlohmann::json::object());
+  if (arguments.is_object()) {
+    block.input = arguments;
+    return block;
+  }
+  const std::string text = arguments.is_string() ? arguments.get<std::string>() : arguments.dump();
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return block;
+  nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
+  if (parsed.is_object())
+    block.input = std::move(parsed);
+  else
+    block.input_error_text = text;
+  return block;
+}
+
+class OpenAiProvider : public LlmProvider {
+ public:
+  OpenAiProvider(ProviderSettings settings, const PriceTable& prices)
+      : m_settings(std::move(settings)), m_prices(prices) {}
+
+  std::string name() const override { return "openai"; }
+
+  LlmResult complete(const LlmRequest& request) override {
+    LlmRequest effective = request;
+    if (effective.model.empty()) effective.model = m_settings.model;
+    http::Request http_request;
+    http_request.url = m_settings.base_url + "/chat/completions";
+    http_request.headers = {"content-type: application/json", "authorization: Bearer " + m_settings.api_key};
+    http_request.body = openai_request_body(effective, m_settings.openai_max_tokens_field)
+                            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    http::Outcome outcome = http::post(http_request, m_settings.http, "openai");
+    if (outcome.failure != http::Failure::none) return failure_from(outcome, "openai");
+    LlmResult parsed = parse_openai_reply(outcome.response.body);
+    if (parsed.ok()) {
+      // Some local servers send no ids (or repeat them); the conversation needs unique ones.
+      for (ContentBlock& block : parsed.response().content)
+        if (block.kind == BlockKind::tool_use && (block.id.empty() || !m_seen_ids.insert(block.id).second))
+          block.id = "call_local_" + std::to_string(++m_generated_ids);
+    }
+    return complete_reply(std::move(parsed), outcome, effective.model, m_prices, "x-request-id");
+  }
+
+ private:
+  ProviderSettings m_settings;
+  const PriceTable& m_prices;
+  std::set<std::string> m_seen_ids;
+  int m_generated_ids = 0;
+};
+
+}  // namespace
+
+nlohmann::json openai_request_body(const LlmRequest& request, const std::string& max_tokens_field) {
+  nlohmann::json body = {{"model", request.model}, {max_tokens_field, request.max_tokens}};
+  if (request.temperature) body["temperature"] = *request.temperature;
+  nlohmann::json messages = nlohmann::json::array();
+  if (!request.system.empty()) messages.push_back({{"role", "system"}, {"content", request.system}});
+  for (const Message& message : request.messages) {
+    if (message.role == Role::assistant) {
+      nlohmann::json out = {{"role", "assistant"}};
+      const std::string text = joined_text(message);
+      out["content"] = text.empty() ? nlohmann::json(nullptr) : nlohmann::json(text);
+      nlohmann::json calls = nlohmann::json::array();
+      for (const ContentBlock& block : message.content) {
+        if (block.kind != BlockKind::tool_use) continue;
+        const std::string arguments = block.input_valid() ? block.input.dump() : block.input_error_text;
+        calls.push_back({{"id", block.id},
+                         {"type", "function"},
+                         {"function", {{"name", block.name}, {"arguments", arguments}}}});
+      }
+      if (!calls.empty()) out["tool_calls"] = calls;
+      if (!text.empty() || !calls.empty()) messages.push_back(out);
+      continue;
+    }
+    // Tool results become role "tool" messages, which must directly follow the assistant's calls.
+    for (const ContentBlock& block : message.content) {
+      if (block.kind != BlockKind::tool_result) continue;
+      // The protocol has no error flag, so the text says it.
+      const std::string content = (block.is_error ? "ERROR: " : "") + (block.text.empty() ? "(no output)" : block.text);
+      messages.push_back({{"role", "tool"}, {"tool_call_id", block.id}, {"content", content}});
+    }
+    const std::string text = joined_text(message);
+    if (!text.empty()) messages.push_back({{"role", "user"}, {"content", text}});
+  }
+  body["messages"] = messages;
+  if (!request.tools.empty()) {
+    nlohmann::json tools = nlohmann::json::array();
+    for (const ToolSpec& tool : request.tools)
+      tools.push_back({{"type", "function"},
+                       {"function",
+                        {{"name", tool.name}, {"description", tool.description}, {"parameters", tool.input_schema}}}});
+    body["tools"] = tools;
+  }
+  return body;
+}
+
+LlmResult parse_openai_reply(const std::string& body) {
+  nlohmann::json reply = nlohmann::json::parse(body, nullptr, false);
+  if (reply.is_discarded()) return malformed("body is not JSON (" + std::to_string(body.size()) + " bytes)");
+  if (!reply.is_object()) return malformed("body is not an object");
+  if (!reply.contains("choices") || !reply.at("choices").is_array() || reply.at("choices").empty())
+    return malformed("no choices");
+  const nlohmann::json& choice = reply.at("choices").at(0);
+  if (!choice.is_object() || !choice.contains("message") || !choice.at("message").is_object())
+    return malformed("choice without a message");
+  const nlohmann::json& message = choice.at("message");
+  LlmResponse response;
+  if (message.contains("content")) {
+    std::string text = message_text(message.at("content"));
+    if (!text.empty()) response.content.push_back(ContentBlock::make_text(std::move(text)));
+  }
+  if (message.contains("tool_calls") && message.at("tool_calls").is_array()) {
+    for (const nlohmann::json& call : message.at("tool_calls")) {
+      if (!call.is_object() || !call.contains("function") || !call.at("function").is_object())
+        return malformed("tool call without a function");
+      const nlohmann::json& function = call.at("function");
+      if (!function.contains("name") || !function.at("name").is_string()) return malformed("tool call without a name");
+      std::string id = call.contains("id") && call.at("id").is_string() ? call.at("id").get<std::string>() : "";
+      const bool has_arguments = function.contains("arguments") && !function.at("arguments").is_null();
+      response.content.push_back(tool_call_block(id, function.at("name").get<std::string>(),
+                                                 has_arguments ? function.at("arguments") : nlohmann::json("")));
+    }
+  }
+  if (choice.contains("finish_reason") && choice.at("finish_reason").is_string()) {
+    response.finish_raw = choice.at("finish_reason").get<std::string>();
+    response.finish = finish_reason(response.finish_raw);
+  }
+  if (reply.contains("usage") && reply.at("usage").is_object()) {
+    const nlohmann::json& usage = reply.at("usage");
+    const nlohmann::json details = usage.value("prompt_tokens_details", nlohmann::json::object());
+    // prompt_tokens includes the cached tokens; the meter counts them apart.
+    const std::uint64_t prompt = count(usage, "prompt_tokens");
+    response.usage.cache_read = count(details, "cached_tokens");
+    response.usage.cache_write = count(details, "cache_write_tokens");
+    const std::uint64_t cached = response.usage.cache_read + response.usage.cache_write;
+    response.usage.input = prompt > cached ? prompt - cached : 0;
+    response.usage.output = count(usage, "completion_tokens");
+  }
+  if (reply.contains("model") && reply.at("model").is_string()) response.model = reply.at("model").get<std::string>();
+  return response;
+}
+
+std::unique_ptr<LlmProvider> make_openai_provider(const ProviderSettings& settings, const PriceTable& prices) {
+  return std::make_unique<OpenAiProvider>(settings, prices);
+}
+
+}  // namespace evoteam

@@ -1,0 +1,39 @@
+#pragma once
+// The concrete providers and their wire formats. The body builders and reply parsers are separate functions
+// so tests can check the protocol without a server.
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include <evoteam/llm.hpp>
+
+#include "llm/http.hpp"
+
+namespace evoteam {
+
+std::unique_ptr<LlmProvider> make_anthropic_provider(const ProviderSettings& settings, const PriceTable& prices);
+std::unique_ptr<LlmProvider> make_openai_provider(const ProviderSettings& settings, const PriceTable& prices);
+std::unique_ptr<LlmProvider> make_scripted_provider(const std::filesystem::path& file, const std::string& model,
+                                                    const PriceTable& prices);
+
+// Anthropic Messages: request body (cache_control on the system prompt and the last message when caching)
+// and reply parsing. A reply that is not a valid message is a malformed_reply failure; cost is left 0.
+nlohmann::json anthropic_request_body(const LlmRequest& request, bool prompt_caching);
+LlmResult parse_anthropic_reply(const std::string& body);
+
+// OpenAI Chat Completions: request body and reply parsing (arguments that are not a JSON object are kept
+// as text in the tool_use block, for the loop to answer with an error).
+nlohmann::json openai_request_body(const LlmRequest& request, const std::string& max_tokens_field);
+LlmResult parse_openai_reply(const std::string& body);
+
+// The failure for an HTTP outcome that brought no usable reply, with the error body's message.
+LlmFailure failure_from(const http::Outcome& outcome, const std::string& provider);
+
+// Sets cost, latency, attempts and request id on a parsed reply, or turns a parse failure into one that
+// carries the attempts.
+LlmResult complete_reply(LlmResult parsed, const http::Outcome& outcome, const std::string& model,
+                         const PriceTable& prices, const std::string& request_id_header);
+
+}  // namespace evoteam

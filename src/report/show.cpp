@@ -1,0 +1,110 @@
+#include <algorithm>
+#include <iomanip>
+#include <sstream>
+
+#include <evoteam/error.hpp>
+#include <evoteam/fs.hpp>
+#include <evoteam/report.hpp>
+#include <evoteam/store.hpp>
+
+namespace evoteam {
+
+namespace {
+
+nlohmann::json cycle_teams(const std::filesystem::path& run_dir) {
+  nlohmann::json teams = nlohmann::json::array();
+  std::filesystem::path cycles = run_dir / "cycles";
+  if (!std::filesystem::is_directory(cycles)) return teams;
+  std::vector<std::filesystem::path> dirs;
+  for (const auto& entry : std::filesystem::directory_iterator(cycles))
+    if (entry.is_directory()) dirs.push_back(entry.path());
+  std::sort(dirs.begin(), dirs.end());
+  for (const std::filesystem::path& dir : dirs) {
+    nlohmann::json cycle = {{"cycle", dir.filename().string()}};
+    try {
+      nlohmann::json team = read_json_file(dir / "team.json");
+      nlohmann::json roles = nlohmann::json::array();
+      for (const nlohmann::json& role : team.value("roles", nlohmann::json::array()))
+        roles.push_back(role.value("name", "?"));
+      cycle["roles"] = roles;
+      cycle["pattern"] = team.value("pattern", "");
+      cycle["rationale"] = team.value("rationale", "");
+    } catch (const Error& error) {
+      cycle["error"] = error.what();
+    }
+    teams.push_back(cycle);
+  }
+  return teams;
+}
+
+}  // namespace
+
+nlohmann::json describe_run(const std::filesystem::path& run_dir) {
+  nlohmann::json description = {{"dir", run_dir.string()}};
+  description["run"] = read_run_json(run_dir);
+  RunSummary summary = summarize_run(run_dir);
+  description["summary"] = to_json(summary);
+  description["cycles"] = cycle_teams(run_dir);
+  std::filesystem::path best_eval = run_dir / "best" / "eval.json";
+  if (std::filesystem::exists(best_eval)) {
+    try {
+      description["best"] = read_json_file(best_eval);
+    } catch (const Error& error) {
+      description["best"] = {{"error", error.what()}};
+    }
+  }
+  std::filesystem::path journal = run_dir / "journal.jsonl";
+  if (std::filesystem::exists(journal)) {
+    JournalReplay replay = replay_journal(journal);
+    description["journal"] = {{"records", replay.records.size()},
+                              {"torn_tail", replay.torn_tail},
+                              {"warnings", replay.warnings}};
+  }
+  return description;
+}
+
+std::string format_run_description(const nlohmann::json& description) {
+  const nlohmann::json& summary = description.at("summary");
+  const nlohmann::json& run = description.at("run");
+  std::ostringstream out;
+  out << "run       " << summary.value("id", "") << "  (" << description.value("dir", "") << ")\n";
+  out << "task      " << summary.value("task", "") << "\n";
+  out << "status    " << summary.value("status", "");
+  if (!summary.value("stop_reason", "").empty()) out << " (" << summary.value("stop_reason", "") << ")";
+  out << "\n";
+  out << "started   " << summary.value("started", "") << "\n";
+  if (run.contains("provider")) out << "provider  " << run["provider"].dump() << "\n";
+  out << "used      " << summary.value("cycles", 0) << " cycles, " << summary.value("evaluations", 0)
+      << " evaluations, " << summary.value("tokens", 0LL) << " tokens, $" << std::fixed << std::setprecision(2)
+      << summary.value("cost_usd", 0.0);
+  if (run.contains("budgets")) out << "  of budgets " << run["budgets"].dump();
+  out << "\n";
+  if (summary.contains("best_speedup") && summary["best_speedup"].is_number())
+    out << "best      " << summary.value("best_candidate", "") << "  " << std::setprecision(2)
+        << summary["best_speedup"].get<double>() << "x\n";
+  else
+    out << "best      none yet\n";
+  for (const nlohmann::json& cycle : description.at("cycles")) {
+    out << "cycle " << cycle.value("cycle", "") << "  ";
+    if (cycle.contains("error")) {
+      out << "(" << cycle["error"].get<std::string>() << ")\n";
+      continue;
+    }
+    out << cycle.value("pattern", "") << " [";
+    bool first = true;
+    for (const nlohmann::json& role : cycle.value("roles", nlohmann::json::array())) {
+      out << (first ? "" : ", ") << role.get<std::string>();
+      first = false;
+    }
+    out << "]  " << cycle.value("rationale", "") << "\n";
+  }
+  if (description.contains("journal")) {
+    const nlohmann::json& journal = description["journal"];
+    out << "journal   " << journal.value("records", 0) << " records";
+    if (journal.value("torn_tail", false)) out << ", torn last line (dropped; resume repairs it)";
+    out << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace evoteam

@@ -1,0 +1,120 @@
+#include <evoteam/history.hpp>
+
+namespace evoteam {
+
+nlohmann::json EvaluationRecord::to_json() const {
+  nlohmann::json value = {{"candidate_id", candidate_id},
+                          {"parent_id", parent_id},
+                          {"author_role", author_role},
+                          {"lineage", lineage},
+                          {"cycle", cycle},
+                          {"hypothesis", hypothesis},
+                          {"params", params},
+                          {"sources_hash", sources_hash},
+                          {"changes", changes},
+                          {"structural_change", structural_change},
+                          {"verdict", verdict},
+                          {"passed", passed},
+                          {"speedup", nullptr},
+                          {"roofline", nullptr},
+                          {"failure_signature", failure_signature},
+                          {"profiled", profiled},
+                          {"profile_bound", profile_bound},
+                          {"repeated_recorded_failure", repeated_recorded_failure},
+                          {"blocked_by_knowledge", blocked_by_knowledge},
+                          {"eval_seconds", eval_seconds},
+                          {"rejected", rejected},
+                          {"ruling", ruling}};
+  if (speedup) value["speedup"] = *speedup;
+  if (roofline) value["roofline"] = *roofline;
+  return value;
+}
+
+EvaluationRecord EvaluationRecord::from_json(const nlohmann::json& value) {
+  EvaluationRecord record;
+  record.candidate_id = value.value("candidate_id", "");
+  record.parent_id = value.value("parent_id", "");
+  record.author_role = value.value("author_role", "");
+  record.lineage = value.value("lineage", "best");
+  record.cycle = value.value("cycle", 0);
+  record.hypothesis = value.value("hypothesis", "");
+  record.params = value.value("params", ParamValues{});
+  record.sources_hash = value.value("sources_hash", "");
+  record.changes = value.value("changes", 0);
+  record.structural_change = value.value("structural_change", false);
+  record.verdict = value.value("verdict", "");
+  record.passed = value.value("passed", false);
+  if (value.contains("speedup") && value["speedup"].is_number()) record.speedup = value["speedup"].get<double>();
+  if (value.contains("roofline") && value["roofline"].is_number()) record.roofline = value["roofline"].get<double>();
+  record.failure_signature = value.value("failure_signature", "");
+  record.profiled = value.value("profiled", false);
+  record.profile_bound = value.value("profile_bound", "");
+  record.repeated_recorded_failure = value.value("repeated_recorded_failure", false);
+  record.blocked_by_knowledge = value.value("blocked_by_knowledge", false);
+  record.eval_seconds = value.value("eval_seconds", 0.0);
+  record.rejected = value.value("rejected", false);
+  record.ruling = value.value("ruling", "");
+  return record;
+}
+
+std::string EvaluationRecord::key() const {
+  std::string text = sources_hash;
+  for (const auto& [name, value] : params) text += ";" + name + "=" + value;
+  return text;
+}
+
+nlohmann::json RoleUsage::to_json() const {
+  return {{"evaluations", evaluations}, {"tokens", tokens}, {"cost_usd", cost_usd}, {"seconds", seconds}};
+}
+
+RoleUsage RoleUsage::from_json(const nlohmann::json& value) {
+  RoleUsage usage;
+  usage.evaluations = value.value("evaluations", 0);
+  usage.tokens = value.value("tokens", 0LL);
+  usage.cost_usd = value.value("cost_usd", 0.0);
+  usage.seconds = value.value("seconds", 0.0);
+  return usage;
+}
+
+std::optional<EvaluationRecord> RunHistory::best() const {
+  std::optional<EvaluationRecord> best;
+  for (const EvaluationRecord& record : evaluations)
+    if (record.passed && !record.rejected && record.speedup && (!best || *record.speedup > *best->speedup))
+      best = record;
+  return best;
+}
+
+std::optional<double> RunHistory::best_speedup_through(int cycle) const {
+  std::optional<double> best;
+  for (const EvaluationRecord& record : evaluations)
+    if (record.cycle <= cycle && record.passed && !record.rejected && record.speedup && (!best || *record.speedup > *best))
+      best = record.speedup;
+  return best;
+}
+
+const EvaluationRecord* RunHistory::find(const std::string& candidate_id) const {
+  for (const EvaluationRecord& record : evaluations)
+    if (record.candidate_id == candidate_id) return &record;
+  return nullptr;
+}
+
+const EvaluationRecord* RunHistory::find_key(const std::string& key) const {
+  for (const EvaluationRecord& record : evaluations)
+    if (!record.blocked_by_knowledge && record.key() == key) return &record;
+  return nullptr;
+}
+
+std::vector<const EvaluationRecord*> RunHistory::in_cycle(int cycle) const {
+  std::vector<const EvaluationRecord*> result;
+  for (const EvaluationRecord& record : evaluations)
+    if (record.cycle == cycle) result.push_back(&record);
+  return result;
+}
+
+int RunHistory::evaluation_count() const {
+  int count = 0;
+  for (const EvaluationRecord& record : evaluations) count += record.blocked_by_knowledge ? 0 : 1;
+  return count;
+}
+
+}  // namespace evoteam

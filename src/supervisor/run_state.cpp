@@ -1,0 +1,95 @@
+#include "supervisor/run_state.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace evoteam {
+
+nlohmann::json Budgets::to_json() const {
+  return {{"max_cycles", max_cycles}, {"tokens", tokens},           {"usd", usd},
+          {"hours", hours},           {"gpu_seconds", gpu_seconds}, {"evaluations", evaluations},
+          {"target_speedup", target_speedup}};
+}
+
+Budgets Budgets::from_json(const nlohmann::json& value) {
+  Budgets budgets;
+  budgets.max_cycles = value.value("max_cycles", 0);
+  budgets.tokens = value.value("tokens", 0LL);
+  budgets.usd = value.value("usd", 0.0);
+  budgets.hours = value.value("hours", 0.0);
+  budgets.gpu_seconds = value.value("gpu_seconds", 0.0);
+  budgets.evaluations = value.value("evaluations", 0);
+  budgets.target_speedup = value.value("target_speedup", 0.0);
+  return budgets;
+}
+
+Budgets Budgets::from_config(const Config& config) { return from_json(config.at("budgets")); }
+
+nlohmann::json options_to_json(const OptimizeOptions& options) {
+  return {{"task_dir", options.task_dir.string()},   {"provider", options.provider},
+          {"model", options.model},                  {"team_mode", to_string(options.mode)},
+          {"budgets", options.budgets.to_json()},    {"runs_dir", options.runs_dir.string()},
+          {"knowledge_dir", options.knowledge_dir.string()}, {"seed", options.seed}};
+}
+
+OptimizeOptions options_from_json(const nlohmann::json& value) {
+  OptimizeOptions options;
+  options.task_dir = value.value("task_dir", "");
+  options.provider = value.value("provider", "builtin");
+  options.model = value.value("model", "");
+  options.mode = team_mode_from_string(value.value("team_mode", "evolving"));
+  options.budgets = Budgets::from_json(value.value("budgets", nlohmann::json::object()));
+  options.runs_dir = value.value("runs_dir", "");
+  options.knowledge_dir = value.value("knowledge_dir", "");
+  options.seed = value.value("seed", std::uint64_t{1});
+  return options;
+}
+
+RunState replay_run_state(const nlohmann::json& run_json, const JournalReplay& replay,
+                          const std::set<std::string>& known_roles) {
+  RunState state;
+  state.options = options_from_json(run_json.value("options", nlohmann::json::object()));
+  for (const nlohmann::json& record : replay.records) {
+    const std::string type = record.value("type", "");
+    if (type == "evaluation") {
+      EvaluationRecord evaluation = EvaluationRecord::from_json(record.at("record"));
+      bool replaced = false;
+      for (EvaluationRecord& existing : state.history.evaluations)
+        if (existing.candidate_id == evaluation.candidate_id) existing = evaluation, replaced = true;
+      if (!replaced) state.history.evaluations.push_back(evaluation);
+    } else if (type == "profile") {
+      for (EvaluationRecord& existing : state.history.evaluations)
+        if (existing.candidate_id == record.value("candidate_id", ""))
+          existing.profiled = true, existing.profile_bound = record.value("bound", "");
+    } else if (type == "ruling") {
+      for (EvaluationRecord& existing : state.history.evaluations)
+        if (existing.candidate_id == record.value("candidate_id", ""))
+          existing.rejected = !record.value("accepted", true), existing.ruling = record.value("reason", "");
+    } else if (type == "cycle_start") {
+      CycleRecord cycle;
+      cycle.cycle = record.value("cycle", 0);
+      cycle.team = team_spec_from_json(record.at("team"), known_roles);
+      state.history.cycles.push_back(cycle);
+      state.unfinished_team = cycle.team;
+      state.unfinished_cycle = cycle.cycle;
+    } else if (type == "cycle_end") {
+      int number = record.value("cycle", 0);
+      for (CycleRecord& cycle : state.history.cycles)
+        if (cycle.cycle == number) {
+          cycle.finished = true;
+          for (const auto& [role, usage] : record.value("usage", nlohmann::json::object()).items())
+            cycle.usage[role] = RoleUsage::from_json(usage);
+        }
+      state.last_finished_cycle = number;
+      state.elapsed_s = record.value("elapsed_s", state.elapsed_s);
+      state.clear_streak = record.value("clear_streak", std::map<std::string, int>{});
+      state.unfinished_team.reset();
+      state.unfinished_cycle = 0;
+    }
+  }
+  if (replay.torn_tail) spdlog::warn("the journal's last line was torn by a crash and has been dropped");
+  // Evaluations that never finished (killed mid-evaluation) are dropped: they will run again.
+  std::erase_if(state.history.evaluations, [](const EvaluationRecord& r) { return r.verdict == "PENDING"; });
+  return state;
+}
+
+}  // namespace evoteam

@@ -1,0 +1,32 @@
+#pragma once
+// The state of a run that the supervisor loop carries from cycle to cycle, and its reconstruction from the
+// journal (the basis of resume).
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include <evoteam/history.hpp>
+#include <evoteam/store.hpp>
+#include <evoteam/supervisor.hpp>
+
+namespace evoteam {
+
+struct RunState {
+  OptimizeOptions options;
+  RunHistory history;
+  std::map<std::string, int> clear_streak;
+  double elapsed_s = 0;            // wall time of finished cycles, across resumes
+  int last_finished_cycle = 0;
+  std::optional<TeamSpec> unfinished_team;  // a cycle that started but did not end (killed mid-cycle)
+  int unfinished_cycle = 0;
+};
+
+nlohmann::json options_to_json(const OptimizeOptions& options);
+OptimizeOptions options_from_json(const nlohmann::json& value);
+
+// Rebuilds the state from run.json and the journal's records.
+RunState replay_run_state(const nlohmann::json& run_json, const JournalReplay& replay,
+                          const std::set<std::string>& known_roles);
+
+}  // namespace evoteam

@@ -1,0 +1,202 @@
+// Signals: what the supervisor measures about the last cycle, each with the evidence a person can check.
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include <evoteam/error.hpp>
+#include <evoteam/supervisor_policy.hpp>
+
+namespace evoteam {
+
+namespace {
+
+bool is_build_failure(const std::string& verdict) {
+  return verdict == "COMPILE_ERROR" || verdict == "COMPILE_TIMEOUT" || verdict.rfind("STATIC_REJECT", 0) == 0;
+}
+
+bool is_test_failure(const std::string& verdict) {
+  static const std::set<std::string> failures = {
+      "RUNTIME_FAULT",     "HANG_TIMEOUT",     "WORKER_CRASH",      "OOB_WRITE",
+      "INPUT_MUTATED",     "UNWRITTEN_OUTPUT", "NONFINITE_MISMATCH", "NUMERIC_MISMATCH",
+      "NONDETERMINISTIC",  "SHAPE_SPECIALIZED", "RECHECK_FAIL"};
+  return failures.count(verdict.substr(0, verdict.find('('))) > 0;
+}
+
+std::string join_ids(const std::vector<std::string>& ids, std::size_t limit = 6) {
+  std::string text;
+  for (std::size_t i = 0; i < ids.size() && i < limit; ++i) text += (i ? ", " : "") + ids[i];
+  if (ids.size() > limit) text += ", ... (" + std::to_string(ids.size()) + " in all)";
+  return text;
+}
+
+std::string fixed(double value, int digits = 2) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(digits);
+  out << value;
+  return out.str();
+}
+
+}  // namespace
+
+const Signal& Signals::get(const std::string& name) const {
+  auto it = by_name.find(name);
+  EVOTEAM_CHECK(it != by_name.end(), "no signal '" + name + "'");
+  return it->second;
+}
+
+nlohmann::json Signals::to_json() const {
+  nlohmann::json items = nlohmann::json::array();
+  for (const auto& [name, signal] : by_name)
+    items.push_back({{"signal", name},
+                     {"value", signal.value},
+                     {"threshold", signal.threshold},
+                     {"triggered", signal.triggered},
+                     {"evidence", signal.evidence}});
+  return {{"cycle", cycle}, {"signals", items}, {"budget_burn", budget_burn}};
+}
+
+std::string Signals::to_text() const {
+  std::string text;
+  for (const auto& [name, signal] : by_name)
+    text += "- " + name + " = " + fixed(signal.value) + " (threshold " + fixed(signal.threshold) + ")" +
+            (signal.triggered ? " TRIGGERED" : "") + ": " + signal.evidence + "\n";
+  text += "- budget burn last cycle: " + budget_burn.dump() + "\n";
+  return text;
+}
+
+Signals compute_signals(const RunHistory& history, const KnowledgeBase& knowledge, const Config& config, int cycle) {
+  Signals signals;
+  signals.cycle = cycle;
+  auto set = [&](const char* name, double value, double threshold, bool triggered, std::string evidence) {
+    signals.by_name[name] = Signal{name, value, threshold, triggered, std::move(evidence)};
+  };
+
+  std::vector<const EvaluationRecord*> spent;
+  for (const EvaluationRecord* record : history.in_cycle(cycle))
+    if (!record->blocked_by_knowledge && record->verdict != "INFRA_ERROR") spent.push_back(record);
+  const double count = std::max<double>(1.0, static_cast<double>(spent.size()));
+
+  // Build and test failures, and recurring signatures over the last two cycles.
+  std::vector<std::string> build_failed, test_failed;
+  for (const EvaluationRecord* record : spent) {
+    if (is_build_failure(record->verdict)) build_failed.push_back(record->candidate_id + " " + record->verdict);
+    if (is_test_failure(record->verdict)) test_failed.push_back(record->candidate_id + " " + record->verdict);
+  }
+  const double stuck = config.get<double>("supervisor.stuck_failure_rate");
+  set(k_signal_build_failure_rate, build_failed.size() / count, stuck, !spent.empty() && build_failed.size() / count >= stuck,
+      std::to_string(build_failed.size()) + " of " + std::to_string(spent.size()) + " failed to build" +
+          (build_failed.empty() ? "" : ": " + join_ids(build_failed)));
+  set(k_signal_test_failure_rate, test_failed.size() / count, stuck, !spent.empty() && test_failed.size() / count >= stuck,
+      std::to_string(test_failed.size()) + " of " + std::to_string(spent.size()) + " failed correctness" +
+          (test_failed.empty() ? "" : ": " + join_ids(test_failed)));
+
+  std::map<std::string, std::vector<std::string>> by_signature;
+  std::map<std::string, std::set<std::string>> lineages_by_signature;
+  for (const EvaluationRecord& record : history.evaluations)
+    if (record.cycle >= cycle - 1 && record.cycle <= cycle && !record.passed && !record.failure_signature.empty() &&
+        !record.blocked_by_knowledge) {
+      by_signature[record.failure_signature].push_back(record.candidate_id);
+      lineages_by_signature[record.failure_signature].insert(record.lineage);
+    }
+  std::string worst_signature;
+  std::size_t worst = 0;
+  for (const auto& [signature, ids] : by_signature)
+    if (ids.size() > worst) worst = ids.size(), worst_signature = signature;
+  const double recurring = config.get<int>("supervisor.recurring_error_count");
+  set(k_signal_recurring_error, static_cast<double>(worst), recurring, worst >= recurring,
+      worst == 0 ? "no failure signature recurred"
+                 : "'" + worst_signature + "' x" + std::to_string(worst) + " in " + join_ids(by_signature[worst_signature]));
+
+  // Was the current best profiled (since its last change)?
+  std::optional<EvaluationRecord> best = history.best();
+  bool profiled = best && best->profiled;
+  set(k_signal_unprofiled_best, best && !profiled ? 1.0 : 0.0, 1.0, best && !profiled,
+      !best ? "no passing candidate yet"
+            : best->candidate_id + (profiled ? " profiled (bound: " + best->profile_bound + ")"
+                                             : " has no profile since its last change (" +
+                                                   std::to_string(best->changes) + " change(s) from " +
+                                                   (best->parent_id.empty() ? "start" : best->parent_id) + ")"));
+
+  // Attempts that repeated a recorded failure, and attempts that reverted a validated strategy.
+  std::vector<std::string> repeats;
+  for (const EvaluationRecord* record : history.in_cycle(cycle))
+    if (record->repeated_recorded_failure) repeats.push_back(record->candidate_id);
+  const double repeat_threshold = config.get<int>("supervisor.repeated_failure_count");
+  set(k_signal_repeated_failures, static_cast<double>(repeats.size()), repeat_threshold, repeats.size() >= repeat_threshold,
+      repeats.empty() ? "no attempt repeated a recorded failure" : "repeated recorded failures: " + join_ids(repeats));
+
+  std::vector<std::string> ignored;
+  std::vector<KnowledgeEntry> strategies = knowledge.entries(KnowledgeKind::strategy);
+  for (const EvaluationRecord* record : spent) {
+    const EvaluationRecord* parent = history.find(record->parent_id);
+    if (parent == nullptr) continue;
+    for (const KnowledgeEntry& strategy : strategies) {
+      auto param = strategy.fields.find("param");
+      auto to = strategy.fields.find("to");
+      if (param == strategy.fields.end() || to == strategy.fields.end()) continue;
+      auto in_parent = parent->params.find(param->second);
+      auto in_child = record->params.find(param->second);
+      if (in_parent != parent->params.end() && in_child != record->params.end() && in_parent->second == to->second &&
+          in_child->second != to->second)
+        ignored.push_back(record->candidate_id + " reverted " + param->second + "=" + to->second);
+    }
+  }
+  set(k_signal_ignored_strategies, static_cast<double>(ignored.size()), repeat_threshold,
+      ignored.size() >= repeat_threshold,
+      ignored.empty() ? "no validated strategy was reverted" : join_ids(ignored));
+
+  // Constraint violations: static rejections (task constraints) in this cycle.
+  std::vector<std::string> violations;
+  for (const EvaluationRecord* record : spent)
+    if (record->verdict.rfind("STATIC_REJECT", 0) == 0) violations.push_back(record->candidate_id);
+  set(k_signal_constraint_violations, static_cast<double>(violations.size()), 1.0, !violations.empty(),
+      violations.empty() ? "no constraint violation" : "statically rejected: " + join_ids(violations));
+
+  // Changes per candidate.
+  double changes = 0;
+  std::vector<std::string> multi;
+  for (const EvaluationRecord* record : spent) {
+    changes += record->changes;
+    if (record->changes > 1) multi.push_back(record->candidate_id + " (" + std::to_string(record->changes) + ")");
+  }
+  const double mean_changes = spent.empty() ? 0.0 : changes / count;
+  const double max_changes = config.get<double>("supervisor.max_changes_per_candidate");
+  set(k_signal_changes_per_candidate, mean_changes, max_changes, mean_changes > max_changes,
+      "mean " + fixed(mean_changes) + " changes per candidate" + (multi.empty() ? "" : "; several at once: " + join_ids(multi)));
+
+  // Stagnation: cycles since the best improved by at least min_gain.
+  const double min_gain = config.get<double>("supervisor.min_gain");
+  int stagnant = 0;
+  for (int c = cycle; c >= 1; --c) {
+    std::optional<double> now = history.best_speedup_through(c);
+    std::optional<double> before = history.best_speedup_through(c - 1);
+    bool improved = now && (!before || *now > *before * (1.0 + min_gain));
+    if (improved) break;
+    ++stagnant;
+  }
+  std::optional<double> best_now = history.best_speedup_through(cycle);
+  set(k_signal_stagnation, stagnant, config.get<int>("supervisor.stagnation_cycles"),
+      stagnant >= config.get<int>("supervisor.stagnation_cycles"),
+      std::to_string(stagnant) + " cycle(s) without a " + fixed(min_gain * 100, 0) + "% gain; best " +
+          (best_now ? fixed(*best_now) + "x" : std::string("none")));
+
+  const double roofline = best && best->roofline ? *best->roofline : 0.0;
+  set(k_signal_roofline, roofline, config.get<double>("supervisor.roofline_stop"),
+      roofline >= config.get<double>("supervisor.roofline_stop"),
+      best ? best->candidate_id + " at " + fixed(roofline * 100, 1) + "% of the roofline" : "no passing candidate");
+
+  // A hard path is blocked: one failure keeps recurring on a lineage while the best lineage still passes.
+  bool blocked = worst >= recurring && best.has_value();
+  set(k_signal_hard_path_blocked, blocked ? 1.0 : 0.0, 1.0, blocked,
+      blocked ? "'" + worst_signature + "' blocks one line of work while " + best->candidate_id + " passes"
+              : "no blocked path");
+
+  for (const CycleRecord& record : history.cycles)
+    if (record.cycle == cycle)
+      for (const auto& [role, usage] : record.usage) signals.budget_burn[role] = usage.to_json();
+  return signals;
+}
+
+}  // namespace evoteam

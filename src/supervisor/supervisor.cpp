@@ -1,0 +1,286 @@
+// The supervisor loop. One cycle reads as: check budgets → decide the team (signals → policy) → record the
+// decision → run the team → record the cycle. Everything that matters is journaled before it is relied on.
+#include <evoteam/supervisor.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include <evoteam/fs.hpp>
+#include <evoteam/lab.hpp>
+#include <evoteam/log.hpp>
+#include <evoteam/process.hpp>
+#include <evoteam/role.hpp>
+#include <evoteam/store.hpp>
+#include <evoteam/team.hpp>
+
+#include "supervisor/run_state.hpp"
+
+namespace evoteam {
+
+namespace {
+
+std::set<std::string> known_role_names() {
+  std::set<std::string> names;
+  for (const auto& [name, role] : load_roles(default_roles_dir())) names.insert(name);
+  return names;
+}
+
+// The stop reason if a budget or the target ends the run before `next_cycle`.
+std::optional<std::string> budget_stop(const Budgets& budgets, const RunState& state, int next_cycle,
+                                       double elapsed_s) {
+  std::optional<EvaluationRecord> best = state.history.best();
+  if (budgets.target_speedup > 0 && best && best->speedup && *best->speedup >= budgets.target_speedup)
+    return "target_reached";
+  if (budgets.max_cycles > 0 && next_cycle > budgets.max_cycles) return "max_cycles";
+  if (budgets.evaluations > 0 && state.history.evaluation_count() >= budgets.evaluations) return "budget_evaluations";
+  if (budgets.hours > 0 && elapsed_s >= budgets.hours * 3600) return "budget_hours";
+  long long tokens = 0;
+  double cost = 0;
+  for (const CycleRecord& cycle : state.history.cycles)
+    for (const auto& [role, usage] : cycle.usage) tokens += usage.tokens, cost += usage.cost_usd;
+  if (budgets.tokens > 0 && tokens >= budgets.tokens) return "budget_tokens";
+  if (budgets.usd > 0 && cost >= budgets.usd) return "budget_usd";
+  return std::nullopt;
+}
+
+void publish_best(RunDir& run, const RunHistory& history) {
+  std::optional<EvaluationRecord> best = history.best();
+  if (!best) return;
+  std::filesystem::path staging = run.path() / "best.new";
+  std::error_code ignored;
+  std::filesystem::remove_all(staging, ignored);
+  copy_tree(run.candidate_dir(best->candidate_id), staging);
+  const EvaluationRecord& start = history.evaluations.front();
+  std::string changes = "# " + best->candidate_id + " against the starting kernel " + start.candidate_id + "\n\n";
+  changes += "speedup: " + std::to_string(best->speedup.value_or(0)) + "x\n\nparams:\n";
+  for (const auto& [name, value] : best->params) {
+    auto it = start.params.find(name);
+    std::string before = it == start.params.end() ? "?" : it->second;
+    changes += "  " + name + ": " + before + (before == value ? "" : " -> " + value) + "\n";
+  }
+  Command diff;
+  diff.argv = {"diff", "-ru", (run.candidate_dir(start.candidate_id) / "src").string(),
+               (run.candidate_dir(best->candidate_id) / "src").string()};
+  diff.env = scrubbed_env();
+  diff.timeout = std::chrono::seconds(30);
+  ProcessResult result = system_runner().run(diff);
+  changes += "\nsource diff:\n" + (result.out.text.empty() ? std::string("(sources unchanged)\n") : result.out.text);
+  write_file_atomic(staging / "changes.md", changes);
+  std::filesystem::remove_all(run.path() / "best", ignored);
+  std::filesystem::rename(staging, run.path() / "best");
+  fsync_directory(run.path());
+}
+
+nlohmann::json summary_json(const RunState& state, int cycles) {
+  std::optional<EvaluationRecord> best = state.history.best();
+  long long tokens = 0;
+  double cost = 0;
+  for (const CycleRecord& cycle : state.history.cycles)
+    for (const auto& [role, usage] : cycle.usage) tokens += usage.tokens, cost += usage.cost_usd;
+  nlohmann::json summary = {{"cycles", cycles},
+                            {"evaluations", state.history.evaluation_count()},
+                            {"best_candidate", best ? best->candidate_id : ""},
+                            {"best_speedup", nullptr},
+                            {"tokens", {{"input", tokens}, {"output", 0}, {"cache_read", 0}, {"cache_write", 0}}},
+                            {"cost_usd", cost},
+                            {"elapsed_s", state.elapsed_s}};
+  if (best && best->speedup) summary["best_speedup"] = *best->speedup;
+  return summary;
+}
+
+std::unique_ptr<TeamMember> make_member(const OptimizeOptions& options, const Config& config,
+                                        const RoleAssignment& role) {
+  if (options.provider == "builtin") return make_builtin_member(role.name, config.get<double>("team.reverify_ratio"));
+  throw InvalidInput("provider '" + options.provider +
+                     "' cannot drive a team yet: use --provider builtin (the offline team)");
+}
+
+RunOutcome run_loop(const Config& config, RunDir& run, RunState& state) {
+  const OptimizeOptions& options = state.options;
+  install_interrupt_forwarding();
+  std::filesystem::path knowledge_dir = options.knowledge_dir.empty() ? run.knowledge_dir() : options.knowledge_dir;
+  KnowledgeBase knowledge(knowledge_dir);
+  std::unique_ptr<CandidateEvaluator> evaluator = make_task_evaluator(config, run.path() / "task");
+  Lab lab(run, *evaluator, knowledge, state.history);
+  CycleBudget cycle_budget{config.get<int>("team.evaluations_per_cycle")};
+  std::set<std::string> roles = known_role_names();
+
+  RunOutcome outcome;
+  outcome.run_dir = run.path();
+  auto session_start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return state.elapsed_s + std::chrono::duration<double>(std::chrono::steady_clock::now() - session_start).count();
+  };
+  int cycle = state.last_finished_cycle;
+  std::string stop_reason;
+  std::map<std::string, int> streak = state.clear_streak;
+  TeamSpec previous = state.history.cycles.empty() ? initial_team(options.mode, config) : state.history.cycles.back().team;
+
+  while (true) {
+    if (interrupted()) { stop_reason = "interrupted"; break; }
+    if (std::optional<std::string> stop = budget_stop(options.budgets, state, cycle + 1, elapsed())) {
+      stop_reason = *stop;
+      break;
+    }
+    ++cycle;
+    auto cycle_start = std::chrono::steady_clock::now();
+    std::filesystem::path cycle_dir = run.cycle_dir(cycle);
+    evoteam::create_directories(cycle_dir);
+
+    TeamSpec team;
+    nlohmann::json signals_json;
+    if (state.unfinished_team && state.unfinished_cycle == cycle) {
+      team = *state.unfinished_team;  // resume a cycle that was killed: same team, known work is reused
+      spdlog::info("cycle {}: resuming with the recorded team", cycle);
+    } else if (cycle == 1) {
+      team = initial_team(options.mode, config);
+    } else {
+      Signals signals = compute_signals(state.history, knowledge, config, cycle - 1);
+      signals_json = signals.to_json();
+      if (options.mode == TeamMode::evolving) {
+        Decision decision = decide_by_rules(signals, previous, config, streak);
+        if (decision.stop) { stop_reason = decision.stop_reason; --cycle; break; }
+        team = decision.team;
+      } else {
+        team = initial_team(options.mode, config);
+      }
+    }
+    nlohmann::json team_json = team.to_json();
+    team_json["cycle"] = cycle;
+    team_json["change"] = cycle == 1 ? "initial team" : describe_change(previous, team);
+    team_json["signals"] = signals_json;
+    write_json_atomic(cycle_dir / "team.json", team_json);
+    run.journal().append({{"type", "cycle_start"}, {"cycle", cycle}, {"team", team.to_json()},
+                          {"change", team_json["change"]}, {"evidence", team.evidence}});
+    if (state.history.cycles.empty() || state.history.cycles.back().cycle != cycle)
+      state.history.cycles.push_back(CycleRecord{cycle, team, {}, std::nullopt, false});
+    spdlog::info("cycle {}: {} [{}] — {}", cycle, to_string(team.pattern),
+                 [&] { std::string t; for (auto& r : team.role_names()) t += (t.empty() ? "" : ", ") + r; return t; }(),
+                 team.rationale);
+
+    lab.ensure_start(cycle);
+    std::map<std::string, TurnOutcome> turns = run_team(
+        team, cycle, cycle_budget, [&](const RoleAssignment& role) { return make_member(options, config, role); }, lab,
+        knowledge, options.seed);
+    if (interrupted()) { stop_reason = "interrupted"; break; }
+
+    CycleRecord& record = state.history.cycles.back();
+    nlohmann::json usage_json = nlohmann::json::object();
+    nlohmann::json turns_json = nlohmann::json::object();
+    for (auto& [role, turn] : turns) {
+      turn.usage.seconds = turn.usage.seconds;
+      record.usage[role] = turn.usage;
+      usage_json[role] = turn.usage.to_json();
+      turns_json[role] = {{"summary", turn.summary}, {"handoff_note", turn.handoff_note}};
+      run.journal().append({{"type", "turn"}, {"cycle", cycle}, {"role", role}, {"summary", turn.summary},
+                            {"usage", turn.usage.to_json()}});
+    }
+    record.finished = true;
+    std::optional<EvaluationRecord> best = state.history.best();
+    record.best_speedup_after = best ? best->speedup : std::nullopt;
+    double cycle_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - cycle_start).count();
+    state.elapsed_s += cycle_s;
+    session_start = std::chrono::steady_clock::now();
+    write_json_atomic(cycle_dir / "summary.json", {{"cycle", cycle}, {"turns", turns_json}, {"usage", usage_json},
+                                                   {"best_candidate", best ? best->candidate_id : ""},
+                                                   {"best_speedup", best && best->speedup ? nlohmann::json(*best->speedup) : nlohmann::json()},
+                                                   {"seconds", cycle_s}});
+    run.journal().append({{"type", "cycle_end"}, {"cycle", cycle}, {"usage", usage_json}, {"elapsed_s", state.elapsed_s},
+                          {"clear_streak", streak}, {"best_candidate", best ? best->candidate_id : ""}});
+    publish_best(run, state.history);
+    run.update_run_json({{"summary", summary_json(state, cycle)}});
+    spdlog::info("cycle {} done: best {} {}, {} evaluations so far", cycle, best ? best->candidate_id : "none",
+                 best && best->speedup ? std::to_string(*best->speedup).substr(0, 5) + "x" : "", state.history.evaluation_count());
+    previous = team;
+    state.last_finished_cycle = cycle;
+    state.unfinished_team.reset();
+  }
+
+  std::optional<EvaluationRecord> best = state.history.best();
+  outcome.stop_reason = stop_reason;
+  outcome.cycles = state.last_finished_cycle;
+  outcome.evaluations = state.history.evaluation_count();
+  outcome.best_candidate = best ? best->candidate_id : "";
+  outcome.best_speedup = best ? best->speedup : std::nullopt;
+  nlohmann::json summary = summary_json(state, outcome.cycles);
+  outcome.tokens = summary["tokens"];
+  outcome.cost_usd = summary["cost_usd"];
+  if (stop_reason == "interrupted") {
+    outcome.status = "stopped";
+    outcome.exit_code = ExitCode::interrupted;
+  } else {
+    outcome.status = "finished";
+    bool target_missed = options.budgets.target_speedup > 0 && stop_reason != "target_reached";
+    outcome.exit_code = target_missed ? ExitCode::budget_exhausted : ExitCode::success;
+  }
+  run.journal().append({{"type", "stop"}, {"status", outcome.status}, {"reason", stop_reason}});
+  run.update_run_json({{"status", outcome.status}, {"stop_reason", stop_reason}, {"summary", summary}});
+  return outcome;
+}
+
+}  // namespace
+
+nlohmann::json RunOutcome::to_json() const {
+  nlohmann::json value = {{"run_dir", run_dir.string()}, {"status", status},       {"stop_reason", stop_reason},
+                          {"best_candidate", best_candidate}, {"best_speedup", nullptr}, {"cycles", cycles},
+                          {"evaluations", evaluations}, {"tokens", tokens}, {"cost_usd", cost_usd},
+                          {"exit_code", static_cast<int>(exit_code)}};
+  if (best_speedup) value["best_speedup"] = *best_speedup;
+  return value;
+}
+
+RunOutcome optimize(const Config& config, const OptimizeOptions& options) {
+  Task task = load_task(options.task_dir);  // validate before creating anything
+  RunState state;
+  state.options = options;
+  state.options.task_dir = std::filesystem::absolute(options.task_dir);
+  if (!options.knowledge_dir.empty()) state.options.knowledge_dir = std::filesystem::absolute(options.knowledge_dir);
+  nlohmann::json info = {{"task", task.name}, {"options", options_to_json(state.options)},
+                         {"provider", {{"name", options.provider}, {"model", options.model}}},
+                         {"budgets", options.budgets.to_json()}, {"config", config.json()},
+                         {"host", {{"target", to_string(task.target)}}}};
+  RunDir run = RunDir::create(options.runs_dir, task.name, info);
+  add_log_file(run.path() / "evoteam.log");
+  copy_tree(task.dir, run.path() / "task");
+  run.journal().append({{"type", "run_start"}, {"task", task.name}, {"options", options_to_json(state.options)}});
+  spdlog::info("run {} on {} with the {} team ({} provider)", run.id(), task.name, to_string(options.mode), options.provider);
+  try {
+    RunOutcome outcome = run_loop(config, run, state);
+    remove_log_file();
+    return outcome;
+  } catch (const std::exception& error) {
+    run.journal().append({{"type", "stop"}, {"status", "failed"}, {"reason", error.what()}});
+    run.update_run_json({{"status", "failed"}, {"stop_reason", error.what()}});
+    remove_log_file();
+    throw;
+  }
+}
+
+RunOutcome resume(const Config& config, const std::filesystem::path& run_dir) {
+  RunDir run = RunDir::open(run_dir);
+  nlohmann::json run_json = run.read_run_json();
+  RunState state = replay_run_state(run_json, replay_journal(run.path() / "journal.jsonl"), known_role_names());
+  add_log_file(run.path() / "evoteam.log");
+  run.update_run_json({{"status", "running"}, {"stop_reason", nullptr}, {"pid", ::getpid()}});
+  run.journal().append({{"type", "resume"}, {"after_cycle", state.last_finished_cycle},
+                        {"evaluations", state.history.evaluation_count()}});
+  spdlog::info("resuming run {} after cycle {} ({} evaluations kept)", run.id(), state.last_finished_cycle,
+               state.history.evaluation_count());
+  try {
+    RunOutcome outcome = run_loop(config, run, state);
+    remove_log_file();
+    return outcome;
+  } catch (const std::exception& error) {
+    run.journal().append({{"type", "stop"}, {"status", "failed"}, {"reason", error.what()}});
+    run.update_run_json({{"status", "failed"}, {"stop_reason", error.what()}});
+    remove_log_file();
+    throw;
+  }
+}
+
+}  // namespace evoteam

@@ -1,0 +1,383 @@
+// load_task: reads task.json and validates every field against the rest of the task, so that everything
+// downstream (evaluator, agents, search) can trust a loaded Task.
+#include <evoteam/error.hpp>
+#include <evoteam/fs.hpp>
+#include <evoteam/task.hpp>
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include "task/task_reader.hpp"
+
+namespace evoteam {
+namespace {
+
+using task_detail::FieldReader;
+using task_detail::is_identifier;
+using task_detail::is_safe_relative_path;
+
+const std::vector<std::string> k_top_level_keys = {
+    "name",    "description", "target",     "archs",       "axes",        "inputs",
+    "outputs", "constraints", "entry",      "reference",   "kernel",      "hooks",
+    "workloads", "distributions", "tolerances", "flops",   "bytes",       "params",
+    "param_constraints", "static_constraints", "libraries", "baseline", "deterministic"};
+
+const std::set<std::string> k_distributions = {"normal", "uniform", "heavy_tailed", "small_int"};
+
+std::vector<Axis> parse_axes(const FieldReader& reader, const nlohmann::json& value) {
+  std::vector<Axis> axes;
+  for (const auto& [name, spec] : reader.object_of(value, "axes").items()) {
+    const std::string field = "axes." + name;
+    if (!is_identifier(name)) reader.fail(field, "axis names must be identifiers");
+    reader.object_of(spec, field);
+    reader.only_keys(spec, {"type", "value", "description"}, field);
+    Axis axis;
+    axis.name = name;
+    std::string type = reader.string_of(reader.require(spec, "type", field), field + ".type");
+    if (type != "const" && type != "var") reader.fail(field + ".type", "must be \"const\" or \"var\", got \"" + type + "\"");
+    axis.is_const = type == "const";
+    if (axis.is_const) {
+      axis.value = reader.integer_of(reader.require(spec, "value", field), field + ".value");
+      if (axis.value < 1) reader.fail(field + ".value", "must be >= 1");
+    } else if (spec.contains("value")) {
+      reader.fail(field + ".value", "only const axes have a value (workloads give var axes)");
+    }
+    if (spec.contains("description")) axis.description = reader.string_of(spec["description"], field + ".description");
+    axes.push_back(axis);
+  }
+  if (axes.empty()) reader.fail("axes", "at least one axis is required");
+  return axes;
+}
+
+InputGenerator parse_generator(const FieldReader& reader, const nlohmann::json& value, const std::string& field) {
+  InputGenerator generator;
+  if (value.is_string()) {
+    std::string text = value.get<std::string>();
+    if (text == "battery") return generator;
+    if (text.rfind("hook:", 0) == 0) {
+      generator.kind = InputGenerator::Kind::hook;
+      generator.hook = text.substr(5);
+      if (!is_identifier(generator.hook)) reader.fail(field, "hook names must be identifiers");
+      return generator;
+    }
+    reader.fail(field, "must be \"battery\", \"hook:NAME\" or {\"kind\": \"uniform_int\", ...}");
+  }
+  reader.object_of(value, field);
+  reader.only_keys(value, {"kind", "low", "high", "name"}, field);
+  std::string kind = reader.string_of(reader.require(value, "kind", field), field + ".kind");
+  if (kind == "uniform_int") {
+    generator.kind = InputGenerator::Kind::uniform_int;
+    auto expression = [&](const char* key) {
+      const nlohmann::json& bound = reader.require(value, key, field);
+      return bound.is_number() ? std::to_string(reader.integer_of(bound, field + "." + key))
+                               : reader.string_of(bound, field + "." + key);
+    };
+    generator.low = expression("low");
+    generator.high = expression("high");
+  } else if (kind == "hook") {
+    generator.kind = InputGenerator::Kind::hook;
+    generator.hook = reader.string_of(reader.require(value, "name", field), field + ".name");
+    if (!is_identifier(generator.hook)) reader.fail(field + ".name", "hook names must be identifiers");
+  } else {
+    reader.fail(field + ".kind", "must be \"uniform_int\" or \"hook\", got \"" + kind + "\"");
+  }
+  return generator;
+}
+
+std::vector<TensorSpec> parse_tensors(const FieldReader& reader, const nlohmann::json& value, TensorRole role,
+                                      const Task& task) {
+  const std::string section = role == TensorRole::input ? "inputs" : "outputs";
+  std::vector<TensorSpec> tensors;
+  for (const auto& [name, spec] : reader.object_of(value, section).items()) {
+    const std::string field = section + "." + name;
+    if (!is_identifier(name)) reader.fail(field, "tensor names must be identifiers");
+    if (task.find_axis(name) != nullptr) reader.fail(field, "a tensor and an axis cannot share a name");
+    reader.object_of(spec, field);
+    reader.only_keys(spec, role == TensorRole::input ? std::vector<std::string>{"dtype", "shape", "generate", "description"}
+                                                     : std::vector<std::string>{"dtype", "shape", "description"},
+                     field);
+    TensorSpec tensor;
+    tensor.name = name;
+    tensor.role = role;
+    std::string dtype = reader.string_of(reader.require(spec, "dtype", field), field + ".dtype");
+    std::optional<DType> parsed = parse_dtype(dtype);
+    if (!parsed) reader.fail(field + ".dtype", "unknown dtype \"" + dtype + "\"");
+    tensor.dtype = *parsed;
+    bool host_dtype = tensor.dtype == DType::float32 || tensor.dtype == DType::float64 ||
+                      tensor.dtype == DType::int32 || tensor.dtype == DType::int64 || tensor.dtype == DType::uint8;
+    if (task.target == Target::host && !host_dtype)
+      reader.fail(field + ".dtype", dtype + " is supported for cuda tasks only");
+    const nlohmann::json& shape = reader.array_of(reader.require(spec, "shape", field), field + ".shape");
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      const std::string dim_field = field + ".shape[" + std::to_string(i) + "]";
+      tensor.shape.push_back(shape[i].is_number() ? std::to_string(reader.integer_of(shape[i], dim_field))
+                                                  : reader.string_of(shape[i], dim_field));
+    }
+    if (role == TensorRole::input && spec.contains("generate")) {
+      tensor.generator = parse_generator(reader, spec["generate"], field + ".generate");
+      if (tensor.generator.kind != InputGenerator::Kind::battery && is_floating(tensor.dtype) &&
+          tensor.generator.kind == InputGenerator::Kind::uniform_int)
+        reader.fail(field + ".generate", "uniform_int needs an integer dtype");
+    }
+    tensors.push_back(tensor);
+  }
+  if (tensors.empty()) reader.fail(section, "at least one " + section.substr(0, section.size() - 1) + " is required");
+  return tensors;
+}
+
+// Every shape and generator expression must evaluate with the axes alone.
+void check_expressions(const FieldReader& reader, const Task& task) {
+  std::map<std::string, std::int64_t> ones;
+  for (const Axis& axis : task.axes) ones[axis.name] = axis.is_const ? axis.value : 7;
+  std::map<std::string, double> values;
+  for (const auto& [name, value] : ones) values[name] = static_cast<double>(value);
+  for (const TensorSpec* tensor : task.tensors()) {
+    const std::string section = tensor->role == TensorRole::input ? "inputs." : "outputs.";
+    for (std::size_t i = 0; i < tensor->shape.size(); ++i) {
+      try {
+        evaluate_expression(tensor->shape[i], values, "");
+      } catch (const InvalidInput& error) {
+        reader.fail(section + tensor->name + ".shape[" + std::to_string(i) + "]", error.what());
+      }
+    }
+    if (tensor->generator.kind == InputGenerator::Kind::uniform_int) {
+      for (const std::string* bound : {&tensor->generator.low, &tensor->generator.high}) {
+        try {
+          evaluate_expression(*bound, values, "");
+        } catch (const InvalidInput& error) {
+          reader.fail(section + tensor->name + ".generate", error.what());
+        }
+      }
+    }
+  }
+  for (std::size_t i = 0; i < task.constraints.size(); ++i) {
+    try {
+      evaluate_expression(task.constraints[i], values, "");
+    } catch (const InvalidInput& error) {
+      reader.fail("constraints[" + std::to_string(i) + "]", error.what());
+    }
+  }
+}
+
+EntryPoint parse_entry(const FieldReader& reader, const nlohmann::json& value, const Task& task) {
+  reader.object_of(value, "entry");
+  reader.only_keys(value, {"name", "args"}, "entry");
+  EntryPoint entry;
+  entry.name = reader.string_of(reader.require(value, "name", "entry"), "entry.name");
+  if (!is_identifier(entry.name) || entry.name.rfind("evoteam_", 0) == 0)
+    reader.fail("entry.name", "must be an identifier not starting with evoteam_");
+  entry.args = reader.strings_of(reader.require(value, "args", "entry"), "entry.args");
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < entry.args.size(); ++i) {
+    const std::string& arg = entry.args[i];
+    if (task.find_tensor(arg) == nullptr && task.find_axis(arg) == nullptr)
+      reader.fail("entry.args[" + std::to_string(i) + "]", "\"" + arg + "\" is neither a tensor nor an axis");
+    if (!seen.insert(arg).second) reader.fail("entry.args[" + std::to_string(i) + "]", "\"" + arg + "\" appears twice");
+  }
+  for (const TensorSpec* tensor : task.tensors())
+    if (!seen.count(tensor->name)) reader.fail("entry.args", "tensor \"" + tensor->name + "\" is not passed to the entry point");
+  return entry;
+}
+
+std::string require_file(const FieldReader& reader, const Task& task, const std::string& name, const std::string& field) {
+  if (!is_safe_relative_path(name)) reader.fail(field, "\"" + name + "\" must be a relative path inside the task directory");
+  if (!std::filesystem::is_regular_file(task.dir / name)) reader.fail(field, "no such file: " + (task.dir / name).string());
+  return name;
+}
+
+std::vector<std::string> parse_kernel_files(const FieldReader& reader, const nlohmann::json& value, const Task& task) {
+  reader.object_of(value, "kernel");
+  reader.only_keys(value, {"files"}, "kernel");
+  std::vector<std::string> files = reader.strings_of(reader.require(value, "files", "kernel"), "kernel.files");
+  const std::vector<std::string> sources = task.target == Target::host
+                                               ? std::vector<std::string>{".cpp", ".cc", ".cxx"}
+                                               : std::vector<std::string>{".cu"};
+  const std::vector<std::string> headers = {".h", ".hpp", ".cuh", ".inc"};
+  bool has_source = false;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string field = "kernel.files[" + std::to_string(i) + "]";
+    require_file(reader, task, files[i], field);
+    if (files[i].find('/') != std::string::npos) reader.fail(field, "kernel files live directly in the task directory");
+    if (!seen.insert(files[i]).second) reader.fail(field, "listed twice");
+    std::string extension = std::filesystem::path(files[i]).extension().string();
+    bool is_source = std::find(sources.begin(), sources.end(), extension) != sources.end();
+    bool is_header = std::find(headers.begin(), headers.end(), extension) != headers.end();
+    if (!is_source && !is_header) reader.fail(field, "unsupported extension \"" + extension + "\" for target " + to_string(task.target));
+    has_source |= is_source;
+  }
+  if (!has_source) reader.fail("kernel.files", "at least one source file is required");
+  return files;
+}
+
+Tolerance default_tolerance(DType dtype) {
+  Tolerance tolerance;
+  if (dtype == DType::float64) tolerance = {1e-10, 0.0, 1e-10, 1e-12};
+  if (dtype == DType::float16) tolerance = {1e-2, 0.0, 1e-2, 1e-3};
+  if (dtype == DType::bfloat16) tolerance = {2e-2, 0.0, 2e-2, 8e-3};
+  return tolerance;
+}
+
+std::map<std::string, Tolerance> parse_tolerances(const FieldReader& reader, const nlohmann::json* value, const Task& task) {
+  std::map<std::string, Tolerance> tolerances;
+  for (const TensorSpec& output : task.outputs) tolerances[output.name] = default_tolerance(output.dtype);
+  if (value == nullptr) return tolerances;
+  for (const auto& [name, spec] : reader.object_of(*value, "tolerances").items()) {
+    const std::string field = "tolerances." + name;
+    const TensorSpec* tensor = task.find_tensor(name);
+    if (tensor == nullptr || tensor->role != TensorRole::output) reader.fail(field, "not an output");
+    reader.object_of(spec, field);
+    reader.only_keys(spec, {"rtol", "atol", "atol_rms", "normwise"}, field);
+    Tolerance& tolerance = tolerances[name];
+    auto read = [&](const char* key, double& target) {
+      if (!spec.contains(key)) return;
+      target = reader.number_of(spec[key], field + "." + key);
+      if (target < 0) reader.fail(field + "." + key, "must be >= 0");
+    };
+    read("rtol", tolerance.rtol);
+    read("atol", tolerance.atol);
+    read("atol_rms", tolerance.atol_rms);
+    read("normwise", tolerance.normwise);
+  }
+  return tolerances;
+}
+
+std::vector<StaticConstraint> parse_static_constraints(const FieldReader& reader, const nlohmann::json& value, Target target) {
+  std::vector<StaticConstraint> constraints;
+  const nlohmann::json& items = reader.array_of(value, "static_constraints");
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::string field = "static_constraints[" + std::to_string(i) + "]";
+    reader.object_of(items[i], field);
+    reader.only_keys(items[i], {"name", "scope", "require", "forbid", "message"}, field);
+    StaticConstraint constraint;
+    constraint.name = items[i].contains("name") ? reader.string_of(items[i]["name"], field + ".name") : "constraint " + std::to_string(i);
+    constraint.scope = reader.string_of(reader.require(items[i], "scope", field), field + ".scope");
+    const std::set<std::string> scopes = target == Target::host ? std::set<std::string>{"source", "symbols", "disassembly"}
+                                                                : std::set<std::string>{"source", "symbols", "ptx", "sass"};
+    if (!scopes.count(constraint.scope)) reader.fail(field + ".scope", "\"" + constraint.scope + "\" is not a scope for target " + to_string(target));
+    bool has_require = items[i].contains("require");
+    if (has_require == items[i].contains("forbid")) reader.fail(field, "exactly one of \"require\" and \"forbid\" is needed");
+    constraint.required = has_require;
+    constraint.pattern = reader.string_of(items[i][has_require ? "require" : "forbid"], field + (has_require ? ".require" : ".forbid"));
+    try {
+      std::regex compiled(constraint.pattern);
+    } catch (const std::regex_error& error) {
+      reader.fail(field, std::string("invalid regex: ") + error.what());
+    }
+    if (items[i].contains("message")) constraint.message = reader.string_of(items[i]["message"], field + ".message");
+    constraints.push_back(constraint);
+  }
+  return constraints;
+}
+
+Baseline parse_baseline(const FieldReader& reader, const nlohmann::json* value, const Task& task) {
+  Baseline baseline;
+  if (value == nullptr) return baseline;
+  reader.object_of(*value, "baseline");
+  reader.only_keys(*value, {"kind", "name", "file", "vendor"}, "baseline");
+  std::string kind = reader.string_of(reader.require(*value, "kind", "baseline"), "baseline.kind");
+  if (kind == "starting") baseline.kind = BaselineKind::starting;
+  else if (kind == "reference") baseline.kind = BaselineKind::reference;
+  else if (kind == "library") baseline.kind = BaselineKind::library;
+  else reader.fail("baseline.kind", "must be \"starting\", \"reference\" or \"library\", got \"" + kind + "\"");
+  if (baseline.kind == BaselineKind::library) {
+    baseline.name = reader.string_of(reader.require(*value, "name", "baseline"), "baseline.name");
+    baseline.file = require_file(reader, task, reader.string_of(reader.require(*value, "file", "baseline"), "baseline.file"), "baseline.file");
+    if (value->contains("vendor")) baseline.vendor = reader.boolean_of((*value)["vendor"], "baseline.vendor");
+  } else if (value->contains("file") || value->contains("vendor")) {
+    reader.fail("baseline", "\"file\" and \"vendor\" apply to library baselines only");
+  }
+  return baseline;
+}
+
+std::string content_hash(const Task& task, const std::string& task_text, const std::string& workloads_text) {
+  std::string material = "task.json\n" + task_text + "\nworkloads\n" + workloads_text;
+  std::vector<std::string> files = task.kernel_files;
+  files.push_back(task.reference_file);
+  if (!task.hooks_file.empty()) files.push_back(task.hooks_file);
+  if (!task.baseline.file.empty()) files.push_back(task.baseline.file);
+  for (const std::string& file : files) material += "\n" + file + "\n" + read_file(task.dir / file);
+  return sha256_hex(material);
+}
+
+}  // namespace
+
+Task load_task(const std::filesystem::path& task_dir) {
+  std::error_code error;
+  std::filesystem::path dir = std::filesystem::absolute(task_dir, error).lexically_normal();
+  if (dir.has_filename() == false) dir = dir.parent_path();
+  const std::filesystem::path file = dir / "task.json";
+  if (!std::filesystem::is_regular_file(file)) throw InvalidInput(file.string() + ": no such file (is " + task_dir.string() + " a task directory?)");
+  const std::string text = read_file(file);
+  const nlohmann::json root = read_json_file(file);
+  FieldReader reader(file.string());
+  reader.object_of(root, "");
+  reader.only_keys(root, k_top_level_keys, "");
+
+  Task task;
+  task.dir = dir;
+  task.name = reader.string_of(reader.require(root, "name", ""), "name");
+  if (task.name.empty() || task.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != std::string::npos)
+    reader.fail("name", "use letters, digits, '_', '.' and '-'");
+  if (root.contains("description")) task.description = reader.string_of(root["description"], "description");
+  std::string target = reader.string_of(reader.require(root, "target", ""), "target");
+  if (target == "host") task.target = Target::host;
+  else if (target == "cuda") task.target = Target::cuda;
+  else reader.fail("target", "must be \"host\" or \"cuda\", got \"" + target + "\"");
+  if (task.target == Target::cuda) {
+    task.archs = reader.strings_of(reader.require(root, "archs", ""), "archs");
+    if (task.archs.empty()) reader.fail("archs", "a cuda task needs at least one arch, e.g. \"sm_90a\"");
+    static const std::regex arch_pattern("sm_[0-9]{2,3}[af]?");
+    for (std::size_t i = 0; i < task.archs.size(); ++i)
+      if (!std::regex_match(task.archs[i], arch_pattern)) reader.fail("archs[" + std::to_string(i) + "]", "\"" + task.archs[i] + "\" is not an arch like sm_90a or sm_100a");
+  } else if (root.contains("archs")) {
+    reader.fail("archs", "only cuda tasks have archs");
+  }
+
+  task.axes = parse_axes(reader, reader.require(root, "axes", ""));
+  task.inputs = parse_tensors(reader, reader.require(root, "inputs", ""), TensorRole::input, task);
+  task.outputs = parse_tensors(reader, reader.require(root, "outputs", ""), TensorRole::output, task);
+  for (const TensorSpec& output : task.outputs)
+    for (const TensorSpec& input : task.inputs)
+      if (input.name == output.name) reader.fail("outputs." + output.name, "also declared as an input");
+  if (root.contains("constraints")) task.constraints = reader.strings_of(root["constraints"], "constraints");
+  check_expressions(reader, task);
+  task.entry = parse_entry(reader, reader.require(root, "entry", ""), task);
+
+  task.reference_file = require_file(reader, task, reader.string_of(reader.require(root, "reference", ""), "reference"), "reference");
+  task.kernel_files = parse_kernel_files(reader, reader.require(root, "kernel", ""), task);
+  for (const std::string& kernel_file : task.kernel_files)
+    if (kernel_file == task.reference_file) reader.fail("kernel.files", "the reference cannot be a kernel file");
+  if (root.contains("hooks")) task.hooks_file = require_file(reader, task, reader.string_of(root["hooks"], "hooks"), "hooks");
+  for (const TensorSpec& input : task.inputs)
+    if (input.generator.kind == InputGenerator::Kind::hook && task.hooks_file.empty())
+      reader.fail("inputs." + input.name + ".generate", "a hook generator needs \"hooks\": \"FILE\"");
+
+  if (root.contains("distributions")) {
+    task.distributions = reader.strings_of(root["distributions"], "distributions");
+    for (std::size_t i = 0; i < task.distributions.size(); ++i)
+      if (!k_distributions.count(task.distributions[i]))
+        reader.fail("distributions[" + std::to_string(i) + "]", "unknown distribution \"" + task.distributions[i] + "\" (normal, uniform, heavy_tailed, small_int)");
+  }
+  task.tolerances = parse_tolerances(reader, root.contains("tolerances") ? &root["tolerances"] : nullptr, task);
+  if (root.contains("flops")) task.flops = reader.string_of(root["flops"], "flops");
+  if (root.contains("bytes")) task.bytes = reader.string_of(root["bytes"], "bytes");
+  if (root.contains("params")) task.params = task_detail::parse_params(reader, root["params"]);
+  for (const ParamSpec& param : task.params)
+    if (task.find_axis(param.name) || task.find_tensor(param.name) || param.name == task.entry.name)
+      reader.fail("params", "param \"" + param.name + "\" clashes with an axis, a tensor or the entry point");
+  if (root.contains("param_constraints")) task.param_constraints = reader.strings_of(root["param_constraints"], "param_constraints");
+  task_detail::check_param_constraints(reader, task);
+  if (root.contains("static_constraints")) task.static_constraints = parse_static_constraints(reader, root["static_constraints"], task.target);
+  if (root.contains("libraries")) task.libraries = reader.strings_of(root["libraries"], "libraries");
+  task.baseline = parse_baseline(reader, root.contains("baseline") ? &root["baseline"] : nullptr, task);
+  if (root.contains("deterministic")) task.deterministic = reader.boolean_of(root["deterministic"], "deterministic");
+
+  std::string workloads_text;
+  task.workloads = task_detail::parse_workloads(reader, reader.require(root, "workloads", ""), task, &workloads_text);
+  task.content_hash = content_hash(task, text, workloads_text);
+  return task;
+}
+
+}  // namespace evoteam

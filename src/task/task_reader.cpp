@@ -1,0 +1,95 @@
+#include "task/task_reader.hpp"
+
+#include <evoteam/error.hpp>
+
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+
+namespace evoteam::task_detail {
+
+void FieldReader::fail(const std::string& field, const std::string& message) const {
+  throw InvalidInput(m_file + ": " + (field.empty() ? "" : field + ": ") + message);
+}
+
+const nlohmann::json& FieldReader::require(const nlohmann::json& object, const std::string& key,
+                                           const std::string& field) const {
+  if (!object.is_object() || !object.contains(key)) fail(join_field(field, key), "missing (required)");
+  return object.at(key);
+}
+
+std::string FieldReader::string_of(const nlohmann::json& value, const std::string& field) const {
+  if (!value.is_string()) fail(field, std::string("must be a string, got ") + value.type_name());
+  return value.get<std::string>();
+}
+
+std::int64_t FieldReader::integer_of(const nlohmann::json& value, const std::string& field) const {
+  if (value.is_number_integer() || value.is_number_unsigned()) return value.get<std::int64_t>();
+  if (value.is_number_float()) {
+    double number = value.get<double>();
+    if (number == std::floor(number) && std::abs(number) < 9e15) return static_cast<std::int64_t>(number);
+  }
+  fail(field, std::string("must be an integer, got ") + value.dump());
+}
+
+double FieldReader::number_of(const nlohmann::json& value, const std::string& field) const {
+  if (!value.is_number()) fail(field, std::string("must be a number, got ") + value.dump());
+  return value.get<double>();
+}
+
+bool FieldReader::boolean_of(const nlohmann::json& value, const std::string& field) const {
+  if (!value.is_boolean()) fail(field, std::string("must be true or false, got ") + value.dump());
+  return value.get<bool>();
+}
+
+const nlohmann::json& FieldReader::array_of(const nlohmann::json& value, const std::string& field) const {
+  if (!value.is_array()) fail(field, std::string("must be an array, got ") + value.type_name());
+  return value;
+}
+
+const nlohmann::json& FieldReader::object_of(const nlohmann::json& value, const std::string& field) const {
+  if (!value.is_object()) fail(field, std::string("must be an object, got ") + value.type_name());
+  return value;
+}
+
+std::vector<std::string> FieldReader::strings_of(const nlohmann::json& value, const std::string& field) const {
+  std::vector<std::string> result;
+  const nlohmann::json& items = array_of(value, field);
+  for (std::size_t i = 0; i < items.size(); ++i)
+    result.push_back(string_of(items[i], field + "[" + std::to_string(i) + "]"));
+  return result;
+}
+
+void FieldReader::only_keys(const nlohmann::json& object, const std::vector<std::string>& allowed,
+                            const std::string& field) const {
+  for (const auto& [key, value] : object.items()) {
+    (void)value;
+    bool known = false;
+    for (const std::string& name : allowed) known |= name == key;
+    if (!known) {
+      std::string list;
+      for (const std::string& name : allowed) list += (list.empty() ? "" : ", ") + name;
+      fail(join_field(field, key), "unknown field (known: " + list + ")");
+    }
+  }
+}
+
+bool is_identifier(const std::string& text) {
+  if (text.empty() || std::isdigit(static_cast<unsigned char>(text[0]))) return false;
+  for (char c : text)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return true;
+}
+
+bool is_safe_relative_path(const std::string& text) {
+  if (text.empty() || text[0] == '/' || text.find('\\') != std::string::npos) return false;
+  for (const auto& part : std::filesystem::path(text))
+    if (part == ".." || part == ".") return false;
+  return true;
+}
+
+std::string join_field(const std::string& parent, const std::string& child) {
+  return parent.empty() ? child : parent + "." + child;
+}
+
+}  // namespace evoteam::task_detail

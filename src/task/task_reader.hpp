@@ -1,0 +1,47 @@
+#pragma once
+// Typed access to task.json fields with errors that name the file and the field path ("params[2].default").
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <evoteam/task.hpp>
+
+namespace evoteam::task_detail {
+
+class FieldReader {
+ public:
+  explicit FieldReader(std::string file) : m_file(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string& field, const std::string& message) const;
+
+  const nlohmann::json& require(const nlohmann::json& object, const std::string& key, const std::string& field) const;
+  std::string string_of(const nlohmann::json& value, const std::string& field) const;
+  std::int64_t integer_of(const nlohmann::json& value, const std::string& field) const;
+  double number_of(const nlohmann::json& value, const std::string& field) const;
+  bool boolean_of(const nlohmann::json& value, const std::string& field) const;
+  const nlohmann::json& array_of(const nlohmann::json& value, const std::string& field) const;
+  const nlohmann::json& object_of(const nlohmann::json& value, const std::string& field) const;
+  std::vector<std::string> strings_of(const nlohmann::json& value, const std::string& field) const;
+  // Rejects keys outside `allowed`, so a typo is an error instead of a silently ignored field.
+  void only_keys(const nlohmann::json& object, const std::vector<std::string>& allowed, const std::string& field) const;
+
+  const std::string& file() const { return m_file; }
+
+ private:
+  std::string m_file;
+};
+
+bool is_identifier(const std::string& text);
+// A file name inside the task directory: relative, no "..", no backslash.
+bool is_safe_relative_path(const std::string& text);
+std::string join_field(const std::string& parent, const std::string& child);
+
+// `workloads`: an inline array, or a file name (JSON lines, one {"name"?, "axes": {...}} per line).
+std::vector<Workload> parse_workloads(const FieldReader& reader, const nlohmann::json& workloads, const Task& task,
+                                      std::string* workloads_file_text);
+std::vector<ParamSpec> parse_params(const FieldReader& reader, const nlohmann::json& params);
+void check_param_constraints(const FieldReader& reader, const Task& task);
+
+}  // namespace evoteam::task_detail

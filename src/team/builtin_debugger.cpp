@@ -1,0 +1,102 @@
+// The builtin Debugger: takes the newest undiagnosed failure, bisects the param changes between it and its
+// passing parent to isolate the culprit, confirms it, and records it as a constraint ("when A=x[,B=y] the
+// candidate fails with S") so that later attempts are screened before they cost an evaluation.
+#include <algorithm>
+#include <sstream>
+
+#include "team/builtin_common.hpp"
+
+namespace evoteam::builtin {
+
+namespace {
+
+bool diagnosed(const KnowledgeBase& knowledge, const std::string& signature, const ParamValues& params) {
+  for (const KnowledgeEntry& entry : knowledge.entries(KnowledgeKind::constraint)) {
+    auto when = entry.fields.find("when");
+    if (when == entry.fields.end()) continue;
+    bool all = true;
+    std::stringstream stream(when->second);
+    for (std::string term; std::getline(stream, term, ',');) {
+      std::size_t eq = term.find('=');
+      auto it = params.find(term.substr(0, eq));
+      all &= eq != std::string::npos && it != params.end() && it->second == term.substr(eq + 1);
+    }
+    if (all) return true;
+  }
+  (void)signature;
+  return false;
+}
+
+class Debugger : public TeamMember {
+ public:
+  TurnOutcome act(TurnContext& context) override {
+    TurnOutcome outcome;
+    Lab& lab = *context.lab;
+    RunHistory history = lab.snapshot();
+    const EvaluationRecord* failing = nullptr;
+    for (auto it = history.evaluations.rbegin(); it != history.evaluations.rend() && !failing; ++it)
+      if (!it->passed && !it->blocked_by_knowledge && it->verdict != "INFRA_ERROR" && it->verdict != "PENDING" &&
+          !diagnosed(*context.knowledge, it->failure_signature, it->params))
+        failing = &*it;
+    if (failing == nullptr) {
+      outcome.summary = "no undiagnosed failure";
+      outcome.handoff_note = outcome.summary;
+      return outcome;
+    }
+    const EvaluationRecord* parent = history.find(failing->parent_id);
+    if (parent == nullptr || !parent->passed) {
+      std::optional<EvaluationRecord> best = history.best();
+      parent = best ? history.find(best->candidate_id) : nullptr;
+    }
+    if (parent == nullptr) {
+      outcome.summary = "cannot bisect " + failing->candidate_id + ": no passing candidate to compare with";
+      return outcome;
+    }
+
+    // Bisection over the differing params, assuming one culprit set; each probe is one evaluation.
+    std::vector<std::string> suspects = make_move(parent->params, failing->params).changed;
+    int spent = 0;
+    auto probe = [&](const std::vector<std::string>& applied) {
+      ParamValues params = parent->params;
+      for (const std::string& name : applied) params[name] = failing->params.at(name);
+      LabRequest request{parent->candidate_id, context.role.name, context.role.lineage,
+                         "bisect " + failing->candidate_id + ": apply " + std::to_string(applied.size()) + " change(s)",
+                         params, lab.sources_of(parent->candidate_id)};
+      LabOutcome result = lab.evaluate(request, context.cycle, Lab::Screening::off);
+      if (!result.reused) ++spent;
+      return result.record;
+    };
+    while (suspects.size() > 1 && spent < context.evaluation_budget) {
+      std::vector<std::string> half(suspects.begin(), suspects.begin() + static_cast<long>(suspects.size() / 2));
+      std::vector<std::string> rest(suspects.begin() + static_cast<long>(suspects.size() / 2), suspects.end());
+      EvaluationRecord result = probe(half);
+      suspects = (!result.passed && result.failure_signature == failing->failure_signature) ? half : rest;
+    }
+    // Confirm a single culprit alone; if it passes alone, the failure is the interaction with the others.
+    std::vector<std::string> culprit = suspects;
+    if (suspects.size() == 1 && spent < context.evaluation_budget) {
+      EvaluationRecord alone = probe(suspects);
+      if (alone.passed) culprit = make_move(parent->params, failing->params).changed;
+    }
+    std::string when;
+    for (const std::string& name : culprit) when += (when.empty() ? "" : ",") + name + "=" + failing->params.at(name);
+    KnowledgeEntry constraint{"when " + when + ": " + failing->failure_signature,
+                              {{"when", when},
+                               {"signature", failing->failure_signature},
+                               {"candidate", failing->candidate_id},
+                               {"found_by", "debugger bisection, " + std::to_string(spent) + " probe(s)"}},
+                              ""};
+    context.knowledge->add(KnowledgeKind::constraint, constraint);
+    outcome.usage.evaluations = spent;
+    outcome.summary = "isolated " + failing->candidate_id + " (" + failing->verdict + ") to " + when + " in " +
+                      std::to_string(spent) + " probe(s)";
+    outcome.handoff_note = outcome.summary + "; avoid " + when;
+    return outcome;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<TeamMember> make_builtin_debugger() { return std::make_unique<Debugger>(); }
+
+}  // namespace evoteam::builtin

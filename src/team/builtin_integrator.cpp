@@ -1,0 +1,107 @@
+// The builtin Knowledge Integrator: at the end of a cycle turns the cycle's measurements into knowledge —
+// validated param changes (with the candidates and figures that validate them), constraints inferred from
+// recurring failures — and rewrites the action plan every agent reads.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "team/builtin_common.hpp"
+
+namespace evoteam::builtin {
+
+namespace {
+
+class KnowledgeIntegrator : public TeamMember {
+ public:
+  TurnOutcome act(TurnContext& context) override {
+    TurnOutcome outcome;
+    KnowledgeBase& knowledge = *context.knowledge;
+    RunHistory history = context.lab->snapshot();
+    std::set<std::string> recorded;
+    for (const KnowledgeEntry& entry : knowledge.entries(KnowledgeKind::strategy))
+      if (auto it = entry.fields.find("candidate"); it != entry.fields.end()) recorded.insert(it->second);
+
+    // Validated strategies: single changes that beat their parent by a measured margin.
+    int strategies = 0;
+    for (const EvaluationRecord& child : history.evaluations) {
+      const EvaluationRecord* parent = history.find(child.parent_id);
+      if (!parent || recorded.count(child.candidate_id) || !child.passed || child.rejected || !parent->passed ||
+          !child.speedup || !parent->speedup || *child.speedup < *parent->speedup * 1.02)
+        continue;
+      Move move = make_move(parent->params, child.params);
+      if (move.changed.size() != 1) continue;
+      const std::string& name = move.changed.front();
+      knowledge.add(KnowledgeKind::strategy,
+                    KnowledgeEntry{move.description + ": " + fixed(*child.speedup / *parent->speedup) + "x",
+                                   {{"param", name},
+                                    {"from", parent->params.at(name)},
+                                    {"to", child.params.at(name)},
+                                    {"candidate", child.candidate_id},
+                                    {"parent", parent->candidate_id},
+                                    {"speedup", fixed(*child.speedup)}},
+                                   ""});
+      ++strategies;
+    }
+
+    // Constraints inferred from a signature seen at least twice: the param values every failing candidate
+    // shares and no passing candidate has.
+    std::map<std::string, std::vector<const EvaluationRecord*>> by_signature;
+    for (const EvaluationRecord& record : history.evaluations)
+      if (!record.passed && !record.blocked_by_knowledge && !record.failure_signature.empty() &&
+          record.verdict != "PENDING" && record.verdict != "INFRA_ERROR")
+        by_signature[record.failure_signature].push_back(&record);
+    std::set<std::string> known_constraints;
+    for (const KnowledgeEntry& entry : knowledge.entries(KnowledgeKind::constraint))
+      if (auto it = entry.fields.find("when"); it != entry.fields.end()) known_constraints.insert(it->second);
+    int constraints = 0;
+    for (const auto& [signature, failures] : by_signature) {
+      if (failures.size() < 2) continue;
+      for (const auto& [name, value] : failures.front()->params) {
+        bool shared = std::all_of(failures.begin(), failures.end(),
+                                  [&](const EvaluationRecord* f) { return f->params.at(name) == value; });
+        bool never_passed = std::none_of(history.evaluations.begin(), history.evaluations.end(), [&](const EvaluationRecord& r) {
+          auto it = r.params.find(name);
+          return r.passed && it != r.params.end() && it->second == value;
+        });
+        std::string when = name + "=" + value;
+        if (!shared || !never_passed || known_constraints.count(when)) continue;
+        knowledge.add(KnowledgeKind::constraint,
+                      KnowledgeEntry{"when " + when + ": " + signature,
+                                     {{"when", when}, {"signature", signature},
+                                      {"candidate", failures.front()->candidate_id},
+                                      {"found_by", "knowledge integrator, " + std::to_string(failures.size()) + " failures"}},
+                                     ""});
+        known_constraints.insert(when);
+        ++constraints;
+      }
+    }
+
+    // The action plan: where the team stands and what to try next.
+    std::optional<EvaluationRecord> best = history.best();
+    std::string plan = "- cycle: " + std::to_string(context.cycle) + "\n";
+    plan += "- best: " + (best ? best->candidate_id + " " + fixed(best->speedup.value_or(0)) + "x (" + describe(best->params) + ")"
+                               : std::string("none")) + "\n";
+    std::vector<std::string> focus = current_focus(context);
+    std::string focus_text;
+    for (const std::string& name : focus) focus_text += (focus_text.empty() ? "" : ",") + name;
+    plan += "- focus: " + (focus_text.empty() ? "unmeasured; profile the best first" : focus_text) + "\n";
+    plan += "- respect constraints: " + std::to_string(known_constraints.size()) + " recorded (constraints.md)\n";
+    plan += "- next: one change at a time from the best, along the focus order; never retry a recorded failure\n";
+    knowledge.write_action_plan(plan);
+    knowledge.add_role_record(context.role.name,
+                              KnowledgeEntry{"cycle " + std::to_string(context.cycle),
+                                             {{"strategies_added", std::to_string(strategies)},
+                                              {"constraints_added", std::to_string(constraints)}},
+                                             ""});
+    outcome.summary = "recorded " + std::to_string(strategies) + " validated strateg" + (strategies == 1 ? "y" : "ies") +
+                      " and " + std::to_string(constraints) + " constraint(s); action plan rewritten";
+    outcome.handoff_note = outcome.summary;
+    return outcome;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<TeamMember> make_builtin_knowledge_integrator() { return std::make_unique<KnowledgeIntegrator>(); }
+
+}  // namespace evoteam::builtin

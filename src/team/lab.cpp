@@ -1,0 +1,272 @@
+#include <evoteam/lab.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+
+#include <evoteam/error.hpp>
+#include <evoteam/fs.hpp>
+#include <evoteam/store.hpp>
+
+namespace evoteam {
+
+namespace {
+
+std::vector<std::filesystem::path> sorted_files(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
+    if (entry.is_regular_file()) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+int count_param_changes(const ParamValues& before, const ParamValues& after) {
+  int changes = 0;
+  for (const auto& [name, value] : after) {
+    auto it = before.find(name);
+    if (it == before.end() || it->second != value) ++changes;
+  }
+  return changes;
+}
+
+Lab::Lab(RunDir& run, CandidateEvaluator& evaluator, KnowledgeBase& knowledge, RunHistory& history)
+    : m_run(run), m_evaluator(evaluator), m_knowledge(knowledge), m_history(history) {}
+
+std::string Lab::next_candidate_id() {
+  char id[16];
+  std::snprintf(id, sizeof id, "c%04zu", m_history.evaluations.size() + 1);
+  return id;
+}
+
+std::string Lab::sources_hash(const std::filesystem::path& sources_dir) const {
+  std::string text;
+  for (const std::filesystem::path& file : sorted_files(sources_dir))
+    text += std::filesystem::relative(file, sources_dir).string() + "\n" + sha256_hex(read_file(file)) + "\n";
+  return sha256_hex(text).substr(0, 16);
+}
+
+ParamValues Lab::default_params() const {
+  ParamValues params;
+  for (const ParamSpec& spec : m_evaluator.param_space()) params[spec.name] = spec.default_value;
+  return params;
+}
+
+std::optional<std::string> Lab::blocking_constraint(const ParamValues& params) const {
+  // A constraint's "when" field lists name=value terms that together make a candidate fail.
+  for (const KnowledgeEntry& entry : m_knowledge.entries(KnowledgeKind::constraint)) {
+    auto when = entry.fields.find("when");
+    if (when == entry.fields.end() || when->second.empty()) continue;
+    bool all = true;
+    std::stringstream stream(when->second);
+    for (std::string term; std::getline(stream, term, ',');) {
+      std::size_t eq = term.find('=');
+      auto it = params.find(term.substr(0, eq));
+      all &= eq != std::string::npos && it != params.end() && it->second == term.substr(eq + 1);
+    }
+    if (all) return entry.title;
+  }
+  return std::nullopt;
+}
+
+LabOutcome Lab::evaluate(const LabRequest& request, int cycle, Screening screening) {
+  LabOutcome outcome;
+  EvaluationRecord& record = outcome.record;
+  record.parent_id = request.parent_id;
+  record.author_role = request.author_role;
+  record.lineage = request.lineage;
+  record.cycle = cycle;
+  record.hypothesis = request.hypothesis;
+  record.params = request.params;
+  record.sources_hash = sources_hash(request.sources_dir);
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (const EvaluationRecord* earlier = m_history.find_key(record.key())) {
+      const EvaluationRecord* parent = m_history.find(request.parent_id);
+      // A candidate rejected only for bundling several changes is accepted when one change reaches it.
+      if (earlier->rejected && earlier->ruling.rfind("several changes", 0) == 0 && parent != nullptr &&
+          count_param_changes(parent->params, record.params) == 1 && parent->sources_hash == record.sources_hash) {
+        for (EvaluationRecord& stored : m_history.evaluations)
+          if (stored.candidate_id == earlier->candidate_id) stored.rejected = false, stored.ruling = "accepted: reached by one change from " + parent->candidate_id;
+        m_run.journal().append({{"type", "ruling"}, {"candidate_id", earlier->candidate_id}, {"accepted", true},
+                                {"role", request.author_role}, {"reason", "reached by one change from " + parent->candidate_id}});
+      }
+      outcome.record = *earlier;
+      outcome.reused = true;
+      outcome.summary = "identical to " + earlier->candidate_id + " (" + earlier->verdict + "), not re-evaluated";
+      return outcome;
+    }
+    if (const EvaluationRecord* parent = m_history.find(request.parent_id)) {
+      record.structural_change = parent->sources_hash != record.sources_hash;
+      record.changes = count_param_changes(parent->params, record.params) + (record.structural_change ? 1 : 0);
+    }
+    if (screening == Screening::against_knowledge) {
+      if (std::optional<std::string> constraint = blocking_constraint(record.params)) {
+        record.candidate_id = next_candidate_id();
+        record.verdict = "BLOCKED";
+        record.blocked_by_knowledge = true;
+        record.failure_signature = "recorded constraint: " + *constraint;
+        m_history.evaluations.push_back(record);
+        m_run.journal().append({{"type", "evaluation"}, {"record", record.to_json()}});
+        outcome.summary = "blocked before evaluation: matches the recorded constraint '" + *constraint + "'";
+        return outcome;
+      }
+    }
+    // Reserve the id now so parallel members never share one; the record is completed below.
+    record.candidate_id = next_candidate_id();
+    m_history.evaluations.push_back(record);
+    m_history.evaluations.back().verdict = "PENDING";
+  }
+
+  std::filesystem::path dir = m_run.candidate_dir(record.candidate_id);
+  copy_tree(request.sources_dir, dir / "src");
+  write_json_atomic(dir / "params.json", record.params);
+  write_json_atomic(dir / "meta.json", {{"parent", record.parent_id},
+                                         {"author_role", record.author_role},
+                                         {"cycle", cycle},
+                                         {"lineage", record.lineage},
+                                         {"hypothesis", record.hypothesis},
+                                         {"changes", record.changes}});
+  auto start = std::chrono::steady_clock::now();
+  CandidateEvaluator::Result result = m_evaluator.evaluate(dir / "src", record.params, EvalDepth::full, 0);
+  record.eval_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  record.verdict = result.verdict;
+  record.passed = result.verdict == "PASS";
+  record.speedup = result.speedup;
+  record.roofline = result.roofline;
+  record.failure_signature = record.passed ? "" : result.failure_signature;
+  if (!record.passed && !record.failure_signature.empty()) {
+    // Every new failure signature goes into the experiment record; a second occurrence is a repeat.
+    record.repeated_recorded_failure = m_knowledge.has_failure(record.failure_signature);
+    if (!record.repeated_recorded_failure)
+      m_knowledge.add(KnowledgeKind::failed_attempt,
+                      KnowledgeEntry{record.verdict + " in " + record.candidate_id,
+                                     {{"signature", record.failure_signature},
+                                      {"candidate", record.candidate_id},
+                                      {"params", [&] {
+                                         std::string text;
+                                         for (const auto& [name, value] : record.params)
+                                           text += (text.empty() ? "" : ",") + name + "=" + value;
+                                         return text;
+                                       }()}},
+                                     record.hypothesis});
+  }
+  write_json_atomic(dir / "eval.json", result.eval_json);
+  if (!result.build_log.empty()) write_file_atomic(dir / "build.log", result.build_log);
+  outcome.summary = result.summary;
+
+  std::lock_guard<std::mutex> lock(m_mutex);
+  for (EvaluationRecord& stored : m_history.evaluations)
+    if (stored.candidate_id == record.candidate_id) stored = record;
+  m_run.journal().append({{"type", "evaluation"}, {"record", record.to_json()}});
+  return outcome;
+}
+
+CandidateEvaluator::Profile Lab::profile(const std::string& candidate_id) {
+  ParamValues params;
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    const EvaluationRecord* record = m_history.find(candidate_id);
+    EVOTEAM_CHECK(record != nullptr, "profile of unknown candidate " + candidate_id);
+    params = record->params;
+  }
+  std::filesystem::path dir = m_run.candidate_dir(candidate_id);
+  CandidateEvaluator::Profile profile = m_evaluator.profile(dir / "src", params);
+  write_json_atomic(dir / "profile.json",
+                    {{"bound", profile.bound}, {"summary", profile.summary}, {"metrics", profile.metrics}});
+  std::lock_guard<std::mutex> lock(m_mutex);
+  for (EvaluationRecord& stored : m_history.evaluations)
+    if (stored.candidate_id == candidate_id) stored.profiled = true, stored.profile_bound = profile.bound;
+  m_run.journal().append(
+      {{"type", "profile"}, {"candidate_id", candidate_id}, {"bound", profile.bound}, {"summary", profile.summary}});
+  return profile;
+}
+
+LabOutcome Lab::reverify(const std::string& candidate_id, int cycle, const std::string& role) {
+  ParamValues params;
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    const EvaluationRecord* record = m_history.find(candidate_id);
+    EVOTEAM_CHECK(record != nullptr, "re-verification of unknown candidate " + candidate_id);
+    params = record->params;
+  }
+  std::filesystem::path dir = m_run.candidate_dir(candidate_id);
+  // A fresh salt gives fresh correctness seeds and input data: a lucky pass cannot repeat.
+  std::uint64_t salt = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) | 1u;
+  CandidateEvaluator::Result result = m_evaluator.evaluate(dir / "src", params, EvalDepth::full, salt);
+  write_json_atomic(dir / "reverify.json", result.eval_json);
+  bool ok = result.verdict == "PASS";
+  rule(candidate_id, ok, role,
+       ok ? "re-verified with fresh seeds: PASS" : "re-verification with fresh seeds failed: " + result.verdict);
+  LabOutcome outcome;
+  std::lock_guard<std::mutex> lock(m_mutex);
+  outcome.record = *m_history.find(candidate_id);
+  outcome.summary = result.summary;
+  (void)cycle;
+  return outcome;
+}
+
+void Lab::rule(const std::string& candidate_id, bool accepted, const std::string& role, const std::string& reason) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  for (EvaluationRecord& stored : m_history.evaluations)
+    if (stored.candidate_id == candidate_id) {
+      stored.rejected = !accepted;
+      stored.ruling = reason;
+    }
+  m_run.journal().append({{"type", "ruling"},
+                          {"candidate_id", candidate_id},
+                          {"accepted", accepted},
+                          {"role", role},
+                          {"reason", reason}});
+}
+
+RunHistory Lab::snapshot() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_history;
+}
+
+std::optional<EvaluationRecord> Lab::best() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_history.best();
+}
+
+std::filesystem::path Lab::sources_of(const std::string& candidate_id) const {
+  return m_run.candidate_dir(candidate_id) / "src";
+}
+
+RoleUsage Lab::usage_of(int cycle, const std::string& role) const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  auto it = m_usage.find({cycle, role});
+  return it == m_usage.end() ? RoleUsage{} : it->second;
+}
+
+void Lab::add_usage(int cycle, const std::string& role, const RoleUsage& usage) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  RoleUsage& total = m_usage[{cycle, role}];
+  total.evaluations += usage.evaluations;
+  total.tokens += usage.tokens;
+  total.cost_usd += usage.cost_usd;
+  total.seconds += usage.seconds;
+}
+
+LabOutcome Lab::ensure_start(int cycle) {
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (!m_history.evaluations.empty()) {
+      LabOutcome outcome;
+      outcome.record = m_history.evaluations.front();
+      outcome.reused = true;
+      return outcome;
+    }
+  }
+  LabRequest request;
+  request.author_role = "start";
+  request.hypothesis = "the starting kernel at its default params";
+  request.params = default_params();
+  request.sources_dir = m_evaluator.starting_sources();
+  return evaluate(request, cycle, Screening::off);
+}
+
+}  // namespace evoteam

@@ -1,0 +1,91 @@
+// Adapter from the team's CandidateEvaluator seam to the evaluator on a task directory.
+#include <atomic>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <evoteam/evaluator.hpp>
+#include <evoteam/lab.hpp>
+#include <evoteam/process.hpp>
+
+namespace evoteam {
+
+namespace {
+
+class TaskEvaluator : public CandidateEvaluator {
+ public:
+  TaskEvaluator(const Config& config, const std::filesystem::path& task_dir)
+      : m_task(load_task(task_dir)), m_evaluator(config, system_runner(), default_cache_dir(config)) {
+    // The starting candidate holds exactly the editable kernel files, as every later candidate does.
+    static std::atomic<int> counter{0};
+    m_start_dir = std::filesystem::temp_directory_path() /
+                  ("evoteam-start-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    std::filesystem::create_directories(m_start_dir);
+    for (const std::string& file : m_task.kernel_files) {
+      std::filesystem::create_directories((m_start_dir / file).parent_path());
+      std::filesystem::copy_file(m_task.dir / file, m_start_dir / file, std::filesystem::copy_options::overwrite_existing);
+    }
+  }
+  ~TaskEvaluator() override {
+    std::error_code ignored;
+    std::filesystem::remove_all(m_start_dir, ignored);
+  }
+
+  Result evaluate(const std::filesystem::path& sources_dir, const ParamValues& params, EvalDepth depth,
+                  std::uint64_t seed_salt) override {
+    EvalOptions options = EvalOptions::through(depth == EvalDepth::build   ? Stage::build
+                                               : depth == EvalDepth::tests ? Stage::correctness
+                                                                           : Stage::timing);
+    // Re-verification must not be served from the result cache: it exists to run fresh seeds.
+    if (seed_salt != 0) options.result_cache = CachePolicy::refresh;
+    EvalResult result = m_evaluator.evaluate(m_task, Candidate{sources_dir, params}, options);
+    Result out;
+    out.verdict = to_string(result.verdict);
+    out.speedup = result.speedup;
+    out.roofline = result.roofline_fraction;
+    out.failure_signature = result.passed() ? "" : out.verdict + ": " + result.reason.substr(0, 160);
+    out.eval_json = result.to_json();
+    out.build_log = result.build_log;
+    std::ostringstream summary;
+    summary << out.verdict;
+    if (!result.reason.empty()) summary << " (" << result.reason << ")";
+    if (result.speedup) summary << "; speedup " << *result.speedup << "x vs " << result.baseline;
+    if (result.roofline_fraction) summary << "; roofline " << *result.roofline_fraction * 100 << "%";
+    for (const WorkloadResult& workload : result.workloads)
+      summary << "\n  " << workload.name << ": median " << workload.candidate.median_s * 1e3 << " ms, speedup "
+              << workload.speedup << "x [" << workload.speedup_low << ", " << workload.speedup_high << "]";
+    for (const std::string& warning : result.static_warnings) summary << "\n  warning: " << warning;
+    out.summary = summary.str();
+    return out;
+  }
+
+  Profile profile(const std::filesystem::path& sources_dir, const ParamValues& params) override {
+    EvalResult result = m_evaluator.evaluate(m_task, Candidate{sources_dir, params}, EvalOptions::through(Stage::profile));
+    Profile profile;
+    profile.metrics = result.profile;
+    if (result.profile.is_object()) {
+      profile.bound = result.profile.value("bound", std::string("unknown"));
+      profile.summary = result.profile.value("summary", std::string());
+    }
+    if (profile.bound.empty()) profile.bound = "unknown";
+    if (profile.summary.empty()) profile.summary = to_string(result.verdict) + " " + result.reason;
+    return profile;
+  }
+
+  std::vector<ParamSpec> param_space() const override { return m_task.params; }
+
+  std::filesystem::path starting_sources() const override { return m_start_dir; }
+
+ private:
+  Task m_task;
+  Evaluator m_evaluator;
+  std::filesystem::path m_start_dir;
+};
+
+}  // namespace
+
+std::unique_ptr<CandidateEvaluator> make_task_evaluator(const Config& config, const std::filesystem::path& task_dir) {
+  return std::make_unique<TaskEvaluator>(config, task_dir);
+}
+
+}  // namespace evoteam
