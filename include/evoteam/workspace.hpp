@@ -13,6 +13,8 @@
 
 namespace evoteam {
 
+class Config;
+
 // A refused or failed workspace operation; the tools turn it into an error result for the model.
 class WorkspaceError : public Error {
  public:
@@ -24,6 +26,8 @@ struct WorkspaceLimits {
   std::size_t max_read_bytes = 4 * 1024 * 1024;
   std::size_t max_list_entries = 500;
 };
+// agent.max_write_bytes, agent.max_read_bytes, agent.max_list_entries.
+WorkspaceLimits workspace_limits_from_config(const Config& config);
 
 // A file copied into the workspace: `name` is its path inside the workspace, `source` where it comes from.
 struct WorkspaceFile {

@@ -106,6 +106,7 @@ Plan load_plan(const std::string& path) {
     plan.min_sample_s = timing.at("min_sample_s").get<double>();
     plan.side_work_fraction = timing.at("side_work_fraction").get<double>();
     plan.call_deadline_s = timing.at("call_deadline_s").get<double>();
+    plan.thread_cpu_clock = timing.value("clock", std::string("thread_cpu")) == "thread_cpu";
   }
   if (root.contains("profile")) {
     plan.profile_trial = root["profile"].at("trial").get<int>();

@@ -63,6 +63,7 @@ struct Plan {
   double min_sample_s = 0.001;
   double side_work_fraction = 0.05;
   double call_deadline_s = 10;
+  bool thread_cpu_clock = true;  // time samples by the calling thread's CPU time (else wall time)
   // profile
   int profile_trial = -1;
   double profile_time_s = 0.3;

@@ -13,6 +13,8 @@ namespace {
 
 constexpr const char* k_no_tool_call =
     "Your reply called no tool. Work on the task with your tools, and call submit when you are done.";
+constexpr const char* k_cut_at_max_tokens =
+    "Your reply reached the output token limit before it called a tool. Be brief, and call one tool at a time.";
 constexpr const char* k_not_run_after_submit = "error: not run: you already submitted in this reply";
 constexpr const char* k_not_run_after_crash = "error: not run: the daemon stopped before this tool ran; call it again";
 constexpr const char* k_resumed = "The session was resumed after an interruption; continue with the task.";
@@ -155,7 +157,9 @@ AgentResult run_agent(const AgentSettings& settings, const AgentPrompt& prompt, 
       }
       results.content.push_back(ContentBlock::make_tool_result(call.id, outcome.content, outcome.is_error()));
     }
-    if (results.content.empty()) results.content.push_back(ContentBlock::make_text(k_no_tool_call));
+    if (results.content.empty())
+      results.content.push_back(ContentBlock::make_text(
+          response.finish == FinishReason::max_tokens ? k_cut_at_max_tokens : k_no_tool_call));
     add(std::move(results));
     if (submitted) return finish(Stop::submitted, "");
     malformed_in_a_row = well_formed ? 0 : malformed_in_a_row + 1;

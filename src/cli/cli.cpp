@@ -31,6 +31,8 @@ const Subcommand k_subcommands[] = {
      "evoteam runs --runs-dir runs", add_runs},
     {"show", "Summarise one run: status, budgets used, team per cycle, best candidate",
      "evoteam show runs/20261129T184500Z-host_matmul", add_show},
+    {"eval", "Evaluate a task's starting kernel or a candidate: verdict, timing, speedup, roofline fraction",
+     "evoteam eval kernels/host_matmul --param TILE_N=256 --json", add_eval},
 };
 
 Verbosity verbosity_of(const GlobalOptions& globals) {

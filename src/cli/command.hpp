@@ -39,6 +39,7 @@ void print_json(const nlohmann::json& value);
 void add_doctor(CLI::App& sub, CommandContext& context);
 void add_runs(CLI::App& sub, CommandContext& context);
 void add_show(CLI::App& sub, CommandContext& context);
+void add_eval(CLI::App& sub, CommandContext& context);
 void add_optimize(CLI::App& sub, CommandContext& context);
 void add_resume(CLI::App& sub, CommandContext& context);
 void add_stop(CLI::App& sub, CommandContext& context);

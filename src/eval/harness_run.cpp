@@ -110,6 +110,7 @@ HarnessRun run_harness(ProcessRunner& runner, const HarnessSpec& spec) {
   add_library("--baseline", spec.baseline);
   add_library("--reference", spec.reference);
   for (const auto& path : spec.readable) sandbox.readable.push_back(path);
+  for (const auto& path : spec.writable) sandbox.writable.push_back(path);
   Command command;
   command.argv = sandbox_argv(spec.sandbox, argv, sandbox);
   command.cwd = spec.scratch;

@@ -28,6 +28,7 @@ struct HarnessSpec {
   std::filesystem::path scratch;  // writable; also the working directory
   std::optional<std::filesystem::path> candidate, baseline, reference;
   std::vector<std::filesystem::path> readable;  // extra read-only paths inside the sandbox
+  std::vector<std::filesystem::path> writable;  // extra writable paths (a shared reference cache)
   std::vector<std::string> wrapper;             // a prefix such as perf stat ... --
   SandboxMode sandbox = SandboxMode::none;
   double timeout_s = 60;

@@ -19,6 +19,8 @@
 #include <evoteam/process.hpp>
 #include <evoteam/task.hpp>
 
+#include "eval/target_backend.hpp"
+
 namespace evoteam::eval {
 
 // A bound on concurrent compiler processes across every evaluation of the daemon.
@@ -43,46 +45,22 @@ struct HostToolchain {
   std::uint64_t max_address_space = 0;
 };
 
-struct BuildRequest {
-  const Task* task = nullptr;
-  std::map<std::string, std::string> files;  // file name -> text
-  ParamAssignment params;
-  bool untrusted = true;  // static checks apply (candidates; not the reference or the starting kernel as baseline)
-  std::string role = "candidate";
-};
-
-enum class BuildStatus { ok, compile_error, compile_timeout, static_reject, infra_error };
-
-struct BuildOutcome {
-  BuildStatus status = BuildStatus::infra_error;
-  std::string reason;
-  nlohmann::json evidence = nlohmann::json::object();
-  std::filesystem::path library;  // the shared object, when ok
-  std::string log;
-  nlohmann::json report = nlohmann::json::object();
-  std::vector<std::string> warnings;
-  bool cache_hit = false;
-  double wall_s = 0;
-  double static_s = 0;  // part of wall_s spent on static checks
-};
-
-class HostBuilder {
+class HostBuilder : public TargetBackend {
  public:
   HostBuilder(const Config& config, ProcessRunner& runner, std::filesystem::path cache_dir);
 
+  std::string device() const override { return "host"; }
+  std::string toolchain_identity() override { return toolchain().identity; }
+
   // Probed once; throws Error when the compiler cannot be run.
   const HostToolchain& toolchain();
-  // sha256 over the harness sources (kernels/common).
-  const std::string& harness_version();
-  // Never throws for what the sources do; infra problems come back as BuildStatus::infra_error.
-  BuildOutcome build(const BuildRequest& request, SandboxMode sandbox);
-  // The harness executable for a task. Throws Error when it cannot be built (an evaluator problem).
-  std::filesystem::path harness(const Task& task);
+  std::string harness_version() override;
+  BuildOutcome build(const BuildRequest& request, SandboxMode sandbox) override;
+  std::filesystem::path harness(const Task& task) override;
   // The machine-peaks probe program. Throws Error.
   std::filesystem::path peaks_program();
 
  private:
-  struct BuildContext;
   std::shared_ptr<std::mutex> key_lock(const std::string& key);
   ProcessResult run_tool(std::vector<std::string> argv, const std::filesystem::path& cwd, double timeout_s,
                          SandboxMode sandbox, const std::filesystem::path& writable);
@@ -99,7 +77,6 @@ class HostBuilder {
   std::map<std::string, std::shared_ptr<std::mutex>> m_key_locks;
 };
 
-std::string to_string(BuildStatus status);
 // A directory's name for a fresh temporary sibling (unique within and across processes).
 std::filesystem::path unique_sibling(const std::filesystem::path& final_dir);
 

@@ -125,7 +125,7 @@ const HostToolchain& HostBuilder::toolchain() {
   return *m_toolchain;
 }
 
-const std::string& HostBuilder::harness_version() {
+std::string HostBuilder::harness_version() {
   std::lock_guard<std::mutex> lock(m_mutex);
   if (!m_harness_version.empty()) return m_harness_version;
   std::vector<fs::path> files;

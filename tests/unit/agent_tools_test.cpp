@@ -1,7 +1,10 @@
 // The tool contract: names, schemas, argument checks, output cutting, evaluation and knowledge seams.
 #include <gtest/gtest.h>
 
+#include <evoteam/agent.hpp>
+#include <evoteam/config.hpp>
 #include <evoteam/error.hpp>
+#include <evoteam/meter.hpp>
 #include <evoteam/fs.hpp>
 #include <evoteam/tools.hpp>
 
@@ -139,6 +142,20 @@ TEST(AgentTruncate, CutsOnCharacterBoundaries) {
   const nlohmann::json as_json = cut;
   EXPECT_NO_THROW((void)as_json.dump());
   EXPECT_EQ(truncate_middle("short", 100), "short");
+}
+
+TEST(AgentConfig, EveryKeyReadsFromTheBuiltInDefaults) {
+  Config config;
+  PriceTable prices = PriceTable::from_config(config);
+  AgentSettings settings = agent_settings_from_config(config, "optimizer", "claude-sonnet-4-5", &prices);
+  EXPECT_EQ(settings.limits.max_steps, 100);
+  EXPECT_EQ(settings.context_window, 200000u);
+  EXPECT_FALSE(settings.temperature.has_value());
+  EXPECT_EQ(workspace_limits_from_config(config).max_write_bytes, 1048576u);
+  EXPECT_EQ(tool_settings_from_config(config).max_output_chars, 20000u);
+  EXPECT_EQ(meter_limits_from_config(config).max_cost_usd, 0.0);
+  config.overlay_assignment("llm.temperature=0.2", "--set");
+  EXPECT_EQ(agent_settings_from_config(config, "optimizer", "unknown", nullptr).temperature, 0.2);
 }
 
 }  // namespace

@@ -235,8 +235,8 @@ TEST_P(LlmLoopback, InterruptCancelsAWaitingRequest) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Protocols, LlmLoopback, ::testing::Values(FakeProtocol::anthropic, FakeProtocol::openai),
-                         [](const ::testing::TestParamInfo<FakeProtocol>& info) {
-                           return info.param == FakeProtocol::anthropic ? "anthropic" : "openai";
+                         [](const ::testing::TestParamInfo<FakeProtocol>& param_info) {
+                           return param_info.param == FakeProtocol::anthropic ? "anthropic" : "openai";
                          });
 
 }  // namespace

@@ -6,7 +6,6 @@
 #include <atomic>
 #include <cstring>
 #include <new>
-#include <random>
 
 namespace evoteam_harness {
 namespace {
@@ -35,10 +34,13 @@ std::size_t page_size() {
 
 std::size_t round_up(std::size_t value, std::size_t multiple) { return (value + multiple - 1) / multiple * multiple; }
 
-// A different payload offset per allocation (multiples of 64 bytes), from a per-process random stream.
-std::size_t random_offset() {
-  static std::mt19937_64 stream(std::random_device{}());
-  return static_cast<std::size_t>(stream() % 16) * 64;
+// The payload offset steps through 16 cache-line slots, five at a time: consecutive allocations (the tensors
+// of one call) never share their address bits below 4 KiB, which would make loads of one wait on stores to
+// another (4K aliasing) and the timing depend on where the allocator happened to put them; and a buffer never
+// gets the address its predecessor had.
+std::size_t next_offset() {
+  static std::atomic<unsigned> counter{0};
+  return static_cast<std::size_t>((counter++ * 5u) % 16u) * 64;
 }
 
 }  // namespace
@@ -46,7 +48,7 @@ std::size_t random_offset() {
 GuardedBuffer::GuardedBuffer(std::size_t bytes, std::size_t guard_bytes, const char* name, bool is_output) : m_bytes(bytes) {
   const std::size_t page = page_size();
   const std::size_t guard = round_up(guard_bytes < 64 ? 64 : guard_bytes, 64);
-  const std::size_t offset = random_offset();
+  const std::size_t offset = next_offset();
   const std::size_t inner = round_up(guard + round_up(bytes, 64) + offset + guard, page);
   m_map_bytes = inner + 2 * page;
   void* map = mmap(nullptr, m_map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -2,8 +2,8 @@
 // One harness-owned allocation per tensor: its own mmap, laid out as
 //   [PROT_NONE page][0xA5 guard >= guard_bytes][payload][0x5A guard >= guard_bytes][PROT_NONE page]
 // so small out-of-bounds writes land in the guard bytes (checked after every call) and large ones fault on
-// the inaccessible pages. The payload is 64-byte aligned at a randomised offset, so its address changes from
-// one allocation to the next. Every live buffer is registered for the fault handler's address lookup.
+// the inaccessible pages. The payload is 64-byte aligned at an offset that rotates between allocations, so its
+// address changes from one allocation to the next and the tensors of one call do not alias modulo 4 KiB. Every live buffer is registered for the fault handler's address lookup.
 #include <cstddef>
 #include <cstdint>
 

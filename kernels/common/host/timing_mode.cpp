@@ -1,7 +1,10 @@
 // Timing and profile modes. Candidate and baseline are measured interleaved in this one process (ABBA order
 // per pair of samples) over rotating input sets with different data; every timed output is poisoned before and
 // re-checked against its reference after the sample; CPU time of other threads during and between samples is
-// watched for work moved off the measured call.
+// watched for work moved off the measured call. The sample time is the calling thread's CPU time by default:
+// on a shared machine wall time also counts the time the thread was preempted, CPU time does not (and the
+// candidate cannot sleep, block or use other threads, so it misses none of its work). Wall times are recorded
+// alongside.
 #include <time.h>
 
 #include <cmath>
@@ -40,6 +43,7 @@ struct Side {
   std::vector<std::vector<void*>> pointers;         // per set: the shared inputs and this side's outputs
   NoiseTracker tracker;
   std::vector<double> samples;
+  std::vector<double> wall_samples;
   std::size_t next_set = 0;
   int batch = 1;
   int poison = 0;
@@ -53,7 +57,7 @@ struct RotationSet {
 };
 
 // One sample: `batch` calls on consecutive sets. Returns false after emitting a recheck failure.
-bool take_sample(const Plan& plan, std::vector<RotationSet>& sets, Side& side, double* sample_s) {
+bool take_sample(const Plan& plan, std::vector<RotationSet>& sets, Side& side, double* sample_s, double* wall_s) {
   std::vector<std::size_t> used;
   const int poison = side.poison++;
   for (int i = 0; i < side.batch; ++i) {
@@ -76,7 +80,8 @@ bool take_sample(const Plan& plan, std::vector<RotationSet>& sets, Side& side, d
   disarm_watchdog();
   set_activity(-1, "harness");
   side.other_threads_cpu_s += std::max(0.0, process_cpu - thread_cpu);
-  *sample_s = wall / side.batch;
+  *sample_s = (plan.thread_cpu_clock ? thread_cpu : wall) / side.batch;
+  *wall_s = wall / side.batch;
   for (std::size_t index : used) {
     std::vector<GuardedBuffer>& outputs = side.outputs[index];
     JsonLine line;
@@ -126,14 +131,16 @@ bool time_workload(const HarnessContext& context, const TimingWorkloadPlan& entr
   double first[2] = {0, 0};
   int index = 0;
   for (Side* side : {&candidate, &baseline}) {
-    if (!take_sample(plan, sets, *side, &first[index++])) return false;
-    const double per_call = std::max(first[index - 1], 1e-7);
+    double wall = 0;
+    if (!take_sample(plan, sets, *side, &first[index++], &wall)) return false;
+    const double per_call = std::max(wall, 1e-7);
     const double wanted = std::ceil(plan.min_sample_s / per_call);
     side->batch = static_cast<int>(std::min<double>(std::max(1.0, wanted), static_cast<double>(sets.size())));
   }
   for (int round = 0; now_s() - begin < plan.warmup_s || round < 2; ++round) {
-    double ignored = 0;
-    if (!take_sample(plan, sets, candidate, &ignored) || !take_sample(plan, sets, baseline, &ignored)) return false;
+    double ignored = 0, ignored_wall = 0;
+    if (!take_sample(plan, sets, candidate, &ignored, &ignored_wall) || !take_sample(plan, sets, baseline, &ignored, &ignored_wall))
+      return false;
   }
   const double measure_begin = now_s();
   double timed = 0;
@@ -142,9 +149,10 @@ bool time_workload(const HarnessContext& context, const TimingWorkloadPlan& entr
     Side* order[2] = {&candidate, &baseline};
     if (pair % 2 == 1) std::swap(order[0], order[1]);
     for (Side* side : order) {
-      double sample = 0;
-      if (!take_sample(plan, sets, *side, &sample)) return false;
+      double sample = 0, wall = 0;
+      if (!take_sample(plan, sets, *side, &sample, &wall)) return false;
       side->samples.push_back(sample);
+      side->wall_samples.push_back(wall);
       side->tracker.add(sample);
       timed += sample * side->batch;
     }
@@ -156,7 +164,9 @@ bool time_workload(const HarnessContext& context, const TimingWorkloadPlan& entr
   const int threads_after = thread_count();
   JsonLine line;
   line.field("ev", "timing").field("workload", entry.workload).field("stop", to_string(reason));
+  line.field("clock", plan.thread_cpu_clock ? "thread_cpu" : "wall");
   line.array("candidate", candidate.samples).array("baseline", baseline.samples);
+  line.array("candidate_wall", candidate.wall_samples).array("baseline_wall", baseline.wall_samples);
   line.field("batch_candidate", candidate.batch).field("batch_baseline", baseline.batch);
   line.field("sets", static_cast<std::int64_t>(sets.size())).field("elapsed_s", elapsed).field("timed_s", timed);
   line.field("other_threads_cpu_s", other_threads).field("candidate_window_other_cpu_s", candidate.other_threads_cpu_s);

@@ -1,0 +1,134 @@
+// `evoteam eval TASK_DIR [--candidate PATH] [--param K=V]... [--stages LIST] [--json]`: one evaluation, its
+// verdict and figures. Exit 0 only on PASS.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include <evoteam/error.hpp>
+#include <evoteam/evaluator.hpp>
+#include <evoteam/task.hpp>
+
+#include "cli/command.hpp"
+
+namespace evoteam::cli {
+namespace {
+
+struct EvalArgs {
+  std::string task_dir;
+  std::string candidate;
+  std::vector<std::string> params;
+  std::string stages;
+  std::string sandbox;
+  std::string cache_dir;
+  bool no_cache = false;
+  bool refresh = false;
+  bool json = false;
+};
+
+std::string format_seconds(double seconds) {
+  char text[32];
+  if (seconds >= 1) std::snprintf(text, sizeof text, "%.3f s", seconds);
+  else if (seconds >= 1e-3) std::snprintf(text, sizeof text, "%.3f ms", seconds * 1e3);
+  else std::snprintf(text, sizeof text, "%.2f us", seconds * 1e6);
+  return text;
+}
+
+std::string fixed(double value, int digits) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", digits, value);
+  return text;
+}
+
+std::string pad(std::string text, std::size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+void print_human(const EvalResult& result, const std::string& candidate_label) {
+  std::ostringstream out;
+  out << "task " << result.task << " (" << result.target << "), candidate " << candidate_label;
+  if (!result.params.empty()) out << ", params " << describe_params(result.params);
+  out << "\nsandbox " << result.sandbox << "; speedup is relative to " << result.baseline << "\n";
+  out << "verdict " << to_string(result.verdict) << (result.reason.empty() ? "" : ": " + result.reason) << "\n";
+  out << "stages:";
+  for (const StageRecord& stage : result.stages) out << " " << stage.name << " " << stage.status << " (" << fixed(stage.wall_s, 2) << " s)";
+  out << (result.result_cache_hit ? " [cached result]" : "") << "\n";
+  if (!result.workloads.empty()) {
+    out << "\n" << pad("workload", 18) << pad("median", 12) << pad("p10", 12) << pad("p90", 12) << pad("relstd", 8)
+        << pad("n", 6) << pad("baseline", 12) << pad("speedup [95% interval]", 26) << "roofline\n";
+    for (const WorkloadResult& workload : result.workloads) {
+      out << pad(workload.name, 18) << pad(format_seconds(workload.candidate.median_s), 12)
+          << pad(format_seconds(workload.candidate.p10_s), 12) << pad(format_seconds(workload.candidate.p90_s), 12)
+          << pad(fixed(workload.candidate.relstdev * 100, 1) + "%", 8) << pad(std::to_string(workload.candidate.samples), 6)
+          << pad(format_seconds(workload.baseline.median_s), 12)
+          << pad(fixed(workload.speedup, 2) + "x [" + fixed(workload.speedup_low, 2) + ", " + fixed(workload.speedup_high, 2) + "]", 26)
+          << (workload.roofline_fraction ? fixed(*workload.roofline_fraction, 3) : std::string("-"))
+          << (workload.stop == "cap" ? "  (did not converge)" : "") << "\n";
+    }
+  }
+  if (result.speedup) {
+    out << "\nspeedup (geometric mean) " << fixed(*result.speedup, 3) << "x [" << fixed(result.speedup_low.value_or(0), 3)
+        << ", " << fixed(result.speedup_high.value_or(0), 3) << "]";
+    if (result.roofline_fraction) out << ", roofline fraction " << fixed(*result.roofline_fraction, 3);
+    out << "\n";
+  }
+  if (result.profile.is_object()) {
+    out << "profile (" << result.profile.value("tool", "timing") << "): ";
+    if (result.profile.contains("gflops")) out << fixed(result.profile["gflops"].get<double>(), 2) << " GFLOP/s, ";
+    if (result.profile.contains("gbytes_per_s")) out << fixed(result.profile["gbytes_per_s"].get<double>(), 2) << " GB/s, ";
+    if (result.profile.contains("bound")) out << "bound: " << result.profile["bound"].get<std::string>();
+    out << "\n";
+  }
+  for (const std::string& warning : result.static_warnings) out << "warning: " << warning << "\n";
+  if (!result.passed() && !result.evidence.empty()) out << "evidence: " << result.evidence.dump() << "\n";
+  if (result.verdict == Verdict::compile_error && !result.build_log.empty()) out << "build log:\n" << result.build_log << "\n";
+  out << "wall " << fixed(result.wall_s, 2) << " s (build " << fixed(result.build_s, 2) << " s, timed work "
+      << fixed(result.timed_s, 2) << " s)\n";
+  std::cout << out.str();
+}
+
+}  // namespace
+
+void add_eval(CLI::App& sub, CommandContext& context) {
+  auto args = std::make_shared<EvalArgs>();
+  sub.add_option("TASK_DIR", args->task_dir, "Task directory (holds task.json)")->required();
+  sub.add_option("--candidate", args->candidate, "Directory with the candidate's kernel files (default: the starting kernel)");
+  sub.add_option("--param", args->params, "Set a tunable param: --param TILE_N=256 (repeatable)")->type_name("K=V");
+  sub.add_option("--stages", args->stages, "Stages to run: static,build,correctness,timing,profile (default: eval.pipeline)");
+  sub.add_option("--sandbox", args->sandbox, "auto, bwrap or none (default: eval.sandbox)");
+  sub.add_option("--cache-dir", args->cache_dir, "Build and result cache (default: eval.cache_dir or ~/.cache/evoteam)");
+  sub.add_flag("--no-cache", args->no_cache, "Neither read nor write cached results (builds stay cached)");
+  sub.add_flag("--refresh", args->refresh, "Evaluate again even when a cached result exists, then store it");
+  sub.add_flag("--json", args->json, "Print one JSON object (the eval.json content)");
+  sub.callback([&context, args] {
+    context.action = [&context, args] {
+      Config config = context.config();
+      Task task = load_task(args->task_dir);
+      Candidate candidate = Candidate::starting(task);
+      if (!args->candidate.empty()) candidate.source_dir = args->candidate;
+      for (const std::string& assignment : args->params) {
+        const std::size_t eq = assignment.find('=');
+        if (eq == std::string::npos || eq == 0) throw Error("--param " + assignment + ": expected NAME=VALUE", ExitCode::usage);
+        candidate.params[assignment.substr(0, eq)] = assignment.substr(eq + 1);
+      }
+      EvalOptions options;
+      if (!args->stages.empty()) options.stages = parse_stage_list(args->stages, "--stages");
+      if (!args->sandbox.empty()) {
+        options.sandbox = parse_sandbox_mode(args->sandbox);
+        if (!options.sandbox) throw Error("--sandbox " + args->sandbox + ": expected auto, bwrap or none", ExitCode::usage);
+      }
+      if (args->no_cache) options.result_cache = CachePolicy::bypass;
+      else if (args->refresh) options.result_cache = CachePolicy::refresh;
+      const std::filesystem::path cache_dir =
+          args->cache_dir.empty() ? default_cache_dir(config) : std::filesystem::path(args->cache_dir);
+      Evaluator evaluator(config, system_runner(), cache_dir);
+      EvalResult result = evaluator.evaluate(task, candidate, options);
+      if (args->json) print_json(result.to_json());
+      else print_human(result, args->candidate.empty() ? "(starting kernel)" : args->candidate);
+      return result.passed() ? static_cast<int>(ExitCode::success) : static_cast<int>(ExitCode::failure);
+    };
+  });
+}
+
+}  // namespace evoteam::cli

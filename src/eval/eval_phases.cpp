@@ -1,0 +1,280 @@
+#include "eval/eval_phases.hpp"
+
+#include <evoteam/error.hpp>
+#include <evoteam/fs.hpp>
+#include <evoteam/inventory.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+#include "eval/device_lock.hpp"
+#include "eval/harness_run.hpp"
+#include "eval/host_profile.hpp"
+#include "eval/statistics.hpp"
+
+namespace evoteam::eval {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::optional<Judgement> infra(const std::string& reason) { return Judgement{Verdict::infra_error, reason, nlohmann::json::object()}; }
+
+HarnessSpec spec_for(const EvaluationRun& run, const fs::path& plan, double timeout_s) {
+  HarnessSpec spec;
+  spec.harness = run.harness;
+  spec.plan = plan;
+  spec.scratch = run.scratch;
+  spec.sandbox = run.sandbox;
+  spec.timeout_s = timeout_s;
+  spec.max_address_space = static_cast<std::uint64_t>(run.shared.config.get<double>("eval.host.max_address_space_mb")) << 20;
+  if (run.reference_dir.parent_path() != run.scratch) spec.readable.push_back(run.reference_dir);
+  return spec;
+}
+
+bool references_present(const Task& task, const fs::path& dir, const Trial& trial) {
+  for (const TensorSpec& output : task.outputs)
+    if (!fs::is_regular_file(dir / (trial.reference_key + "." + output.name + ".bin"))) return false;
+  return fs::is_regular_file(dir / (trial.reference_key + ".json"));
+}
+
+}  // namespace
+
+EvaluatorShared::EvaluatorShared(const Config& settings, ProcessRunner& process_runner, fs::path cache)
+    : config(settings),
+      runner(process_runner),
+      cache_dir(std::move(cache)),
+      host(config, runner, cache_dir),
+      peaks(config, runner, host, cache_dir),
+      evaluator_secret(fresh_secret()) {}
+
+std::uint64_t fresh_secret() {
+  std::random_device device;
+  return (static_cast<std::uint64_t>(device()) << 32) ^ device();
+}
+
+std::optional<Judgement> prepare_references(EvaluationRun& run, std::uint64_t secret) {
+  const auto start = Clock::now();
+  const Config& config = run.shared.config;
+  run.battery = design_battery(run.task, config, secret, last_level_cache_bytes());
+  try {
+    run.harness = run.backend.harness(run.task);
+  } catch (const Error& error) {
+    return infra(error.what());
+  }
+  BuildRequest request;
+  request.task = &run.task;
+  request.files[run.task.reference_file] = read_file(run.task.dir / run.task.reference_file);
+  request.untrusted = false;
+  request.role = "reference";
+  BuildOutcome reference = run.backend.build(request, run.sandbox);
+  if (reference.status != BuildStatus::ok)
+    return Judgement{Verdict::infra_error, "the reference does not build: " + reference.reason, {{"log", reference.log}}};
+  evoteam::create_directories(run.reference_dir);
+  std::vector<int> missing;
+  for (const Trial& trial : run.battery.trials)
+    if (!references_present(run.task, run.reference_dir, trial)) missing.push_back(trial.id);
+  run.references_cached = missing.empty();
+  const double stage_timeout = config.get<double>("eval.stages.reference.timeout_s");
+  if (!missing.empty()) {
+    nlohmann::json plan = base_plan(run.task, run.battery, config, "reference");
+    add_trials(plan, run.battery, missing, run.reference_dir, std::vector<double>(run.battery.trials.size(), stage_timeout));
+    const fs::path plan_file = run.scratch / "plan-reference.json";
+    write_json_atomic(plan_file, plan);
+    HarnessSpec spec = spec_for(run, plan_file, stage_timeout);
+    spec.reference = reference.library;
+    if (run.reference_dir.parent_path() != run.scratch) spec.writable.push_back(run.reference_dir);
+    HarnessRun harness_run = run_harness(run.shared.runner, spec);
+    if (std::optional<Judgement> failure = judge_process(harness_run, run.battery, true)) return failure;
+    for (const nlohmann::json* record : harness_run.all("reference")) {
+      const Trial& trial = run.battery.trial(record->value("trial", 0));
+      write_json_atomic(run.reference_dir / (trial.reference_key + ".json"), {{"wall_s", record->value("wall_s", 0.0)}});
+    }
+  }
+  const double factor = config.get<double>("eval.correctness.call_deadline_factor");
+  const double minimum = config.get<double>("eval.correctness.call_deadline_min_s");
+  run.deadlines_s.assign(run.battery.trials.size(), minimum);
+  for (const Trial& trial : run.battery.trials) {
+    const fs::path sidecar = run.reference_dir / (trial.reference_key + ".json");
+    if (!fs::is_regular_file(sidecar)) return infra("reference output missing for trial " + std::to_string(trial.id));
+    const double wall = read_json_file(sidecar).value("wall_s", 0.0);
+    run.deadlines_s[static_cast<std::size_t>(trial.id)] = std::max(minimum, factor * wall);
+  }
+  run.reference_s = std::chrono::duration<double>(Clock::now() - start).count();
+  return std::nullopt;
+}
+
+std::optional<Judgement> run_correctness(EvaluationRun& run, const fs::path& candidate) {
+  const Config& config = run.shared.config;
+  nlohmann::json plan = base_plan(run.task, run.battery, config, "correctness");
+  std::vector<int> ids;
+  for (const Trial& trial : run.battery.trials)
+    if (trial.correctness) ids.push_back(trial.id);
+  add_trials(plan, run.battery, ids, run.reference_dir, run.deadlines_s);
+  const bool determinism = config.get<bool>("eval.correctness.determinism") && run.task.deterministic;
+  plan["determinism_trial"] = determinism ? run.battery.determinism_trial : -1;
+  const fs::path plan_file = run.scratch / "plan-correctness.json";
+  write_json_atomic(plan_file, plan);
+  HarnessSpec spec = spec_for(run, plan_file, config.get<double>("eval.stages.correctness.timeout_s"));
+  spec.candidate = candidate;
+  HarnessRun harness_run = run_harness(run.shared.runner, spec);
+  if (std::optional<Judgement> failure = judge_process(harness_run, run.battery, false)) return failure;
+  Judgement judgement = judge_correctness(harness_run, run.battery);
+  if (judgement.verdict != Verdict::pass) return judgement;
+  return std::nullopt;
+}
+
+TimingResult run_timing(EvaluationRun& run, const fs::path& candidate, const fs::path& baseline) {
+  TimingResult result;
+  const Config& config = run.shared.config;
+  nlohmann::json plan = base_plan(run.task, run.battery, config, "timing");
+  std::vector<int> ids;
+  double call_deadline = 0;
+  nlohmann::json timing_workloads = nlohmann::json::array();
+  for (const auto& [workload, sets] : run.battery.rotation) {
+    ids.insert(ids.end(), sets.begin(), sets.end());
+    for (int id : sets) call_deadline = std::max(call_deadline, run.deadlines_s[static_cast<std::size_t>(id)]);
+    timing_workloads.push_back({{"workload", workload}, {"sets", sets}});
+  }
+  add_trials(plan, run.battery, ids, run.reference_dir, run.deadlines_s);
+  plan["timing"] = {{"workloads", timing_workloads},
+                    {"min_samples", config.get<int>("eval.timing.min_samples")},
+                    {"min_time_s", config.get<double>("eval.timing.min_time_s")},
+                    {"max_time_s", config.get<double>("eval.timing.max_time_s")},
+                    {"max_noise", config.get<double>("eval.timing.max_noise")},
+                    {"noise_window", config.get<int>("eval.timing.noise_window")},
+                    {"noise_stability", config.get<double>("eval.timing.noise_stability")},
+                    {"warmup_s", config.get<double>("eval.timing.warmup_s")},
+                    {"min_sample_s", config.get<double>("eval.timing.min_sample_s")},
+                    {"side_work_fraction", config.get<double>("eval.timing.side_work_fraction")},
+                    {"call_deadline_s", call_deadline},
+                    {"clock", config.get<std::string>("eval.timing.clock")}};
+  const fs::path plan_file = run.scratch / "plan-timing.json";
+  write_json_atomic(plan_file, plan);
+  HarnessSpec spec = spec_for(run, plan_file, config.get<double>("eval.stages.timing.timeout_s"));
+  spec.candidate = candidate;
+  spec.baseline = baseline;
+  const auto lock_timeout = std::chrono::milliseconds(static_cast<long>(config.get<double>("eval.stages.timing.lock_timeout_s") * 1000));
+  std::optional<DeviceLock> lock = DeviceLock::acquire(config.get<std::string>("eval.lock_dir"), run.backend.device(), lock_timeout);
+  if (!lock) {
+    result.failure = infra("timed out waiting for the timing lock of device " + run.backend.device());
+    return result;
+  }
+  result.lock_wait_s = lock->waited_s();
+  HarnessRun harness_run = run_harness(run.shared.runner, spec);
+  lock.reset();
+  if (std::optional<Judgement> failure = judge_process(harness_run, run.battery, false)) {
+    result.failure = failure;
+    return result;
+  }
+  std::optional<Peaks> peaks = run.shared.peaks.get(false);
+  result.outcome = analyze_timing(harness_run, run.battery, config.get<int>("eval.timing.bootstrap_resamples"), peaks);
+  result.failure = result.outcome.failure;
+  return result;
+}
+
+std::optional<Judgement> check_timing_gates(EvaluationRun& run, EvalResult& result, bool capped,
+                                            const fs::path& candidate) {
+  const Config& config = run.shared.config;
+  auto battery_workload = [&](const WorkloadResult& workload) -> const BatteryWorkload* {
+    for (const BatteryWorkload& entry : run.battery.workloads)
+      if (entry.name == workload.name) return &entry;
+    return nullptr;
+  };
+  const double impossible = config.get<double>("eval.timing.impossible_fraction");
+  auto over_roof = [&]() -> const WorkloadResult* {
+    for (const WorkloadResult& workload : result.workloads)
+      if (workload.roofline_fraction && *workload.roofline_fraction > impossible) return &workload;
+    return nullptr;
+  };
+  if (over_roof() != nullptr) {
+    // Measured peaks may come from a busy moment; measure again before accusing the candidate.
+    std::optional<Peaks> peaks = run.shared.peaks.get(true);
+    std::vector<double> fractions;
+    for (WorkloadResult& workload : result.workloads) {
+      if (const BatteryWorkload* entry = battery_workload(workload))
+        workload.roofline_fraction = roofline_fraction(*entry, workload.candidate.median_s, peaks);
+      if (workload.roofline_fraction) fractions.push_back(*workload.roofline_fraction);
+    }
+    if (fractions.size() == result.workloads.size() && !fractions.empty()) result.roofline_fraction = geometric_mean(fractions);
+    if (const WorkloadResult* workload = over_roof()) {
+      nlohmann::json evidence = {{"workload", workload->name}, {"roofline_fraction", *workload->roofline_fraction},
+                                 {"gflops", workload->gflops}, {"gbytes_per_s", workload->gbytes_per_s},
+                                 {"median_s", workload->candidate.median_s}, {"threshold", impossible}};
+      if (peaks) evidence["peaks"] = {{"gflops", peaks->gflops}, {"gbytes_per_s", peaks->gbytes_per_s}};
+      return Judgement{Verdict::impossible_perf, "faster than the machine's roofline (" +
+                                                     std::to_string(*workload->roofline_fraction).substr(0, 5) + " of peak)",
+                       evidence};
+    }
+  }
+  const double suspicious = config.get<double>("eval.timing.suspicious_speedup");
+  if (run.task.baseline.vendor && result.speedup && *result.speedup > suspicious) {
+    EvaluationRun again = run;
+    again.reference_dir = run.scratch / "reverify-references";
+    if (std::optional<Judgement> failure = prepare_references(again, fresh_secret())) return failure;
+    if (std::optional<Judgement> failure = run_correctness(again, candidate)) {
+      failure->evidence["reverification"] = "fresh seeds after a suspicious speedup";
+      return failure;
+    }
+    return Judgement{Verdict::suspicious_speedup,
+                     "speedup " + std::to_string(*result.speedup).substr(0, 6) + "x over vendor baseline " +
+                         run.task.baseline.name + " exceeds " + std::to_string(suspicious).substr(0, 5) +
+                         "x; re-verified with fresh seeds, held for audit",
+                     {{"speedup", *result.speedup}, {"threshold", suspicious}, {"reverified", true}}};
+  }
+  if (capped) {
+    nlohmann::json capped_workloads = nlohmann::json::array();
+    for (const WorkloadResult& workload : result.workloads)
+      if (workload.stop == "cap")
+        capped_workloads.push_back({{"workload", workload.name},
+                                    {"speedup_interval", {workload.speedup_low, workload.speedup_high}},
+                                    {"candidate_relstdev", workload.candidate.relstdev},
+                                    {"baseline_relstdev", workload.baseline.relstdev}});
+    return Judgement{Verdict::noisy, "timing did not converge within eval.timing.max_time_s",
+                     {{"workloads", capped_workloads},
+                      {"speedup_interval", {result.speedup_low.value_or(0.0), result.speedup_high.value_or(0.0)}}}};
+  }
+  return std::nullopt;
+}
+
+std::optional<Judgement> run_profile(EvaluationRun& run, const fs::path& candidate, nlohmann::json* profile) {
+  const Config& config = run.shared.config;
+  if (run.battery.rotation.empty()) return infra("no workload to profile");
+  const int trial_id = run.battery.rotation.begin()->second.front();
+  nlohmann::json plan = base_plan(run.task, run.battery, config, "profile");
+  add_trials(plan, run.battery, {trial_id}, run.reference_dir, run.deadlines_s);
+  plan["profile"] = {{"trial", trial_id}, {"time_s", config.get<double>("eval.profile.time_s")}};
+  const fs::path plan_file = run.scratch / "plan-profile.json";
+  write_json_atomic(plan_file, plan);
+  HarnessSpec spec = spec_for(run, plan_file, config.get<double>("eval.stages.profile.timeout_s"));
+  spec.candidate = candidate;
+  const fs::path perf_file = run.scratch / "perf.txt";
+  std::optional<fs::path> perf = config.get<std::string>("eval.profile.perf") == "off" ? std::nullopt : find_program("perf");
+  HarnessRun harness_run;
+  bool used_perf = false;
+  if (perf) {
+    std::string events;
+    for (const std::string& event : config.get<std::vector<std::string>>("eval.profile.events")) events += (events.empty() ? "" : ",") + event;
+    spec.wrapper = {perf->string(), "stat", "-x,", "-o", perf_file.string(), "-e", events, "--"};
+    harness_run = run_harness(run.shared.runner, spec);
+    used_perf = harness_run.finished();
+  }
+  if (!used_perf) {
+    // perf may be refused here (perf_event_paranoid, seccomp); the timing-derived profile still stands.
+    spec.wrapper.clear();
+    harness_run = run_harness(run.shared.runner, spec);
+  }
+  if (std::optional<Judgement> failure = judge_process(harness_run, run.battery, false)) return failure;
+  const nlohmann::json* record = harness_run.last("profile");
+  if (record == nullptr) return infra("the profile run left no profile record");
+  nlohmann::json counters;
+  if (used_perf && fs::is_regular_file(perf_file)) counters = parse_perf_csv(read_file(perf_file));
+  const Trial& trial = run.battery.trial(trial_id);
+  *profile = profile_summary(run.battery.workloads[static_cast<std::size_t>(trial.workload)],
+                             record->value("samples", std::vector<double>{}), counters, run.shared.peaks.get(false));
+  (*profile)["sandbox"] = to_string(run.sandbox);
+  return std::nullopt;
+}
+
+}  // namespace evoteam::eval

@@ -1,0 +1,326 @@
+// Evaluator::evaluate: the stage pipeline. Each stage either passes or ends the evaluation with a typed
+// verdict; what every stage did is recorded in the result.
+#include <evoteam/error.hpp>
+#include <evoteam/evaluator.hpp>
+#include <evoteam/fs.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <future>
+
+#include "eval/eval_phases.hpp"
+#include "eval/result_cache.hpp"
+#include "eval/sandbox.hpp"
+#include "eval/statistics.hpp"
+
+namespace evoteam {
+
+struct Evaluator::Impl {
+  Impl(const Config& config, ProcessRunner& runner, std::filesystem::path cache_dir)
+      : shared(config, runner, std::move(cache_dir)), results(shared.cache_dir / "results") {}
+  eval::EvaluatorShared shared;
+  eval::ResultCache results;
+};
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using eval::BuildOutcome;
+using eval::BuildStatus;
+using eval::Judgement;
+
+double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+bool wants(const std::vector<Stage>& stages, Stage stage) {
+  return std::find(stages.begin(), stages.end(), stage) != stages.end();
+}
+
+void conclude(EvalResult& result, const Judgement& judgement) {
+  result.verdict = judgement.verdict;
+  result.reason = judgement.reason;
+  result.evidence = judgement.evidence;
+}
+
+void record_stage(EvalResult& result, const std::string& name, const std::string& status, double wall_s,
+                  const std::string& detail = "") {
+  result.stages.push_back({name, status, wall_s, detail});
+}
+
+Verdict build_verdict(BuildStatus status) {
+  switch (status) {
+    case BuildStatus::compile_error: return Verdict::compile_error;
+    case BuildStatus::compile_timeout: return Verdict::compile_timeout;
+    case BuildStatus::static_reject: return Verdict::static_reject;
+    default: return Verdict::infra_error;
+  }
+}
+
+std::string baseline_description(const Task& task) {
+  switch (task.baseline.kind) {
+    case BaselineKind::starting: return "the starting kernel at its default params";
+    case BaselineKind::reference: return "the reference implementation";
+    case BaselineKind::library: return "library implementation " + task.baseline.name;
+  }
+  return "";
+}
+
+// The files of the candidate: each kernel file from its directory, else the task's starting version.
+std::map<std::string, std::string> candidate_files(const Task& task, const Candidate& candidate) {
+  if (!fs::is_directory(candidate.source_dir))
+    throw InvalidInput("candidate directory " + candidate.source_dir.string() + " does not exist");
+  std::map<std::string, std::string> files;
+  for (const std::string& name : task.kernel_files) {
+    const fs::path own = candidate.source_dir / name;
+    files[name] = read_file(fs::is_regular_file(own) ? own : task.dir / name);
+  }
+  return files;
+}
+
+std::string stages_text(const std::vector<Stage>& stages) {
+  std::string text;
+  for (Stage stage : stages) text += (text.empty() ? "" : ",") + to_string(stage);
+  return text;
+}
+
+}  // namespace
+
+Evaluator::Evaluator(const Config& config, ProcessRunner& runner, std::filesystem::path cache_dir)
+    : m_impl(std::make_unique<Impl>(config, runner, std::move(cache_dir))) {
+  evoteam::create_directories(m_impl->shared.cache_dir);
+}
+
+Evaluator::~Evaluator() = default;
+
+const std::filesystem::path& Evaluator::cache_dir() const { return m_impl->shared.cache_dir; }
+
+SandboxMode Evaluator::resolve_sandbox(SandboxMode requested) {
+  if (requested == SandboxMode::none) return SandboxMode::none;
+  eval::EvaluatorShared& shared = m_impl->shared;
+  std::call_once(shared.sandbox_probe, [&shared] { shared.bwrap_usable = eval::probe_bwrap(shared.runner, &shared.bwrap_problem); });
+  if (shared.bwrap_usable) return SandboxMode::bwrap;
+  if (requested == SandboxMode::bwrap) throw Error("--sandbox bwrap: bubblewrap does not work here: " + shared.bwrap_problem);
+  return SandboxMode::none;
+}
+
+EvalResult Evaluator::evaluate(const Task& task, const Candidate& candidate, const EvalOptions& options) {
+  const auto start = Clock::now();
+  eval::EvaluatorShared& shared = m_impl->shared;
+  const Config& config = shared.config;
+  EvalResult result;
+  result.task = task.name;
+  result.target = to_string(task.target);
+  result.baseline = baseline_description(task);
+  result.stages_requested = options.stages.empty()
+                                ? parse_stage_list([&] {
+                                    std::string list;
+                                    for (const auto& name : config.get<std::vector<std::string>>("eval.pipeline"))
+                                      list += (list.empty() ? "" : ",") + name;
+                                    return list;
+                                  }(), "eval.pipeline")
+                                : options.stages;
+  const std::vector<Stage>& stages = result.stages_requested;
+  std::optional<SandboxMode> configured = parse_sandbox_mode(config.get<std::string>("eval.sandbox"));
+  if (!configured) throw InvalidInput("eval.sandbox: must be auto, bwrap or none");
+  const SandboxMode sandbox = resolve_sandbox(options.sandbox.value_or(*configured));
+  result.sandbox = to_string(sandbox);
+  const std::map<std::string, std::string> files = candidate_files(task, candidate);
+  result.params = complete_params(task, candidate.params);
+  std::string material = "candidate-v1";
+  for (const auto& [name, text] : files) material += "\n" + name + "\n" + sha256_hex(text);
+  material += "\nparams " + describe_params(result.params);
+  result.candidate_hash = sha256_hex(material);
+  auto finish = [&](EvalResult& done) -> EvalResult {
+    done.wall_s = since(start);
+    return done;
+  };
+
+  if (task.target != Target::host) {
+    // The cuda backend comes with its own issue; the task format, stages and verdicts already cover it.
+    std::string archs;
+    for (const std::string& arch : task.archs) archs += (archs.empty() ? "" : ",") + arch;
+    result.device = "cuda";
+    conclude(result, {Verdict::infra_error, "not implemented yet for target cuda (archs " + archs + ")",
+                      {{"target", "cuda"}, {"archs", task.archs}}});
+    record_stage(result, "static", "skipped", 0, "target cuda not implemented yet");
+    return finish(result);
+  }
+  eval::TargetBackend& backend = shared.host;
+  result.device = backend.device();
+  if (std::optional<std::string> error = param_error(task, candidate.params)) {
+    conclude(result, {Verdict::static_reject, "invalid params: " + *error, {{"params", to_json(candidate.params)}}});
+    record_stage(result, "static", "failed", since(start), *error);
+    return finish(result);
+  }
+
+  std::string key;
+  try {
+    result.compiler = backend.toolchain_identity();
+    result.harness_version = backend.harness_version();
+  } catch (const Error& error) {
+    conclude(result, {Verdict::infra_error, error.what(), nlohmann::json::object()});
+    return finish(result);
+  }
+  key = sha256_hex("result-v1\n" + task.content_hash + "\n" + result.candidate_hash + "\n" + stages_text(stages) + "\n" +
+                   result.compiler + "\n" + result.harness_version + "\n" + config.at("eval").dump() + "\n" + result.sandbox);
+  if (options.result_cache == CachePolicy::use) {
+    if (std::optional<EvalResult> cached = m_impl->results.get(key)) {
+      cached->result_cache_hit = true;
+      return finish(*cached);
+    }
+  }
+
+  // Scratch space for plans, records and (per-evaluation) reference outputs.
+  const fs::path scratch = eval::unique_sibling(shared.cache_dir / "scratch" / "eval");
+  evoteam::create_directories(scratch);
+  struct ScratchCleanup {
+    fs::path path;
+    bool keep;
+    ~ScratchCleanup() {
+      std::error_code ignored;
+      if (!keep) fs::remove_all(path, ignored);
+    }
+  } cleanup{scratch, config.get<bool>("eval.keep_scratch")};
+
+  const bool needs_run = wants(stages, Stage::correctness) || wants(stages, Stage::timing) || wants(stages, Stage::profile);
+  const bool evaluator_scope = config.get<std::string>("eval.correctness.secret_scope") == "evaluator";
+  const std::uint64_t secret = evaluator_scope ? shared.evaluator_secret : eval::fresh_secret();
+  eval::EvaluationRun run{shared, backend, task, sandbox, scratch, {}, {}, {}, {}, 0, true};
+  run.reference_dir = evaluator_scope ? shared.cache_dir / "references" / task.content_hash.substr(0, 24) : scratch / "references";
+
+  // The reference outputs do not depend on the candidate, so they are computed while it builds.
+  std::future<std::optional<Judgement>> references;
+  if (needs_run) references = std::async(std::launch::async, [&run, secret] { return eval::prepare_references(run, secret); });
+  auto wait_references = [&]() -> std::optional<Judgement> {
+    if (!references.valid()) return std::nullopt;
+    try {
+      return references.get();
+    } catch (const std::exception& error) {
+      return Judgement{Verdict::infra_error, std::string("reference computation: ") + error.what(), nlohmann::json::object()};
+    }
+  };
+
+  eval::BuildRequest request;
+  request.task = &task;
+  request.files = files;
+  request.params = result.params;
+  BuildOutcome build = backend.build(request, sandbox);
+  result.build_log = build.log;
+  result.build_report = build.report;
+  result.static_warnings = build.warnings;
+  result.build_cache_hit = build.cache_hit;
+  result.build_s = build.cache_hit ? 0.0 : build.wall_s;
+  const bool static_failed = build.status == BuildStatus::static_reject;
+  record_stage(result, "static", static_failed ? "failed" : (build.cache_hit ? "cached" : "passed"), build.static_s,
+               static_failed ? build.reason : "");
+  if (build.status != BuildStatus::ok) {
+    if (!static_failed) record_stage(result, "build", "failed", build.wall_s - build.static_s, build.reason);
+    conclude(result, {build_verdict(build.status), build.reason, build.evidence});
+    wait_references();
+    if (result.verdict != Verdict::infra_error && options.result_cache != CachePolicy::bypass) m_impl->results.put(key, result);
+    return finish(result);
+  }
+  record_stage(result, "build", build.cache_hit ? "cached" : "passed", build.wall_s - build.static_s);
+  result.verdict = Verdict::pass;
+
+  if (needs_run) {
+    std::optional<Judgement> failure = wait_references();
+    record_stage(result, "reference", failure ? "failed" : (run.references_cached ? "cached" : "passed"), run.reference_s,
+                 failure ? failure->reason : "");
+    if (failure) {
+      conclude(result, *failure);
+      return finish(result);
+    }
+    result.protocol = run.battery.describe();
+    result.protocol["secret_scope"] = evaluator_scope ? "evaluator" : "evaluation";
+    result.protocol["timing"] = config.at("eval.timing");
+  }
+
+  if (wants(stages, Stage::correctness)) {
+    const auto stage_start = Clock::now();
+    std::optional<Judgement> failure = eval::run_correctness(run, build.library);
+    record_stage(result, "correctness", failure ? "failed" : "passed", since(stage_start), failure ? failure->reason : "");
+    if (failure) {
+      conclude(result, *failure);
+      if (!is_infra(result.verdict) && options.result_cache != CachePolicy::bypass) m_impl->results.put(key, result);
+      return finish(result);
+    }
+  }
+
+  std::optional<Judgement> noisy;
+  if (wants(stages, Stage::timing)) {
+    const auto stage_start = Clock::now();
+    BuildOutcome baseline;
+    if (task.baseline.kind == BaselineKind::reference) {
+      request.files = {{task.reference_file, read_file(task.dir / task.reference_file)}};
+      request.params = {};
+    } else if (task.baseline.kind == BaselineKind::library) {
+      request.files = {{task.baseline.file, read_file(task.dir / task.baseline.file)}};
+      request.params = {};
+    } else {
+      request.files = candidate_files(task, Candidate::starting(task));
+      request.params = default_params(task);
+    }
+    request.untrusted = false;
+    request.role = "baseline";
+    baseline = backend.build(request, sandbox);
+    std::optional<Judgement> failure;
+    eval::TimingResult timing;
+    if (baseline.status != BuildStatus::ok) {
+      failure = Judgement{Verdict::infra_error, "the baseline does not build: " + baseline.reason, {{"log", baseline.log}}};
+    } else {
+      timing = eval::run_timing(run, build.library, baseline.library);
+      failure = timing.failure;
+    }
+    result.workloads = timing.outcome.workloads;
+    result.timed_s = timing.outcome.timed_s;
+    if (!failure && !result.workloads.empty()) {
+      std::vector<double> speedups, lows, highs, fractions;
+      for (const WorkloadResult& workload : result.workloads) {
+        speedups.push_back(workload.speedup);
+        lows.push_back(workload.speedup_low);
+        highs.push_back(workload.speedup_high);
+        if (workload.roofline_fraction) fractions.push_back(*workload.roofline_fraction);
+      }
+      result.speedup = eval::geometric_mean(speedups);
+      result.speedup_low = eval::geometric_mean(lows);
+      result.speedup_high = eval::geometric_mean(highs);
+      if (fractions.size() == result.workloads.size()) result.roofline_fraction = eval::geometric_mean(fractions);
+      failure = eval::check_timing_gates(run, result, timing.outcome.capped, build.library);
+      // NOISY is a verdict about the measurement, not a failed gate: the profile still runs.
+      if (failure && failure->verdict == Verdict::noisy) {
+        noisy = failure;
+        failure.reset();
+      }
+    }
+    record_stage(result, "timing", failure ? "failed" : "passed", since(stage_start),
+                 failure ? failure->reason : "lock wait " + std::to_string(timing.lock_wait_s).substr(0, 5) + " s");
+    if (failure) {
+      conclude(result, *failure);
+      if (!outputs_verified(result.verdict)) {
+        result.speedup.reset();
+        result.speedup_low.reset();
+        result.speedup_high.reset();
+      }
+      if (!is_infra(result.verdict) && options.result_cache != CachePolicy::bypass) m_impl->results.put(key, result);
+      return finish(result);
+    }
+  }
+
+  if (wants(stages, Stage::profile)) {
+    const auto stage_start = Clock::now();
+    nlohmann::json profile;
+    std::optional<Judgement> failure = eval::run_profile(run, build.library, &profile);
+    record_stage(result, "profile", failure ? "failed" : "passed", since(stage_start), failure ? failure->reason : "");
+    if (failure) {
+      conclude(result, *failure);
+      return finish(result);
+    }
+    result.profile = profile;
+  }
+  if (noisy) conclude(result, *noisy);
+  if (options.result_cache != CachePolicy::bypass) m_impl->results.put(key, result);
+  return finish(result);
+}
+
+}  // namespace evoteam
