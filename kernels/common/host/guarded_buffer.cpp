@@ -13,6 +13,7 @@ namespace {
 constexpr unsigned char k_guard_before = 0xA5;
 constexpr unsigned char k_guard_after = 0x5A;
 constexpr int k_max_regions = 512;
+constexpr unsigned k_slots = 16;
 
 struct Region {
   std::atomic<std::uintptr_t> map_begin{0};
@@ -34,21 +35,14 @@ std::size_t page_size() {
 
 std::size_t round_up(std::size_t value, std::size_t multiple) { return (value + multiple - 1) / multiple * multiple; }
 
-// The payload offset steps through 16 cache-line slots, five at a time: consecutive allocations (the tensors
-// of one call) never share their address bits below 4 KiB, which would make loads of one wait on stores to
-// another (4K aliasing) and the timing depend on where the allocator happened to put them; and a buffer never
-// gets the address its predecessor had.
-std::size_t next_offset() {
-  static std::atomic<unsigned> counter{0};
-  return static_cast<std::size_t>((counter++ * 5u) % 16u) * 64;
-}
 
 }  // namespace
 
-GuardedBuffer::GuardedBuffer(std::size_t bytes, std::size_t guard_bytes, const char* name, bool is_output) : m_bytes(bytes) {
+GuardedBuffer::GuardedBuffer(std::size_t bytes, std::size_t guard_bytes, const char* name, bool is_output, unsigned slot)
+    : m_bytes(bytes) {
   const std::size_t page = page_size();
   const std::size_t guard = round_up(guard_bytes < 64 ? 64 : guard_bytes, 64);
-  const std::size_t offset = next_offset();
+  const std::size_t offset = static_cast<std::size_t>(slot % k_slots) * 64;
   const std::size_t inner = round_up(guard + round_up(bytes, 64) + offset + guard, page);
   m_map_bytes = inner + 2 * page;
   void* map = mmap(nullptr, m_map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

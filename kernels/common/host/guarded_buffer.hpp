@@ -2,10 +2,15 @@
 // One harness-owned allocation per tensor: its own mmap, laid out as
 //   [PROT_NONE page][0xA5 guard >= guard_bytes][payload][0x5A guard >= guard_bytes][PROT_NONE page]
 // so small out-of-bounds writes land in the guard bytes (checked after every call) and large ones fault on
-// the inaccessible pages. The payload is 64-byte aligned at an offset that rotates between allocations, so its
-// address changes from one allocation to the next and the tensors of one call do not alias modulo 4 KiB. Every live buffer is registered for the fault handler's address lookup.
+// the inaccessible pages. The payload is 64-byte aligned, at one of 16 cache-line slots before the trailing
+// guard: the caller gives the tensors of one call different slots, so they never share their address bits
+// below 4 KiB (loads of one would wait on stores to another, "4K aliasing", and the timing would depend on where
+// the allocator happened to put them), and varies them between allocations so addresses change. Every live buffer is registered for the fault handler's address lookup.
 #include <cstddef>
 #include <cstdint>
+
+// Slot of tensor `tensor` in layout variant `variant`: distinct for the tensors of one call (5 is coprime to 16).
+inline unsigned layout_slot(std::size_t tensor, unsigned variant) { return static_cast<unsigned>((tensor * 5 + variant) % 16); }
 
 namespace evoteam_harness {
 
@@ -19,7 +24,7 @@ class GuardedBuffer {
  public:
   GuardedBuffer() = default;
   // `name` must outlive the buffer (it is read from the fault handler). Throws std::bad_alloc on failure.
-  GuardedBuffer(std::size_t bytes, std::size_t guard_bytes, const char* name, bool is_output);
+  GuardedBuffer(std::size_t bytes, std::size_t guard_bytes, const char* name, bool is_output, unsigned slot);
   ~GuardedBuffer();
   GuardedBuffer(GuardedBuffer&& other) noexcept;
   GuardedBuffer& operator=(GuardedBuffer&& other) noexcept;

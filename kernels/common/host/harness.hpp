@@ -28,10 +28,11 @@ struct TrialBuffers {
   std::vector<void*> pointers;
 };
 
+// `variant` picks the layout (guarded_buffer.hpp): the same variant gives the same addresses modulo 4 KiB.
 // Throws std::runtime_error when a hook is unknown.
-TrialBuffers make_trial_buffers(const Plan& plan, const TrialPlan& trial, int poison);
+TrialBuffers make_trial_buffers(const Plan& plan, const TrialPlan& trial, int poison, unsigned variant);
 // New output buffers for an existing set of inputs (the timing loop keeps one output set per side).
-std::vector<GuardedBuffer> make_outputs(const Plan& plan, const TrialPlan& trial, int poison);
+std::vector<GuardedBuffer> make_outputs(const Plan& plan, const TrialPlan& trial, int poison, unsigned variant);
 void poison_outputs(const Plan& plan, const TrialPlan& trial, std::vector<void*>& pointers, int poison);
 // Reads <trial.reference>.<tensor>.bin for every output (empty buffers for inputs). Throws on a missing file.
 std::vector<GuardedBuffer> load_references(const Plan& plan, const TrialPlan& trial);

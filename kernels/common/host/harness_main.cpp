@@ -26,13 +26,13 @@ double now_s() {
   return static_cast<double>(time.tv_sec) + static_cast<double>(time.tv_nsec) * 1e-9;
 }
 
-TrialBuffers make_trial_buffers(const Plan& plan, const TrialPlan& trial, int poison) {
+TrialBuffers make_trial_buffers(const Plan& plan, const TrialPlan& trial, int poison, unsigned variant) {
   TrialBuffers buffers;
   const WorkloadPlan& workload = plan.workloads[trial.workload];
   for (std::size_t t = 0; t < plan.tensors.size(); ++t) {
     const TensorPlan& tensor = plan.tensors[t];
     const std::size_t bytes = static_cast<std::size_t>(workload.elements[t]) * dtype_size(tensor.dtype);
-    buffers.tensors.emplace_back(bytes, plan.guard_bytes, tensor.name.c_str(), tensor.is_output);
+    buffers.tensors.emplace_back(bytes, plan.guard_bytes, tensor.name.c_str(), tensor.is_output, layout_slot(t, variant));
     void* data = buffers.tensors.back().data();
     if (tensor.is_output) {
       fill_poison(data, workload.elements[t], tensor.dtype, poison);
@@ -45,7 +45,7 @@ TrialBuffers make_trial_buffers(const Plan& plan, const TrialPlan& trial, int po
   return buffers;
 }
 
-std::vector<GuardedBuffer> make_outputs(const Plan& plan, const TrialPlan& trial, int poison) {
+std::vector<GuardedBuffer> make_outputs(const Plan& plan, const TrialPlan& trial, int poison, unsigned variant) {
   std::vector<GuardedBuffer> outputs;
   const WorkloadPlan& workload = plan.workloads[trial.workload];
   for (std::size_t t = 0; t < plan.tensors.size(); ++t) {
@@ -55,7 +55,7 @@ std::vector<GuardedBuffer> make_outputs(const Plan& plan, const TrialPlan& trial
       continue;
     }
     outputs.emplace_back(static_cast<std::size_t>(workload.elements[t]) * dtype_size(tensor.dtype), plan.guard_bytes,
-                         tensor.name.c_str(), true);
+                         tensor.name.c_str(), true, layout_slot(t, variant));
     fill_poison(outputs.back().data(), workload.elements[t], tensor.dtype, poison);
   }
   return outputs;
@@ -77,7 +77,7 @@ std::vector<GuardedBuffer> load_references(const Plan& plan, const TrialPlan& tr
       continue;
     }
     const std::size_t bytes = static_cast<std::size_t>(workload.elements[t]) * dtype_size(tensor.dtype);
-    references.emplace_back(bytes, 64, "reference", false);
+    references.emplace_back(bytes, 64, "reference", false, 0);
     const std::string path = trial.reference + "." + tensor.name + ".bin";
     std::FILE* file = std::fopen(path.c_str(), "rb");
     if (file == nullptr) throw std::runtime_error("missing reference output " + path);
@@ -140,7 +140,7 @@ namespace {
 int run_reference(const HarnessContext& context) {
   const Plan& plan = context.plan;
   for (const TrialPlan& trial : plan.trials) {
-    TrialBuffers buffers = make_trial_buffers(plan, trial, 0);
+    TrialBuffers buffers = make_trial_buffers(plan, trial, 0, 0);
     const double wall = call_implementation(context.reference, plan, trial, buffers.pointers, trial.deadline_s);
     for (std::size_t t = 0; t < plan.tensors.size(); ++t) {
       GuardDamage damage = buffers.tensors[t].check_guards();
@@ -162,7 +162,7 @@ int run_reference(const HarnessContext& context) {
 void run_trial(const HarnessContext& context, const TrialPlan& trial) {
   const Plan& plan = context.plan;
   emit(JsonLine().field("ev", "begin").field("trial", trial.id).field("workload", trial.workload));
-  TrialBuffers buffers = make_trial_buffers(plan, trial, trial.poison);
+  TrialBuffers buffers = make_trial_buffers(plan, trial, trial.poison, static_cast<unsigned>(trial.id));
   std::vector<std::vector<unsigned char>> pristine(plan.tensors.size());
   for (std::size_t t = 0; t < plan.tensors.size(); ++t)
     if (!plan.tensors[t].is_output) {
@@ -200,7 +200,7 @@ void run_trial(const HarnessContext& context, const TrialPlan& trial) {
   if (status != "ok" || trial.id != plan.determinism_trial) return;
   // Determinism: the same inputs again, in new buffers (the first ones stay mapped, so every address
   // differs) under a different poison; the outputs must match bit for bit.
-  TrialBuffers repeat = make_trial_buffers(plan, trial, trial.poison + 1);
+  TrialBuffers repeat = make_trial_buffers(plan, trial, trial.poison + 1, static_cast<unsigned>(trial.id) + 1);
   call_implementation(context.candidate, plan, trial, repeat.pointers, trial.deadline_s);
   JsonLine determinism;
   determinism.field("ev", "determinism").field("trial", trial.id);

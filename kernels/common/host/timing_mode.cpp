@@ -104,7 +104,7 @@ bool time_workload(const HarnessContext& context, const TimingWorkloadPlan& entr
   for (int id : entry.sets) {
     RotationSet set;
     set.trial = &plan.trial(id);
-    set.inputs = make_trial_buffers(plan, *set.trial, 0);
+    set.inputs = make_trial_buffers(plan, *set.trial, 0, static_cast<unsigned>(sets.size()));
     set.references = load_references(plan, *set.trial);
     sets.push_back(std::move(set));
   }
@@ -115,8 +115,10 @@ bool time_workload(const HarnessContext& context, const TimingWorkloadPlan& entr
   baseline.name = "baseline";
   baseline.poison = 1;
   for (Side* side : {&candidate, &baseline}) {
-    for (RotationSet& set : sets) {
-      side->outputs.push_back(make_outputs(plan, *set.trial, 0));
+    // Both sides get the same layout per set, so neither is favoured by where its outputs sit.
+    for (std::size_t index = 0; index < sets.size(); ++index) {
+      RotationSet& set = sets[index];
+      side->outputs.push_back(make_outputs(plan, *set.trial, 0, static_cast<unsigned>(index)));
       std::vector<void*> pointers = set.inputs.pointers;
       for (std::size_t t = 0; t < plan.tensors.size(); ++t)
         if (plan.tensors[t].is_output) pointers[t] = side->outputs.back()[t].data();
@@ -192,7 +194,7 @@ int run_timing(const HarnessContext& context) {
 int run_profile(const HarnessContext& context) {
   const Plan& plan = context.plan;
   const TrialPlan& trial = plan.trial(plan.profile_trial);
-  TrialBuffers buffers = make_trial_buffers(plan, trial, 0);
+  TrialBuffers buffers = make_trial_buffers(plan, trial, 0, 0);
   std::vector<double> samples;
   const double begin = now_s();
   while (samples.size() < 3 || now_s() - begin < plan.profile_time_s)

@@ -1,0 +1,2 @@
+// Pulls the reference in by path.
+#include "../reference.cpp"

@@ -1,0 +1,12 @@
+// Correct result, plus a write a megabyte past the end of C: beyond the guard zone, onto an inaccessible page
+// or someone else's memory.
+#include <cstdint>
+extern "C" void matmul(const float* A, const float* B, float* C, std::int64_t M, std::int64_t N, std::int64_t K) {
+  for (std::int64_t i = 0; i < M; ++i)
+    for (std::int64_t j = 0; j < N; ++j) {
+      float sum = 0;
+      for (std::int64_t k = 0; k < K; ++k) sum += A[i * K + k] * B[k * N + j];
+      C[i * N + j] = sum;
+    }
+  C[M * N + 2048] = 0.0f;
+}

@@ -1,0 +1,211 @@
+// `evoteam optimize` end to end with the builtin offline team on kernels/host_matmul (no key, no GPU): it
+// improves the kernel, restructures the team with evidence, and survives a kill -9 followed by `resume`.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include <evoteam/process.hpp>
+
+#include "support/temp_dir.hpp"
+
+extern char** environ;
+
+namespace evoteam {
+namespace {
+
+const std::filesystem::path k_task = std::filesystem::path(EVOTEAM_SOURCE_DIR) / "kernels" / "host_matmul";
+
+ProcessResult run_evoteam(const std::vector<std::string>& args, std::chrono::seconds timeout) {
+  Command command;
+  command.argv = {EVOTEAM_BINARY};
+  for (const std::string& arg : args) command.argv.push_back(arg);
+  command.cwd = EVOTEAM_SOURCE_DIR;
+  command.timeout = timeout;
+  command.output_cap = 0;
+  return system_runner().run(command);
+}
+
+std::string describe(const ProcessResult& result) {
+  std::string err = result.err.text;
+  if (err.size() > 4000) err = err.substr(err.size() - 4000);
+  return result.describe() + "\nstdout:\n" + result.out.text.substr(0, 4000) + "\nstderr (tail):\n" + err;
+}
+
+nlohmann::json parse_stdout(const ProcessResult& result) {
+  nlohmann::json value = nlohmann::json::parse(result.out.text, nullptr, false);
+  EXPECT_FALSE(value.is_discarded()) << describe(result);
+  return value;
+}
+
+// Whole journal lines parsed; a torn last line (after a kill -9) is skipped.
+std::vector<nlohmann::json> journal_records(const std::filesystem::path& run_dir) {
+  std::vector<nlohmann::json> records;
+  std::ifstream in(run_dir / "journal.jsonl");
+  std::string line;
+  while (std::getline(in, line)) {
+    nlohmann::json value = nlohmann::json::parse(line, nullptr, false);
+    if (!value.is_discarded() && value.is_object()) records.push_back(value);
+  }
+  return records;
+}
+
+std::vector<nlohmann::json> evaluations(const std::filesystem::path& run_dir) {
+  std::vector<nlohmann::json> result;
+  for (const nlohmann::json& record : journal_records(run_dir))
+    if (record.value("type", "") == "evaluation" && record.contains("record")) result.push_back(record["record"]);
+  return result;
+}
+
+std::optional<std::filesystem::path> only_run(const std::filesystem::path& runs_dir) {
+  if (!std::filesystem::exists(runs_dir)) return std::nullopt;
+  for (const auto& entry : std::filesystem::directory_iterator(runs_dir))
+    if (entry.is_directory() && std::filesystem::exists(entry.path() / "journal.jsonl")) return entry.path();
+  return std::nullopt;
+}
+
+TEST(OptimizeE2E, BuiltinTeamImprovesHostMatmulAndRestructures) {
+  testing::TempDir dir;
+  ProcessResult result = run_evoteam({"optimize", k_task.string(), "--provider", "builtin", "--runs-dir",
+                                      (dir / "runs").string(), "--max-cycles", "4", "--json"},
+                                     std::chrono::seconds(300));
+  ASSERT_TRUE(result.ok()) << describe(result);
+  nlohmann::json summary = parse_stdout(result);
+  ASSERT_TRUE(summary.is_object()) << describe(result);
+  for (const char* key : {"run_dir", "status", "stop_reason", "best_candidate", "best_speedup", "cycles",
+                          "evaluations", "tokens", "cost_usd"})
+    EXPECT_TRUE(summary.contains(key)) << key << "\n" << summary.dump(2);
+  EXPECT_EQ(summary["status"], "finished") << summary.dump(2);
+  ASSERT_TRUE(summary["best_speedup"].is_number()) << summary.dump(2);
+  EXPECT_GE(summary["best_speedup"].get<double>(), 2.0) << summary.dump(2);
+  EXPECT_EQ(summary["cycles"], 4) << summary.dump(2);
+
+  std::filesystem::path run_dir = summary["run_dir"].get<std::string>();
+  ASSERT_TRUE(std::filesystem::exists(run_dir / "run.json"));
+  // At least one restructuring decision after the first cycle, with its evidence.
+  int restructured = 0;
+  std::string seen;
+  for (int cycle = 2; cycle <= 4; ++cycle) {
+    char name[8];
+    std::snprintf(name, sizeof name, "%04d", cycle);
+    std::filesystem::path file = run_dir / "cycles" / name / "team.json";
+    if (!std::filesystem::exists(file)) continue;
+    std::ifstream in(file);
+    nlohmann::json team = nlohmann::json::parse(in);
+    ASSERT_TRUE(team.contains("roles") && team["roles"].is_array() && !team["roles"].empty()) << team.dump(2);
+    ASSERT_TRUE(team["roles"][0].contains("name")) << team.dump(2);
+    for (const char* key : {"pattern", "directives", "rationale", "evidence"}) EXPECT_TRUE(team.contains(key)) << key;
+    seen += name + std::string(": ") + team.value("change", "?") + "\n";
+    if (team["evidence"].is_array() && !team["evidence"].empty() && team.value("change", "no change") != "no change")
+      ++restructured;
+  }
+  EXPECT_GE(restructured, 1) << seen;
+
+  ProcessResult runs = run_evoteam({"runs", "--runs-dir", (dir / "runs").string(), "--json"}, std::chrono::seconds(60));
+  ASSERT_TRUE(runs.ok()) << describe(runs);
+  nlohmann::json list = parse_stdout(runs);
+  ASSERT_TRUE(list.is_array() && list.size() == 1u) << runs.out.text;
+  EXPECT_EQ(list[0]["id"], run_dir.filename().string());
+  EXPECT_EQ(list[0]["status"], "finished");
+
+  ProcessResult show = run_evoteam({"show", run_dir.string(), "--json"}, std::chrono::seconds(60));
+  ASSERT_TRUE(show.ok()) << describe(show);
+  nlohmann::json description = parse_stdout(show);
+  EXPECT_TRUE(description.is_object()) << show.out.text;
+  EXPECT_NE(show.out.text.find(run_dir.filename().string()), std::string::npos) << show.out.text;
+}
+
+TEST(OptimizeE2E, ResumeAfterKill9LosesNothing) {
+  testing::TempDir dir;
+  const std::filesystem::path runs_dir = dir / "runs";
+  std::vector<std::string> args = {EVOTEAM_BINARY, "--set", "team.evaluations_per_cycle=4", "optimize",
+                                   k_task.string(), "--provider", "builtin", "--runs-dir", runs_dir.string(),
+                                   "--max-cycles", "3", "--json"};
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, (dir / "stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, (dir / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  // Its own process group, so the kill takes its compilers and harnesses with it, as a machine crash would.
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  pid_t pid = 0;
+  int spawned = posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  ASSERT_EQ(spawned, 0);
+
+  // Wait until at least three evaluations are journaled, then kill -9 mid-run.
+  std::optional<std::filesystem::path> run_dir;
+  bool exited = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      exited = true;
+      break;
+    }
+    if (!run_dir) run_dir = only_run(runs_dir);
+    if (run_dir && evaluations(*run_dir).size() >= 3) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (!exited) {
+    kill(-pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+  }
+  ASSERT_FALSE(exited) << "the run ended before it could be killed";
+  ASSERT_TRUE(run_dir.has_value()) << "no run directory under " << runs_dir;
+  std::vector<nlohmann::json> before = evaluations(*run_dir);
+  ASSERT_GE(before.size(), 3u) << "timed out waiting for three evaluations";
+
+  ProcessResult resumed = run_evoteam({"resume", run_dir->string(), "--json"}, std::chrono::seconds(240));
+  ASSERT_TRUE(resumed.ok()) << describe(resumed);
+  nlohmann::json summary = parse_stdout(resumed);
+  ASSERT_TRUE(summary.is_object());
+  EXPECT_EQ(summary["status"], "finished") << summary.dump(2);
+  EXPECT_EQ(summary["cycles"], 3) << summary.dump(2);
+
+  std::vector<nlohmann::json> after = evaluations(*run_dir);
+  std::set<std::string> ids_after;
+  for (const nlohmann::json& record : after) ids_after.insert(record.value("candidate_id", ""));
+  for (const nlohmann::json& record : before)
+    EXPECT_TRUE(ids_after.count(record.value("candidate_id", ""))) << "lost " << record.dump();
+  EXPECT_GT(after.size(), before.size());
+
+  // No candidate was evaluated twice: non-blocked evaluations have distinct sources_hash + params.
+  std::set<std::string> keys;
+  for (const nlohmann::json& record : after) {
+    if (record.value("blocked_by_knowledge", false)) continue;
+    std::string key = record.value("sources_hash", "") + record.value("params", nlohmann::json::object()).dump();
+    EXPECT_TRUE(keys.insert(key).second) << "evaluated twice: " << record.dump();
+  }
+}
+
+TEST(OptimizeE2E, InvalidTaskDirExitsThreeNamingTaskJson) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir / "not_a_task");
+  ProcessResult result = run_evoteam({"optimize", (dir / "not_a_task").string(), "--provider", "builtin",
+                                      "--runs-dir", (dir / "runs").string(), "--max-cycles", "1", "--json"},
+                                     std::chrono::seconds(60));
+  EXPECT_EQ(result.exit_code, 3) << describe(result);
+  EXPECT_NE((result.err.text + result.out.text).find("task.json"), std::string::npos) << describe(result);
+}
+
+}  // namespace
+}  // namespace evoteam

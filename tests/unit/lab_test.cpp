@@ -1,0 +1,283 @@
+// The lab and the builtin roles over a synthetic param space with a fake evaluator: speedup is a function of
+// the params, and any config with C=1 fails to build with one fixed signature.
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include <evoteam/fs.hpp>
+#include <evoteam/lab.hpp>
+#include <evoteam/store.hpp>
+#include <evoteam/team.hpp>
+
+#include "support/temp_dir.hpp"
+
+namespace evoteam {
+namespace {
+
+const char* const k_bad_signature = "COMPILE_ERROR: C=1 is not supported";
+
+class FakeEvaluator : public CandidateEvaluator {
+ public:
+  explicit FakeEvaluator(std::filesystem::path start) : m_start(std::move(start)) {}
+
+  Result evaluate(const std::filesystem::path& sources_dir, const ParamValues& params, EvalDepth,
+                  std::uint64_t) override {
+    ++calls;
+    EXPECT_TRUE(std::filesystem::exists(sources_dir / "kernel.cpp")) << sources_dir;
+    Result result;
+    if (params.at("C") == "1") {
+      result.verdict = "COMPILE_ERROR";
+      result.failure_signature = k_bad_signature;
+      result.summary = "does not build";
+      return result;
+    }
+    double a = std::stod(params.at("A"));
+    double b = params.at("B") == "2" ? 1.5 : 1.0;
+    result.verdict = "PASS";
+    result.speedup = a * b;
+    result.roofline = a * b / 100.0;
+    result.summary = "passes";
+    result.eval_json = {{"verdict", "PASS"}};
+    return result;
+  }
+
+  Profile profile(const std::filesystem::path&, const ParamValues&) override {
+    ++profiles;
+    return {"compute", "fake profile", nlohmann::json::object()};
+  }
+
+  std::vector<ParamSpec> param_space() const override {
+    return {{"A", {"1", "2", "4", "8"}, "1", "tile"}, {"B", {"1", "2", "4"}, "1", "unroll"}, {"C", {"0", "1"}, "0", "mode"}};
+  }
+
+  std::filesystem::path starting_sources() const override { return m_start; }
+
+  std::atomic<int> calls{0};
+  std::atomic<int> profiles{0};
+
+ private:
+  std::filesystem::path m_start;
+};
+
+class LabWithFakeEvaluator : public ::testing::Test {
+ protected:
+  LabWithFakeEvaluator()
+      : evaluator(start_sources()),
+        run(RunDir::create(dir / "runs", "synthetic", nlohmann::json::object())),
+        knowledge(run.knowledge_dir()),
+        lab(run, evaluator, knowledge, history) {}
+
+  std::filesystem::path start_sources() {
+    std::filesystem::create_directories(dir / "start");
+    write_file_atomic(dir / "start" / "kernel.cpp", "// the starting kernel\n");
+    return dir / "start";
+  }
+
+  LabRequest request(const ParamValues& params, const std::string& parent = "c0001",
+                     const std::string& role = "optimizer") {
+    return LabRequest{parent, role, "best", "test", params, dir / "start"};
+  }
+
+  TurnOutcome act(const std::string& role, int cycle, int budget, KnowledgeMode mode = KnowledgeMode::digest) {
+    team.roles = {{role, 1.0, "best"}};
+    team.knowledge = mode;
+    TurnContext context;
+    context.cycle = cycle;
+    context.team = &team;
+    context.role = team.roles.front();
+    context.evaluation_budget = budget;
+    context.handoff_note = "none";
+    context.lab = &lab;
+    context.knowledge = &knowledge;
+    context.seed = 7;
+    std::unique_ptr<TeamMember> member = make_builtin_member(role, 100.0);
+    return member->act(context);
+  }
+
+  int journaled(const std::string& type) {
+    int count = 0;
+    for (const nlohmann::json& record : replay_journal(run.journal().path()).records)
+      if (record.value("type", "") == type) ++count;
+    return count;
+  }
+
+  testing::TempDir dir;
+  FakeEvaluator evaluator;
+  RunDir run;
+  KnowledgeBase knowledge;
+  RunHistory history;
+  Lab lab;
+  TeamSpec team;
+};
+
+TEST_F(LabWithFakeEvaluator, IdenticalCandidateIsNotEvaluatedTwice) {
+  LabOutcome start = lab.ensure_start(1);
+  EXPECT_EQ(start.record.candidate_id, "c0001");
+  EXPECT_TRUE(start.record.passed);
+  LabOutcome first = lab.evaluate(request({{"A", "2"}, {"B", "1"}, {"C", "0"}}), 1, Lab::Screening::off);
+  EXPECT_FALSE(first.reused);
+  EXPECT_EQ(first.record.candidate_id, "c0002");
+  EXPECT_EQ(first.record.changes, 1);
+  EXPECT_DOUBLE_EQ(first.record.speedup.value_or(0), 2.0);
+  const int calls = evaluator.calls;
+
+  LabOutcome again = lab.evaluate(request({{"A", "2"}, {"B", "1"}, {"C", "0"}}), 2, Lab::Screening::off);
+  EXPECT_TRUE(again.reused);
+  EXPECT_EQ(again.record.candidate_id, "c0002");
+  EXPECT_EQ(evaluator.calls, calls);
+  EXPECT_EQ(lab.ensure_start(2).record.candidate_id, "c0001");
+  EXPECT_EQ(evaluator.calls, calls);
+  EXPECT_EQ(lab.snapshot().evaluation_count(), 2);
+  EXPECT_EQ(journaled("evaluation"), 2);
+  EXPECT_TRUE(std::filesystem::exists(run.candidate_dir("c0002") / "src" / "kernel.cpp"));
+  EXPECT_TRUE(std::filesystem::exists(run.candidate_dir("c0002") / "params.json"));
+}
+
+TEST_F(LabWithFakeEvaluator, NewFailureIsRecordedAndASecondOneIsARepeat) {
+  lab.ensure_start(1);
+  LabOutcome first = lab.evaluate(request({{"A", "1"}, {"B", "1"}, {"C", "1"}}), 1, Lab::Screening::off);
+  EXPECT_FALSE(first.record.passed);
+  EXPECT_EQ(first.record.failure_signature, k_bad_signature);
+  EXPECT_FALSE(first.record.repeated_recorded_failure);
+  EXPECT_TRUE(knowledge.has_failure(k_bad_signature));
+  LabOutcome second = lab.evaluate(request({{"A", "2"}, {"B", "1"}, {"C", "1"}}), 1, Lab::Screening::off);
+  EXPECT_TRUE(second.record.repeated_recorded_failure);
+}
+
+TEST_F(LabWithFakeEvaluator, DebuggerBisectionIsolatesTheFailingParamAndScreeningThenBlocksIt) {
+  lab.ensure_start(1);
+  // Three changes at once from a passing parent; only C=1 breaks the build.
+  LabOutcome failing = lab.evaluate(request({{"A", "2"}, {"B", "2"}, {"C", "1"}}), 1, Lab::Screening::off);
+  ASSERT_FALSE(failing.record.passed);
+
+  TurnOutcome outcome = act("debugger", 2, 4);
+  EXPECT_GE(outcome.usage.evaluations, 1);
+  EXPECT_LE(outcome.usage.evaluations, 4);
+  std::vector<KnowledgeEntry> constraints = knowledge.entries(KnowledgeKind::constraint);
+  ASSERT_EQ(constraints.size(), 1u) << outcome.summary;
+  EXPECT_EQ(constraints[0].fields.at("when"), "C=1") << outcome.summary;
+  EXPECT_EQ(constraints[0].fields.at("signature"), k_bad_signature);
+  EXPECT_EQ(constraints[0].fields.at("candidate"), failing.record.candidate_id);
+
+  // A later attempt with C=1 is blocked before it costs an evaluation, when screening is on.
+  const int calls = evaluator.calls;
+  LabOutcome blocked =
+      lab.evaluate(request({{"A", "8"}, {"B", "1"}, {"C", "1"}}), 3, Lab::Screening::against_knowledge);
+  EXPECT_TRUE(blocked.record.blocked_by_knowledge);
+  EXPECT_EQ(blocked.record.verdict, "BLOCKED");
+  EXPECT_EQ(evaluator.calls, calls);
+  EXPECT_NE(blocked.summary.find("C=1"), std::string::npos) << blocked.summary;
+  LabOutcome allowed =
+      lab.evaluate(request({{"A", "8"}, {"B", "1"}, {"C", "0"}}), 3, Lab::Screening::against_knowledge);
+  EXPECT_FALSE(allowed.record.blocked_by_knowledge);
+  EXPECT_EQ(evaluator.calls, calls + 1);
+  // Blocked attempts are not spent evaluations.
+  RunHistory snapshot = lab.snapshot();
+  EXPECT_EQ(snapshot.evaluation_count(), static_cast<int>(snapshot.evaluations.size()) - 1);
+
+  // Nothing left to diagnose: the next turn spends nothing.
+  TurnOutcome idle = act("debugger", 3, 4);
+  EXPECT_EQ(idle.usage.evaluations, 0);
+  EXPECT_EQ(knowledge.entries(KnowledgeKind::constraint).size(), 1u);
+}
+
+TEST_F(LabWithFakeEvaluator, DisciplinarianRejectsATwoChangeNewBestAndDecomposesIt) {
+  lab.ensure_start(1);
+  LabOutcome bundle = lab.evaluate(request({{"A", "4"}, {"B", "2"}, {"C", "0"}}), 2, Lab::Screening::off);
+  ASSERT_TRUE(bundle.record.passed);
+  ASSERT_EQ(bundle.record.changes, 2);
+
+  TurnOutcome outcome = act("disciplinarian", 2, 4);
+  RunHistory snapshot = lab.snapshot();
+  const EvaluationRecord* reviewed = snapshot.find(bundle.record.candidate_id);
+  ASSERT_NE(reviewed, nullptr);
+  EXPECT_TRUE(reviewed->rejected);
+  EXPECT_EQ(reviewed->ruling.rfind("several changes", 0), 0u) << reviewed->ruling;
+  ASSERT_TRUE(snapshot.best().has_value());
+  EXPECT_NE(snapshot.best()->candidate_id, bundle.record.candidate_id);
+  EXPECT_GE(journaled("ruling"), 1);
+
+  // Decomposed into the two single changes from the same parent.
+  bool a_alone = false, b_alone = false;
+  for (const EvaluationRecord& record : snapshot.evaluations) {
+    if (record.author_role != "disciplinarian") continue;
+    EXPECT_EQ(record.parent_id, "c0001");
+    EXPECT_EQ(record.changes, 1);
+    a_alone |= record.params == ParamValues{{"A", "4"}, {"B", "1"}, {"C", "0"}};
+    b_alone |= record.params == ParamValues{{"A", "1"}, {"B", "2"}, {"C", "0"}};
+  }
+  EXPECT_TRUE(a_alone);
+  EXPECT_TRUE(b_alone);
+  EXPECT_EQ(outcome.usage.evaluations, 2);
+
+  // Reaching the bundle by one change from a decomposed single accepts it again, without re-evaluating it.
+  const int calls = evaluator.calls;
+  std::string a_id;
+  for (const EvaluationRecord& record : snapshot.evaluations)
+    if (record.params == ParamValues{{"A", "4"}, {"B", "1"}, {"C", "0"}}) a_id = record.candidate_id;
+  LabOutcome reached = lab.evaluate(request({{"A", "4"}, {"B", "2"}, {"C", "0"}}, a_id), 3, Lab::Screening::off);
+  EXPECT_TRUE(reached.reused);
+  EXPECT_EQ(evaluator.calls, calls);
+  EXPECT_EQ(lab.best()->candidate_id, bundle.record.candidate_id);
+}
+
+TEST_F(LabWithFakeEvaluator, DisciplinarianAcceptsASingleChangeNewBest) {
+  lab.ensure_start(1);
+  LabOutcome single = lab.evaluate(request({{"A", "2"}, {"B", "1"}, {"C", "0"}}), 2, Lab::Screening::off);
+  act("disciplinarian", 2, 4);
+  const EvaluationRecord* reviewed = lab.snapshot().find(single.record.candidate_id);
+  ASSERT_NE(reviewed, nullptr);
+  EXPECT_FALSE(reviewed->rejected);
+  EXPECT_NE(reviewed->ruling.find("accepted"), std::string::npos) << reviewed->ruling;
+}
+
+TEST_F(LabWithFakeEvaluator, KnowledgeIntegratorRecordsValidatedStrategiesAndThePlan) {
+  lab.ensure_start(1);
+  LabOutcome better = lab.evaluate(request({{"A", "4"}, {"B", "1"}, {"C", "0"}}), 1, Lab::Screening::off);
+  lab.evaluate(request({{"A", "1"}, {"B", "1"}, {"C", "1"}}), 1, Lab::Screening::off);
+  lab.evaluate(request({{"A", "1"}, {"B", "4"}, {"C", "1"}}), 1, Lab::Screening::off);
+
+  act("knowledge-integrator", 1, 2, KnowledgeMode::curated);
+  std::vector<KnowledgeEntry> strategies = knowledge.entries(KnowledgeKind::strategy);
+  ASSERT_EQ(strategies.size(), 1u);
+  EXPECT_EQ(strategies[0].fields.at("param"), "A");
+  EXPECT_EQ(strategies[0].fields.at("from"), "1");
+  EXPECT_EQ(strategies[0].fields.at("to"), "4");
+  EXPECT_EQ(strategies[0].fields.at("candidate"), better.record.candidate_id);
+  // Two failures with one signature share C=1, which never passed: a constraint.
+  bool c_constraint = false;
+  for (const KnowledgeEntry& entry : knowledge.entries(KnowledgeKind::constraint))
+    c_constraint |= entry.fields.count("when") && entry.fields.at("when") == "C=1";
+  EXPECT_TRUE(c_constraint);
+  EXPECT_NE(knowledge.action_plan().find(better.record.candidate_id), std::string::npos) << knowledge.action_plan();
+  EXPECT_EQ(knowledge.role_records("knowledge-integrator").size(), 1u);
+
+  // A second pass records nothing twice.
+  act("knowledge-integrator", 1, 2, KnowledgeMode::curated);
+  EXPECT_EQ(knowledge.entries(KnowledgeKind::strategy).size(), 1u);
+}
+
+TEST_F(LabWithFakeEvaluator, ProfileMarksTheCandidateProfiled) {
+  lab.ensure_start(1);
+  CandidateEvaluator::Profile profile = lab.profile("c0001");
+  EXPECT_EQ(profile.bound, "compute");
+  EXPECT_TRUE(lab.snapshot().find("c0001")->profiled);
+  EXPECT_EQ(lab.snapshot().find("c0001")->profile_bound, "compute");
+  EXPECT_TRUE(std::filesystem::exists(run.candidate_dir("c0001") / "profile.json"));
+  EXPECT_EQ(journaled("profile"), 1);
+}
+
+TEST_F(LabWithFakeEvaluator, OptimizerSpendsItsBudgetOnSingleChanges) {
+  lab.ensure_start(1);
+  TurnOutcome outcome = act("optimizer", 1, 3);
+  EXPECT_LE(outcome.usage.evaluations, 3);
+  RunHistory snapshot = lab.snapshot();
+  EXPECT_GE(snapshot.evaluations.size(), 2u);
+  EXPECT_LE(snapshot.evaluation_count(), 4);
+  std::set<std::string> keys;
+  for (const EvaluationRecord& record : snapshot.evaluations)
+    EXPECT_TRUE(keys.insert(record.key()).second) << "evaluated twice: " << record.candidate_id;
+}
+
+}  // namespace
+}  // namespace evoteam
