@@ -50,6 +50,8 @@ class CandidateEvaluator {
   virtual std::vector<ParamSpec> param_space() const = 0;
   // The task's editable sources of the starting kernel.
   virtual std::filesystem::path starting_sources() const = 0;
+  // The task behind the evaluator, when there is one (agents' prompts are rendered from it).
+  virtual const Task* task() const { return nullptr; }
 };
 
 // The real evaluator on a task (the frozen copy in the run directory). Throws InvalidInput for a bad task.
@@ -84,6 +86,12 @@ class Lab {
   LabOutcome reverify(const std::string& candidate_id, int cycle, const std::string& role);
   // A reviewer's ruling on a candidate (journaled; a rejected candidate can no longer be the best).
   void rule(const std::string& candidate_id, bool accepted, const std::string& role, const std::string& reason);
+
+  // Runs the evaluator on work in progress (an agent's compile/test/benchmark tool) without recording a
+  // candidate; the caller counts it in its usage.
+  CandidateEvaluator::Result trial(const std::filesystem::path& sources_dir, const ParamValues& params, EvalDepth depth);
+  CandidateEvaluator::Profile trial_profile(const std::filesystem::path& sources_dir, const ParamValues& params);
+  const Task* task() const { return m_evaluator.task(); }
 
   RunHistory snapshot() const;
   std::optional<EvaluationRecord> best() const;

@@ -65,8 +65,10 @@ class Meter {
 
  private:
   MeterTotals totals_locked() const;
+  void journal_totals();
 
   mutable std::mutex m_mutex;
+  std::mutex m_sink_mutex;  // orders journal records so the last one always holds the newest totals
   MeterLimits m_limits;
   MeterTotals m_totals;  // wall_s holds the restored part only
   std::chrono::steady_clock::time_point m_start;

@@ -26,6 +26,7 @@ enum class Verdict {
   distribution_specific,  // wrong only on one input distribution
   recheck_fail,           // a timed run's output was wrong
   timing_side_work,       // work done outside the measured call (other threads)
+  timing_inconsistent,    // much slower on fresh inputs than on the rotation: results reused across calls
   impossible_perf,        // faster than the machine's roofline
   suspicious_speedup,     // > threshold over a vendor-library baseline; held until audited
   noisy,                  // correct, but the timing did not converge within its cap

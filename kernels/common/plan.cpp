@@ -94,6 +94,7 @@ Plan load_plan(const std::string& path) {
       TimingWorkloadPlan entry;
       entry.workload = item.at("workload").get<int>();
       entry.sets = item.at("sets").get<std::vector<int>>();
+      entry.probes = item.value("probes", std::vector<int>{});
       plan.timing.push_back(entry);
     }
     plan.stop.min_samples = timing.at("min_samples").get<std::size_t>();

@@ -45,7 +45,8 @@ struct TrialPlan {
 
 struct TimingWorkloadPlan {
   int workload = 0;
-  std::vector<int> sets;  // trial ids whose inputs and references form the rotation
+  std::vector<int> sets;    // trial ids whose inputs and references form the rotation
+  std::vector<int> probes;  // trial ids of fresh sets timed once each after the rotation
 };
 
 struct Plan {

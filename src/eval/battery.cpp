@@ -146,8 +146,11 @@ Battery design_battery(const Task& task, const Config& config, std::uint64_t sec
     std::vector<int>& sets = battery.rotation[static_cast<int>(w)];
     for (const Trial& trial : battery.trials)
       if (trial.workload == static_cast<int>(w) && static_cast<int>(sets.size()) < wanted) sets.push_back(trial.id);
-    for (int seed = battery.seeds + 1; static_cast<int>(sets.size()) < wanted; ++seed)
-      sets.push_back(add_trial(static_cast<int>(w), seed, false));
+    int seed = battery.seeds + 1;
+    for (; static_cast<int>(sets.size()) < wanted; ++seed) sets.push_back(add_trial(static_cast<int>(w), seed, false));
+    std::vector<int>& probes = battery.probes[static_cast<int>(w)];
+    for (int probe = 0; probe < config.get<int>("eval.timing.fresh_probes"); ++probe, ++seed)
+      probes.push_back(add_trial(static_cast<int>(w), seed, false));
   }
   return battery;
 }

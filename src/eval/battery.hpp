@@ -40,6 +40,7 @@ struct Battery {
   std::vector<BatteryWorkload> workloads;  // the task's workloads first, then the hidden shapes
   std::vector<Trial> trials;
   std::map<int, std::vector<int>> rotation;  // visible workload -> trial ids of its timing input sets
+  std::map<int, std::vector<int>> probes;    // visible workload -> trial ids of its fresh probe sets
   int determinism_trial = -1;
   std::vector<std::string> distributions;
   int seeds = 0;

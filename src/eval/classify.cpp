@@ -183,9 +183,16 @@ std::optional<double> roofline_fraction(const BatteryWorkload& workload, double 
   return fraction;
 }
 
-TimingOutcome analyze_timing(const HarnessRun& run, const Battery& battery, int bootstrap_resamples,
+TimingOutcome analyze_timing(const HarnessRun& run, const Battery& battery, int bootstrap_resamples, double fresh_ratio,
                              const std::optional<Peaks>& peaks) {
   TimingOutcome outcome;
+  if (const nlohmann::json* mutated = run.last("input_mutated")) {
+    nlohmann::json evidence = trial_evidence(battery, mutated->value("trial", -1));
+    evidence["tensor"] = mutated->value("tensor", "");
+    evidence["first_bad_index"] = mutated->value("first_bad", -1);
+    outcome.failure = make(Verdict::input_mutated, "input " + mutated->value("tensor", std::string("?")) + " changed during timing", evidence);
+    return outcome;
+  }
   if (const nlohmann::json* recheck = run.last("recheck_fail")) {
     nlohmann::json evidence = trial_evidence(battery, recheck->value("trial", -1));
     add_output_evidence(evidence, *recheck);
@@ -231,6 +238,25 @@ TimingOutcome analyze_timing(const HarnessRun& run, const Battery& battery, int 
                                  {"in_window_other_cpu_s", record->value("candidate_window_other_cpu_s", 0.0)},
                                  {"timed_s", record->value("timed_s", 0.0)}};
       outcome.failure = make(Verdict::timing_side_work, "other threads did work around the measured calls", evidence);
+    }
+    const std::vector<double> candidate_probe = record->value("candidate_probe", std::vector<double>{});
+    const std::vector<double> baseline_probe = record->value("baseline_probe", std::vector<double>{});
+    if (!candidate_probe.empty() && !baseline_probe.empty() && result.candidate.median_s > 0 && result.baseline.median_s > 0 &&
+        !outcome.failure) {
+      const double candidate_ratio = *std::min_element(candidate_probe.begin(), candidate_probe.end()) / result.candidate.median_s;
+      const double baseline_ratio = *std::min_element(baseline_probe.begin(), baseline_probe.end()) / result.baseline.median_s;
+      if (candidate_ratio > fresh_ratio * std::max(1.0, baseline_ratio)) {
+        nlohmann::json evidence = {{"workload", workload.name},
+                                   {"median_s", result.candidate.median_s},
+                                   {"fresh_s", candidate_probe},
+                                   {"fresh_over_median", candidate_ratio},
+                                   {"baseline_fresh_over_median", baseline_ratio},
+                                   {"threshold", fresh_ratio}};
+        outcome.failure = make(Verdict::timing_inconsistent,
+                               "fresh inputs took " + std::to_string(candidate_ratio).substr(0, 5) +
+                                   "x the median: results are being reused across calls",
+                               evidence);
+      }
     }
     outcome.workloads.push_back(result);
   }

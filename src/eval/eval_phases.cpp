@@ -133,9 +133,13 @@ TimingResult run_timing(EvaluationRun& run, const fs::path& candidate, const fs:
   double call_deadline = 0;
   nlohmann::json timing_workloads = nlohmann::json::array();
   for (const auto& [workload, sets] : run.battery.rotation) {
+    std::vector<int> probes;
+    if (auto found = run.battery.probes.find(workload); found != run.battery.probes.end()) probes = found->second;
     ids.insert(ids.end(), sets.begin(), sets.end());
+    ids.insert(ids.end(), probes.begin(), probes.end());
     for (int id : sets) call_deadline = std::max(call_deadline, run.deadlines_s[static_cast<std::size_t>(id)]);
-    timing_workloads.push_back({{"workload", workload}, {"sets", sets}});
+    for (int id : probes) call_deadline = std::max(call_deadline, run.deadlines_s[static_cast<std::size_t>(id)]);
+    timing_workloads.push_back({{"workload", workload}, {"sets", sets}, {"probes", probes}});
   }
   add_trials(plan, run.battery, ids, run.reference_dir, run.deadlines_s);
   plan["timing"] = {{"workloads", timing_workloads},
@@ -169,7 +173,8 @@ TimingResult run_timing(EvaluationRun& run, const fs::path& candidate, const fs:
     return result;
   }
   std::optional<Peaks> peaks = run.shared.peaks.get(false);
-  result.outcome = analyze_timing(harness_run, run.battery, config.get<int>("eval.timing.bootstrap_resamples"), peaks);
+  result.outcome = analyze_timing(harness_run, run.battery, config.get<int>("eval.timing.bootstrap_resamples"),
+                                  config.get<double>("eval.timing.fresh_ratio"), peaks);
   result.failure = result.outcome.failure;
   return result;
 }

@@ -23,6 +23,7 @@ const std::pair<Verdict, const char*> k_names[] = {
     {Verdict::distribution_specific, "DISTRIBUTION_SPECIFIC"},
     {Verdict::recheck_fail, "RECHECK_FAIL"},
     {Verdict::timing_side_work, "TIMING_SIDE_WORK"},
+    {Verdict::timing_inconsistent, "TIMING_INCONSISTENT"},
     {Verdict::impossible_perf, "IMPOSSIBLE_PERF"},
     {Verdict::suspicious_speedup, "SUSPICIOUS_SPEEDUP"},
     {Verdict::noisy, "NOISY"},

@@ -3,6 +3,8 @@
 #include <evoteam/error.hpp>
 #include <evoteam/meter.hpp>
 
+#include <algorithm>
+
 namespace evoteam {
 
 MeterLimits meter_limits_from_config(const Config& config) {
@@ -46,26 +48,32 @@ LimitHit Meter::check() const {
 }
 
 void Meter::charge(const Usage& usage, double cost_usd, int unknown_cost_attempts) {
-  std::function<void(const nlohmann::json&)> sink;
-  nlohmann::json record;
   {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_totals.tokens += usage;
     m_totals.cost_usd += cost_usd;
     m_totals.calls += 1;
     m_totals.unknown_cost_attempts += static_cast<std::uint64_t>(std::max(0, unknown_cost_attempts));
-    sink = m_sink;
   }
-  // The sink appends to the journal (an fsync): keep it outside the lock so other agents are not held up.
-  if (sink) sink(budget_record());
+  journal_totals();
 }
 
 void Meter::charge_unknown(int unknown_cost_attempts) {
   if (unknown_cost_attempts <= 0) return;
-  std::function<void(const nlohmann::json&)> sink;
   {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_totals.unknown_cost_attempts += static_cast<std::uint64_t>(unknown_cost_attempts);
+  }
+  journal_totals();
+}
+
+void Meter::journal_totals() {
+  // The sink appends to the journal (an fsync), so it runs outside m_mutex and does not hold up limit checks;
+  // the record is taken under m_sink_mutex, after any earlier append, so the journal's last tick is the newest.
+  std::lock_guard<std::mutex> order(m_sink_mutex);
+  std::function<void(const nlohmann::json&)> sink;
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
     sink = m_sink;
   }
   if (sink) sink(budget_record());

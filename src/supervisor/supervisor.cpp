@@ -12,6 +12,9 @@
 
 #include <evoteam/fs.hpp>
 #include <evoteam/lab.hpp>
+#include <evoteam/llm_team.hpp>
+#include <evoteam/meter.hpp>
+#include <evoteam/supervisor_llm.hpp>
 #include <evoteam/log.hpp>
 #include <evoteam/process.hpp>
 #include <evoteam/role.hpp>
@@ -39,12 +42,10 @@ std::optional<std::string> budget_stop(const Budgets& budgets, const RunState& s
   if (budgets.max_cycles > 0 && next_cycle > budgets.max_cycles) return "max_cycles";
   if (budgets.evaluations > 0 && state.history.evaluation_count() >= budgets.evaluations) return "budget_evaluations";
   if (budgets.hours > 0 && elapsed_s >= budgets.hours * 3600) return "budget_hours";
-  long long tokens = 0;
-  double cost = 0;
-  for (const CycleRecord& cycle : state.history.cycles)
-    for (const auto& [role, usage] : cycle.usage) tokens += usage.tokens, cost += usage.cost_usd;
-  if (budgets.tokens > 0 && tokens >= budgets.tokens) return "budget_tokens";
-  if (budgets.usd > 0 && cost >= budgets.usd) return "budget_usd";
+  MeterTotals spent = process_meter().totals();
+  if (budgets.tokens > 0 && spent.tokens.total() >= static_cast<std::uint64_t>(budgets.tokens)) return "budget_tokens";
+  if (budgets.usd > 0 && spent.cost_usd >= budgets.usd) return "budget_usd";
+  if (budgets.gpu_seconds > 0 && state.gpu_seconds >= budgets.gpu_seconds) return "budget_gpu_seconds";
   return std::nullopt;
 }
 
@@ -78,26 +79,57 @@ void publish_best(RunDir& run, const RunHistory& history) {
 
 nlohmann::json summary_json(const RunState& state, int cycles) {
   std::optional<EvaluationRecord> best = state.history.best();
-  long long tokens = 0;
-  double cost = 0;
-  for (const CycleRecord& cycle : state.history.cycles)
-    for (const auto& [role, usage] : cycle.usage) tokens += usage.tokens, cost += usage.cost_usd;
+  // Tokens and cost exactly as the providers reported them (the meter is restored from the journal on resume).
+  MeterTotals spent = process_meter().totals();
   nlohmann::json summary = {{"cycles", cycles},
                             {"evaluations", state.history.evaluation_count()},
                             {"best_candidate", best ? best->candidate_id : ""},
                             {"best_speedup", nullptr},
-                            {"tokens", {{"input", tokens}, {"output", 0}, {"cache_read", 0}, {"cache_write", 0}}},
-                            {"cost_usd", cost},
+                            {"tokens", to_json(spent.tokens)},
+                            {"cost_usd", spent.cost_usd},
                             {"elapsed_s", state.elapsed_s}};
   if (best && best->speedup) summary["best_speedup"] = *best->speedup;
   return summary;
 }
 
-std::unique_ptr<TeamMember> make_member(const OptimizeOptions& options, const Config& config,
-                                        const RoleAssignment& role) {
-  if (options.provider == "builtin") return make_builtin_member(role.name, config.get<double>("team.reverify_ratio"));
-  throw InvalidInput("provider '" + options.provider +
-                     "' cannot drive a team yet: use --provider builtin (the offline team)");
+// Providers serve one thread at a time; parallel agents share one through this lock.
+class SerialProvider : public LlmProvider {
+ public:
+  explicit SerialProvider(std::unique_ptr<LlmProvider> inner) : m_inner(std::move(inner)) {}
+  LlmResult complete(const LlmRequest& request) override {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_inner->complete(request);
+  }
+  std::string name() const override { return m_inner->name(); }
+
+ private:
+  std::unique_ptr<LlmProvider> m_inner;
+  std::mutex m_mutex;
+};
+
+std::unique_ptr<LlmTeam> make_llm_team(const Config& config, const OptimizeOptions& options, RunDir& run) {
+  auto team = std::make_unique<LlmTeam>();
+  team->config = &config;
+  team->run_dir = run.path();
+  ProviderSettings settings = provider_settings_from_config(config, current_environment());
+  settings.provider = options.provider;
+  team->prices = std::make_unique<PriceTable>(PriceTable::from_config(config));
+  if (!options.model.empty()) settings.model = options.model;
+  if (settings.model.empty()) settings.model = team->prices->default_model(options.provider);
+  team->model = settings.model;
+  team->provider = std::make_unique<SerialProvider>(make_provider(settings, *team->prices));
+  team->meter = &process_meter();
+  team->roles = load_roles(default_roles_dir());
+  team->workspace_limits = workspace_limits_from_config(config);
+  team->digest_chars = static_cast<std::size_t>(config.get<int>("team.digest_chars"));
+  return team;
+}
+
+std::string best_summary_text(const RunHistory& history) {
+  std::optional<EvaluationRecord> best = history.best();
+  if (!best) return "none yet";
+  return best->candidate_id + " " + best->verdict + " " + std::to_string(best->speedup.value_or(0)) + "x" +
+         (best->profiled ? ", " + best->profile_bound + "-bound" : "");
 }
 
 RunOutcome run_loop(const Config& config, RunDir& run, RunState& state) {
@@ -107,8 +139,20 @@ RunOutcome run_loop(const Config& config, RunDir& run, RunState& state) {
   KnowledgeBase knowledge(knowledge_dir);
   std::unique_ptr<CandidateEvaluator> evaluator = make_task_evaluator(config, run.path() / "task");
   Lab lab(run, *evaluator, knowledge, state.history);
+  const bool task_on_gpu = lab.task() != nullptr && lab.task()->target != Target::host;
   CycleBudget cycle_budget{config.get<int>("team.evaluations_per_cycle")};
   std::set<std::string> roles = known_role_names();
+  Meter& meter = process_meter();
+  meter.set_limits(MeterLimits{static_cast<std::uint64_t>(options.budgets.tokens), options.budgets.usd, 0});
+  meter.set_journal_sink([&run](const nlohmann::json& record) { run.journal().append(record); });
+  std::unique_ptr<LlmTeam> llm = options.provider == "builtin" ? nullptr : make_llm_team(config, options, run);
+  const std::string policy = config.get<std::string>("supervisor.policy");
+  const bool llm_supervisor = llm && policy != "rules";
+  if (policy == "llm" && !llm) spdlog::warn("supervisor.policy is llm but the provider is builtin: the rules decide");
+  auto make_member = [&](const RoleAssignment& role) -> std::unique_ptr<TeamMember> {
+    if (llm) return llm->make_member(role);
+    return make_builtin_member(role.name, config.get<double>("team.reverify_ratio"));
+  };
 
   RunOutcome outcome;
   outcome.run_dir = run.path();
@@ -143,7 +187,17 @@ RunOutcome run_loop(const Config& config, RunDir& run, RunState& state) {
       Signals signals = compute_signals(state.history, knowledge, config, cycle - 1);
       signals_json = signals.to_json();
       if (options.mode == TeamMode::evolving) {
-        Decision decision = decide_by_rules(signals, previous, config, streak);
+        Decision decision;
+        if (llm_supervisor) {
+          const Task* task = lab.task();
+          LlmSupervisorInputs inputs{&signals, &previous, &state.history, &config, &llm->roles, llm->model,
+                                     task ? task->name : "", task ? to_string(task->target) : "", "", "",
+                                     knowledge.digest(llm->digest_chars), best_summary_text(state.history),
+                                     options.budgets.to_json().dump()};
+          decision = decide_by_llm(inputs, *llm->provider, meter, streak);
+        } else {
+          decision = decide_by_rules(signals, previous, config, streak);
+        }
         if (decision.stop) { stop_reason = decision.stop_reason; --cycle; break; }
         team = decision.team;
       } else {
@@ -165,8 +219,7 @@ RunOutcome run_loop(const Config& config, RunDir& run, RunState& state) {
 
     lab.ensure_start(cycle);
     std::map<std::string, TurnOutcome> turns = run_team(
-        team, cycle, cycle_budget, [&](const RoleAssignment& role) { return make_member(options, config, role); }, lab,
-        knowledge, options.seed);
+        team, cycle, cycle_budget, make_member, lab, knowledge, options.seed);
     if (interrupted()) { stop_reason = "interrupted"; break; }
 
     CycleRecord& record = state.history.cycles.back();
@@ -181,6 +234,7 @@ RunOutcome run_loop(const Config& config, RunDir& run, RunState& state) {
                             {"usage", turn.usage.to_json()}});
     }
     record.finished = true;
+    if (task_on_gpu) for (const auto& [role, turn] : turns) state.gpu_seconds += turn.usage.seconds;
     std::optional<EvaluationRecord> best = state.history.best();
     record.best_speedup_after = best ? best->speedup : std::nullopt;
     double cycle_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - cycle_start).count();
@@ -218,6 +272,7 @@ RunOutcome run_loop(const Config& config, RunDir& run, RunState& state) {
     bool target_missed = options.budgets.target_speedup > 0 && stop_reason != "target_reached";
     outcome.exit_code = target_missed ? ExitCode::budget_exhausted : ExitCode::success;
   }
+  meter.set_journal_sink(nullptr);
   run.journal().append({{"type", "stop"}, {"status", outcome.status}, {"reason", stop_reason}});
   run.update_run_json({{"status", outcome.status}, {"stop_reason", stop_reason}, {"summary", summary}});
   return outcome;
@@ -264,7 +319,9 @@ RunOutcome optimize(const Config& config, const OptimizeOptions& options) {
 RunOutcome resume(const Config& config, const std::filesystem::path& run_dir) {
   RunDir run = RunDir::open(run_dir);
   nlohmann::json run_json = run.read_run_json();
-  RunState state = replay_run_state(run_json, replay_journal(run.path() / "journal.jsonl"), known_role_names());
+  JournalReplay replay = replay_journal(run.path() / "journal.jsonl");
+  RunState state = replay_run_state(run_json, replay, known_role_names());
+  process_meter().restore(replay.records);  // a resumed run continues from the journaled totals
   add_log_file(run.path() / "evoteam.log");
   run.update_run_json({{"status", "running"}, {"stop_reason", nullptr}, {"pid", ::getpid()}});
   run.journal().append({{"type", "resume"}, {"after_cycle", state.last_finished_cycle},

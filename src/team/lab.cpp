@@ -121,6 +121,9 @@ LabOutcome Lab::evaluate(const LabRequest& request, int cycle, Screening screeni
   }
 
   std::filesystem::path dir = m_run.candidate_dir(record.candidate_id);
+  // A directory left by an evaluation that a kill interrupted (never journaled) is replaced.
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
   copy_tree(request.sources_dir, dir / "src");
   write_json_atomic(dir / "params.json", record.params);
   write_json_atomic(dir / "meta.json", {{"parent", record.parent_id},
@@ -222,6 +225,15 @@ void Lab::rule(const std::string& candidate_id, bool accepted, const std::string
                           {"accepted", accepted},
                           {"role", role},
                           {"reason", reason}});
+}
+
+CandidateEvaluator::Result Lab::trial(const std::filesystem::path& sources_dir, const ParamValues& params,
+                                      EvalDepth depth) {
+  return m_evaluator.evaluate(sources_dir, params, depth, 0);
+}
+
+CandidateEvaluator::Profile Lab::trial_profile(const std::filesystem::path& sources_dir, const ParamValues& params) {
+  return m_evaluator.profile(sources_dir, params);
 }
 
 RunHistory Lab::snapshot() const {

@@ -75,6 +75,7 @@ class TaskEvaluator : public CandidateEvaluator {
   std::vector<ParamSpec> param_space() const override { return m_task.params; }
 
   std::filesystem::path starting_sources() const override { return m_start_dir; }
+  const Task* task() const override { return &m_task; }
 
  private:
   Task m_task;

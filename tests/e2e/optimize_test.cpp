@@ -18,6 +18,7 @@
 
 #include <evoteam/process.hpp>
 
+#include "support/cli_runner.hpp"
 #include "support/temp_dir.hpp"
 
 extern char** environ;
@@ -25,55 +26,7 @@ extern char** environ;
 namespace evoteam {
 namespace {
 
-const std::filesystem::path k_task = std::filesystem::path(EVOTEAM_SOURCE_DIR) / "kernels" / "host_matmul";
-
-ProcessResult run_evoteam(const std::vector<std::string>& args, std::chrono::seconds timeout) {
-  Command command;
-  command.argv = {EVOTEAM_BINARY};
-  for (const std::string& arg : args) command.argv.push_back(arg);
-  command.cwd = EVOTEAM_SOURCE_DIR;
-  command.timeout = timeout;
-  command.output_cap = 0;
-  return system_runner().run(command);
-}
-
-std::string describe(const ProcessResult& result) {
-  std::string err = result.err.text;
-  if (err.size() > 4000) err = err.substr(err.size() - 4000);
-  return result.describe() + "\nstdout:\n" + result.out.text.substr(0, 4000) + "\nstderr (tail):\n" + err;
-}
-
-nlohmann::json parse_stdout(const ProcessResult& result) {
-  nlohmann::json value = nlohmann::json::parse(result.out.text, nullptr, false);
-  EXPECT_FALSE(value.is_discarded()) << describe(result);
-  return value;
-}
-
-// Whole journal lines parsed; a torn last line (after a kill -9) is skipped.
-std::vector<nlohmann::json> journal_records(const std::filesystem::path& run_dir) {
-  std::vector<nlohmann::json> records;
-  std::ifstream in(run_dir / "journal.jsonl");
-  std::string line;
-  while (std::getline(in, line)) {
-    nlohmann::json value = nlohmann::json::parse(line, nullptr, false);
-    if (!value.is_discarded() && value.is_object()) records.push_back(value);
-  }
-  return records;
-}
-
-std::vector<nlohmann::json> evaluations(const std::filesystem::path& run_dir) {
-  std::vector<nlohmann::json> result;
-  for (const nlohmann::json& record : journal_records(run_dir))
-    if (record.value("type", "") == "evaluation" && record.contains("record")) result.push_back(record["record"]);
-  return result;
-}
-
-std::optional<std::filesystem::path> only_run(const std::filesystem::path& runs_dir) {
-  if (!std::filesystem::exists(runs_dir)) return std::nullopt;
-  for (const auto& entry : std::filesystem::directory_iterator(runs_dir))
-    if (entry.is_directory() && std::filesystem::exists(entry.path() / "journal.jsonl")) return entry.path();
-  return std::nullopt;
-}
+using namespace evoteam::testing;
 
 TEST(OptimizeE2E, BuiltinTeamImprovesHostMatmulAndRestructures) {
   testing::TempDir dir;
@@ -174,7 +127,7 @@ TEST(OptimizeE2E, ResumeAfterKill9LosesNothing) {
   std::vector<nlohmann::json> before = evaluations(*run_dir);
   ASSERT_GE(before.size(), 3u) << "timed out waiting for three evaluations";
 
-  ProcessResult resumed = run_evoteam({"resume", run_dir->string(), "--json"}, std::chrono::seconds(240));
+  ProcessResult resumed = run_evoteam({"resume", run_dir->string(), "--json"}, std::chrono::seconds(300));
   ASSERT_TRUE(resumed.ok()) << describe(resumed);
   nlohmann::json summary = parse_stdout(resumed);
   ASSERT_TRUE(summary.is_object());

@@ -61,7 +61,7 @@ class AgentLoopback : public ::testing::TestWithParam<FakeProtocol> {
     settings.model = anthropic() ? "claude-sonnet-4-5" : "gpt-5";
     settings.base_url = m_server.base_url();
     settings.api_key = k_key;
-    settings.http.request_timeout_s = 0.5;
+    settings.http.request_timeout_s = 1.5;
     settings.http.max_retries = 3;
     settings.http.backoff_initial_s = 0.01;
     settings.http.backoff_max_s = 0.05;
@@ -104,7 +104,7 @@ TEST_P(AgentLoopback, WorkGetsDoneThroughEveryFaultWithExactUsageAndNoKeyOnDisk)
   m_server.push(error(500, "api_error"));
   reply("", {{"c4", "edit_file", {{"path", "kernel.cpp"}, {"old", "tile = 8"}, {"new", "tile = 16"}}}}, {104, 14, 32, 0});
   FakeReply slow = testing::fake_reply(GetParam(), "late", {}, {999, 999, 0, 0});
-  slow.delay = std::chrono::milliseconds(2000);
+  slow.delay = std::chrono::milliseconds(6000);
   m_server.push(slow);
   reply("", {{"c5", "compile", nlohmann::json::object()}, {"c6", "run_tests", nlohmann::json::object()},
              {"c7", "benchmark", nlohmann::json::object()}}, {105, 15, 33, 0});

@@ -156,10 +156,10 @@ TEST_P(LlmLoopback, ConnectionResetIsRetried) {
 
 TEST_P(LlmLoopback, SlowReplyPastTheTimeoutIsRetried) {
   FakeReply slow = ok_reply();
-  slow.delay = std::chrono::milliseconds(3000);
+  slow.delay = std::chrono::milliseconds(6000);
   m_server.push(slow);
   m_server.push(ok_reply());
-  LlmResult result = provider(0.5)->complete(request());
+  LlmResult result = provider(1.5)->complete(request());
   ASSERT_TRUE(result.ok()) << result.failure().message;
   EXPECT_EQ(result.response().attempts, 2);
   EXPECT_EQ(result.response().unknown_cost_attempts, 1);

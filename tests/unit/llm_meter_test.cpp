@@ -1,6 +1,8 @@
 // Prices, the budget meter, the retry policy pieces and provider settings.
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include <evoteam/config.hpp>
 #include <evoteam/error.hpp>
 #include <evoteam/fs.hpp>
@@ -95,6 +97,24 @@ TEST(LlmMeter, JournaledTotalsRestoreOnResume) {
   EXPECT_EQ(totals.calls, 2u);
   EXPECT_EQ(totals.unknown_cost_attempts, 3u);
   EXPECT_GE(totals.wall_s, 0.0);
+}
+
+TEST(LlmMeter, LastJournaledTickHoldsTheTotalsWhenAgentsChargeAtOnce) {
+  testing::TempDir dir;
+  Journal journal(dir / "journal.jsonl");
+  Meter meter;
+  meter.set_journal_sink([&](const nlohmann::json& record) { journal.append(record); });
+  std::vector<std::thread> agents;
+  for (int agent = 0; agent < 4; ++agent)
+    agents.emplace_back([&] {
+      for (int call = 0; call < 10; ++call) meter.charge(Usage{1, 2, 3, 4}, 0.5);
+    });
+  for (std::thread& agent : agents) agent.join();
+  Meter restored;
+  restored.restore(replay_journal(dir / "journal.jsonl").records);
+  EXPECT_EQ(restored.totals().calls, 40u);
+  EXPECT_EQ(restored.totals().tokens, (Usage{40, 80, 120, 160}));
+  EXPECT_DOUBLE_EQ(restored.totals().cost_usd, 20.0);
 }
 
 TEST(LlmMeter, RestoreWithoutBudgetRecordsKeepsZero) {

@@ -1,7 +1,10 @@
 // Timing and profile modes. Candidate and baseline are measured interleaved in this one process (ABBA order
 // per pair of samples) over rotating input sets with different data; every timed output is poisoned before and
 // re-checked against its reference after the sample; CPU time of other threads during and between samples is
-// watched for work moved off the measured call. The sample time is the calling thread's CPU time by default:
+// watched for work moved off the measured call. After the rotation, each side is timed once on a few fresh
+// sets it has never seen: an implementation that reuses results across calls is fast on the rotation and slow
+// there. The stack below the harness's frame is scrubbed before every sample, so nothing survives there
+// between calls, and the inputs are compared with pristine copies at the end. The sample time is the calling thread's CPU time by default:
 // on a shared machine wall time also counts the time the thread was preempted, CPU time does not (and the
 // candidate cannot sleep, block or use other threads, so it misses none of its work). Wall times are recorded
 // alongside.
@@ -54,7 +57,31 @@ struct RotationSet {
   const TrialPlan* trial = nullptr;
   TrialBuffers inputs;  // outputs in here are unused
   std::vector<GuardedBuffer> references;
+  std::vector<std::vector<unsigned char>> pristine;  // copies of the inputs
 };
+
+// Overwrites the stack the implementation is about to use (it is called at the same depth), so a call cannot
+// find what an earlier call left there.
+__attribute__((noinline)) void scrub_stack() {
+  constexpr std::size_t k_bytes = 1 << 20;
+  volatile unsigned char* region = static_cast<volatile unsigned char*>(__builtin_alloca(k_bytes));
+  std::memset(const_cast<unsigned char*>(region), 0xA5, k_bytes);
+  __asm__ __volatile__("" : : "r"(region) : "memory");
+}
+
+RotationSet make_set(const Plan& plan, int trial_id, unsigned variant) {
+  RotationSet set;
+  set.trial = &plan.trial(trial_id);
+  set.inputs = make_trial_buffers(plan, *set.trial, 0, variant);
+  set.references = load_references(plan, *set.trial);
+  set.pristine.resize(plan.tensors.size());
+  for (std::size_t t = 0; t < plan.tensors.size(); ++t)
+    if (!plan.tensors[t].is_output) {
+      const auto* bytes = static_cast<const unsigned char*>(set.inputs.pointers[t]);
+      set.pristine[t].assign(bytes, bytes + set.inputs.tensors[t].bytes());
+    }
+  return set;
+}
 
 // One sample: `batch` calls on consecutive sets. Returns false after emitting a recheck failure.
 bool take_sample(const Plan& plan, std::vector<RotationSet>& sets, Side& side, double* sample_s, double* wall_s) {
@@ -67,6 +94,7 @@ bool take_sample(const Plan& plan, std::vector<RotationSet>& sets, Side& side, d
   }
   side.next_set = (side.next_set + static_cast<std::size_t>(side.batch)) % sets.size();
   const WorkloadPlan& workload = plan.workloads[sets[used[0]].trial->workload];
+  scrub_stack();
   set_activity(sets[used[0]].trial->id, side.implementation->phase);
   arm_watchdog(plan.call_deadline_s * side.batch);
   const double thread_start = cpu_clock(CLOCK_THREAD_CPUTIME_ID);
@@ -101,24 +129,27 @@ bool take_sample(const Plan& plan, std::vector<RotationSet>& sets, Side& side, d
 bool time_workload(const HarnessContext& context, const TimingWorkloadPlan& entry) {
   const Plan& plan = context.plan;
   std::vector<RotationSet> sets;
-  for (int id : entry.sets) {
-    RotationSet set;
-    set.trial = &plan.trial(id);
-    set.inputs = make_trial_buffers(plan, *set.trial, 0, static_cast<unsigned>(sets.size()));
-    set.references = load_references(plan, *set.trial);
-    sets.push_back(std::move(set));
-  }
+  for (int id : entry.sets) sets.push_back(make_set(plan, id, static_cast<unsigned>(sets.size())));
+  std::vector<RotationSet> probes;
+  for (int id : entry.probes) probes.push_back(make_set(plan, id, static_cast<unsigned>(sets.size() + probes.size())));
   Side candidate;
   candidate.implementation = &context.candidate;
   Side baseline;
   baseline.implementation = &context.baseline;
   baseline.name = "baseline";
   baseline.poison = 1;
-  for (Side* side : {&candidate, &baseline}) {
+  Side candidate_probe;
+  candidate_probe.implementation = &context.candidate;
+  Side baseline_probe;
+  baseline_probe.implementation = &context.baseline;
+  baseline_probe.name = "baseline";
+  for (auto [side, group] : {std::pair{&candidate, &sets}, std::pair{&baseline, &sets}, std::pair{&candidate_probe, &probes},
+                             std::pair{&baseline_probe, &probes}}) {
     // Both sides get the same layout per set, so neither is favoured by where its outputs sit.
-    for (std::size_t index = 0; index < sets.size(); ++index) {
-      RotationSet& set = sets[index];
-      side->outputs.push_back(make_outputs(plan, *set.trial, 0, static_cast<unsigned>(index)));
+    const unsigned first_variant = group == &sets ? 0u : static_cast<unsigned>(sets.size());
+    for (std::size_t index = 0; index < group->size(); ++index) {
+      RotationSet& set = (*group)[index];
+      side->outputs.push_back(make_outputs(plan, *set.trial, 0, first_variant + static_cast<unsigned>(index)));
       std::vector<void*> pointers = set.inputs.pointers;
       for (std::size_t t = 0; t < plan.tensors.size(); ++t)
         if (plan.tensors[t].is_output) pointers[t] = side->outputs.back()[t].data();
@@ -160,6 +191,28 @@ bool time_workload(const HarnessContext& context, const TimingWorkloadPlan& entr
     }
     reason = should_stop(candidate.tracker, baseline.tracker, plan.stop, timed, now_s() - measure_begin);
   }
+  // Fresh sets, once each: timing that depends on having seen the inputs before shows up here.
+  // Which side goes first alternates, so neither always meets the colder caches.
+  for (std::size_t index = 0; index < probes.size(); ++index) {
+    Side* order[2] = {&candidate_probe, &baseline_probe};
+    if (index % 2 == 1) std::swap(order[0], order[1]);
+    for (Side* side : order) {
+      double sample = 0, wall = 0;
+      if (!take_sample(plan, probes, *side, &sample, &wall)) return false;
+      side->samples.push_back(sample);
+    }
+  }
+  for (const RotationSet& set : sets)
+    for (std::size_t t = 0; t < plan.tensors.size(); ++t) {
+      if (plan.tensors[t].is_output) continue;
+      const std::int64_t first = first_difference(set.inputs.pointers[t], set.pristine[t].data(),
+                                                  plan.workloads[set.trial->workload].elements[t], plan.tensors[t].dtype);
+      if (first >= 0) {
+        emit(JsonLine().field("ev", "input_mutated").field("trial", set.trial->id).field("workload", set.trial->workload)
+                 .field("tensor", plan.tensors[t].name).field("first_bad", first));
+        return false;
+      }
+    }
   const double elapsed = now_s() - begin;
   const double other_threads = (cpu_clock(CLOCK_PROCESS_CPUTIME_ID) - process_cpu_start) -
                                (cpu_clock(CLOCK_THREAD_CPUTIME_ID) - thread_cpu_start);
@@ -169,12 +222,14 @@ bool time_workload(const HarnessContext& context, const TimingWorkloadPlan& entr
   line.field("clock", plan.thread_cpu_clock ? "thread_cpu" : "wall");
   line.array("candidate", candidate.samples).array("baseline", baseline.samples);
   line.array("candidate_wall", candidate.wall_samples).array("baseline_wall", baseline.wall_samples);
+  line.array("candidate_probe", candidate_probe.samples).array("baseline_probe", baseline_probe.samples);
   line.field("batch_candidate", candidate.batch).field("batch_baseline", baseline.batch);
   line.field("sets", static_cast<std::int64_t>(sets.size())).field("elapsed_s", elapsed).field("timed_s", timed);
   line.field("other_threads_cpu_s", other_threads).field("candidate_window_other_cpu_s", candidate.other_threads_cpu_s);
   line.field("threads_before", threads_before).field("threads_after", threads_after);
+  const double candidate_other = candidate.other_threads_cpu_s + candidate_probe.other_threads_cpu_s;
   const bool side_work = threads_after > threads_before ||
-                         candidate.other_threads_cpu_s > plan.side_work_fraction * timed + 1e-3 ||
+                         candidate_other > plan.side_work_fraction * timed + 1e-3 ||
                          other_threads > plan.side_work_fraction * elapsed + 5e-3;
   line.field("side_work", side_work);
   emit(line);

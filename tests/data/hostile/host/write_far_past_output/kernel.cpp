@@ -1,5 +1,5 @@
-// Correct result, plus a write a megabyte past the end of C: beyond the guard zone, onto an inaccessible page
-// or someone else's memory.
+// Correct result, plus a write 6000 bytes past the end of C: beyond the guard zone, onto the inaccessible page
+// that follows it.
 #include <cstdint>
 extern "C" void matmul(const float* A, const float* B, float* C, std::int64_t M, std::int64_t N, std::int64_t K) {
   for (std::int64_t i = 0; i < M; ++i)
@@ -8,5 +8,5 @@ extern "C" void matmul(const float* A, const float* B, float* C, std::int64_t M,
       for (std::int64_t k = 0; k < K; ++k) sum += A[i * K + k] * B[k * N + j];
       C[i * N + j] = sum;
     }
-  C[M * N + 2048] = 0.0f;
+  C[M * N + 1500] = 0.0f;
 }

@@ -1,0 +1,32 @@
+#pragma once
+// What LLM-backed team members share within a run: the provider, the process-wide meter, prices, role files.
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+
+#include <evoteam/agent.hpp>
+#include <evoteam/config.hpp>
+#include <evoteam/llm.hpp>
+#include <evoteam/role.hpp>
+#include <evoteam/team.hpp>
+#include <evoteam/workspace.hpp>
+
+namespace evoteam {
+
+struct LlmTeam {
+  const Config* config = nullptr;
+  std::filesystem::path run_dir;
+  std::string model;
+  std::unique_ptr<PriceTable> prices;
+  std::unique_ptr<LlmProvider> provider;
+  Meter* meter = nullptr;
+  std::map<std::string, RoleDefinition> roles;
+  WorkspaceLimits workspace_limits;
+  std::size_t digest_chars = 4000;
+
+  AgentSettings settings_for(const RoleDefinition& role) const;
+  std::unique_ptr<TeamMember> make_member(const RoleAssignment& assignment);
+};
+
+}  // namespace evoteam

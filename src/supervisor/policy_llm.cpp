@@ -1,0 +1,115 @@
+// The LLM supervisor: the `supervisor` role reads the signals and history and answers with a TeamSpec as JSON.
+// The proposal is validated; an invalid or over-budget one falls back to the rules, and the fallback is recorded.
+#include <evoteam/supervisor_llm.hpp>
+
+#include <spdlog/spdlog.h>
+
+#include <evoteam/error.hpp>
+
+namespace evoteam {
+
+namespace {
+
+std::string history_text(const RunHistory& history) {
+  std::string text;
+  for (const CycleRecord& cycle : history.cycles) {
+    text += "- cycle " + std::to_string(cycle.cycle) + ": " + to_string(cycle.team.pattern) + " [";
+    for (const std::string& role : cycle.team.role_names()) text += role + " ";
+    text += "] best after: " + (cycle.best_speedup_after ? std::to_string(*cycle.best_speedup_after) + "x" : std::string("none"));
+    int evaluations = 0;
+    for (const EvaluationRecord* record : history.in_cycle(cycle.cycle)) evaluations += record->blocked_by_knowledge ? 0 : 1;
+    text += ", " + std::to_string(evaluations) + " evaluations\n";
+  }
+  return text.empty() ? "(first decision)" : text;
+}
+
+// The first {...} block of the reply: models sometimes wrap JSON in prose or a code fence.
+std::optional<nlohmann::json> extract_json(const std::string& text) {
+  std::size_t begin = text.find('{');
+  std::size_t end = text.rfind('}');
+  if (begin == std::string::npos || end == std::string::npos || end < begin) return std::nullopt;
+  nlohmann::json value = nlohmann::json::parse(text.substr(begin, end - begin + 1), nullptr, false);
+  if (value.is_discarded()) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+Decision decide_by_llm(const LlmSupervisorInputs& inputs, LlmProvider& provider, Meter& meter,
+                       std::map<std::string, int>& clear_streak) {
+  Decision fallback = decide_by_rules(*inputs.signals, *inputs.previous, *inputs.config, clear_streak);
+  auto fall_back = [&](const std::string& why) {
+    spdlog::warn("LLM supervisor: {}; falling back to the rules", why);
+    fallback.team.decided_by = "llm-fallback-rules";
+    fallback.team.rationale = "LLM proposal rejected (" + why + "); rules: " + fallback.team.rationale;
+    return fallback;
+  };
+  if (meter.check() != LimitHit::none) return fall_back("the budget is spent");
+
+  std::string available;
+  std::set<std::string> names;
+  for (const auto& [name, role] : *inputs.roles)
+    if (name != "supervisor") available += name + ": " + role.description + "\n", names.insert(name);
+  auto supervisor = inputs.roles->find("supervisor");
+  if (supervisor == inputs.roles->end()) return fall_back("no supervisor role file");
+  std::map<std::string, std::string> values = {
+      {"task_name", inputs.task_name},
+      {"target", inputs.target},
+      {"params", inputs.params},
+      {"constraints", inputs.constraints},
+      {"directives", inputs.previous->directives.empty() ? "none" : [&] {
+         std::string text;
+         for (const std::string& d : inputs.previous->directives) text += "- " + d + "\n";
+         return text;
+       }()},
+      {"knowledge_digest", inputs.knowledge_digest},
+      {"best_summary", inputs.best_summary},
+      {"cycle", std::to_string(inputs.signals->cycle + 1)},
+      {"budget", inputs.budget},
+      {"team", to_string(inputs.previous->pattern) + ": " + [&] {
+         std::string text;
+         for (const std::string& role : inputs.previous->role_names()) text += role + " ";
+         return text;
+       }()},
+      {"signals", inputs.signals->to_text()},
+      {"history", history_text(*inputs.history)},
+      {"available_roles", available},
+      {"team_schema", team_spec_schema().dump(2)}};
+  std::string system;
+  try {
+    system = render(supervisor->second, values);
+  } catch (const InvalidInput& error) {
+    return fall_back(error.what());
+  }
+  LlmRequest request;
+  request.model = inputs.model;
+  request.system = system;
+  request.messages.push_back(Message{Role::user, {ContentBlock::make_text("Decide the team for the next cycle. Answer with the JSON object only.")}});
+  request.max_tokens = 2048;
+  LlmResult result = provider.complete(request);
+  if (!result.ok()) {
+    meter.charge_unknown(result.failure().unknown_cost_attempts);
+    return fall_back("provider failed: " + result.failure().message);
+  }
+  meter.charge(result.response().usage, result.response().cost_usd, result.response().unknown_cost_attempts);
+  std::string text;
+  for (const ContentBlock& block : result.response().content)
+    if (block.kind == BlockKind::text) text += block.text;
+  std::optional<nlohmann::json> proposal = extract_json(text);
+  if (!proposal) return fall_back("the reply holds no JSON object");
+  Decision decision;
+  try {
+    decision.team = team_spec_from_json(*proposal, names);
+  } catch (const InvalidInput& error) {
+    return fall_back(error.what());
+  }
+  decision.team.decided_by = "llm";
+  if (decision.team.evidence.empty()) decision.team.evidence = inputs.signals->to_json()["signals"];
+  if (proposal->value("stop", false)) {
+    decision.stop = true;
+    decision.stop_reason = "supervisor_stop";
+  }
+  return decision;
+}
+
+}  // namespace evoteam

@@ -1,0 +1,197 @@
+// LLM-backed team members: each role is an agent (the tool-calling loop) working in its own workspace on a copy
+// of its lineage's head. Its compile/test/benchmark/profile tools go through the lab (counted, not recorded);
+// what it submits is evaluated by the lab and becomes a candidate.
+#include <evoteam/llm_team.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include <evoteam/agent.hpp>
+#include <evoteam/error.hpp>
+#include <evoteam/fs.hpp>
+#include <evoteam/store.hpp>
+#include <evoteam/tools.hpp>
+
+namespace evoteam {
+
+namespace {
+
+// The agents' evaluation tools, served by the lab on the workspace's files at the head's params.
+class LabToolBackend : public EvaluationBackend {
+ public:
+  LabToolBackend(Lab& lab, ParamValues params) : m_lab(lab), m_params(std::move(params)) {}
+
+  ToolResult evaluate(const Workspace& workspace, EvalStage upto) override {
+    ++m_calls;
+    if (upto == EvalStage::profile) {
+      CandidateEvaluator::Profile profile = m_lab.trial_profile(workspace.root(), m_params);
+      return {"bound: " + profile.bound + "\n" + profile.summary + "\n" + profile.metrics.dump(1), false};
+    }
+    EvalDepth depth = upto == EvalStage::compile ? EvalDepth::build
+                      : upto == EvalStage::test  ? EvalDepth::tests
+                                                 : EvalDepth::full;
+    CandidateEvaluator::Result result = m_lab.trial(workspace.root(), m_params, depth);
+    bool ok = result.verdict == "PASS" || result.verdict == "NOISY";
+    std::string text = "verdict: " + result.verdict + "\n" + result.summary;
+    if (!ok && !result.build_log.empty()) text += "\nbuild log:\n" + truncate_middle(result.build_log, 8000);
+    return {text, !ok};
+  }
+  int calls() const { return m_calls; }
+
+ private:
+  Lab& m_lab;
+  ParamValues m_params;
+  int m_calls = 0;
+};
+
+// The agents' read_knowledge/record_knowledge, served by the run's knowledge base.
+class KnowledgeBaseAccess : public KnowledgeAccess {
+ public:
+  KnowledgeBaseAccess(KnowledgeBase& knowledge, std::string author, std::size_t digest_chars)
+      : m_knowledge(knowledge), m_author(std::move(author)), m_digest_chars(digest_chars) {}
+
+  std::string read(const std::string& topic) override {
+    if (topic.empty()) return m_knowledge.digest(m_digest_chars);
+    KnowledgeKind kind = knowledge_kind_from_string(topic);
+    if (kind == KnowledgeKind::action_plan) return m_knowledge.action_plan();
+    std::string text;
+    for (const KnowledgeEntry& entry : m_knowledge.entries(kind)) text += format_knowledge_entry(entry);
+    return text.empty() ? "(nothing recorded)" : text;
+  }
+
+  void record(const std::string& kind_text, const std::string& text) override {
+    KnowledgeKind kind = knowledge_kind_from_string(kind_text);
+    if (kind == KnowledgeKind::action_plan) {
+      m_knowledge.write_action_plan(text);
+      return;
+    }
+    std::string title = text.substr(0, text.find('\n')).substr(0, 120);
+    m_knowledge.add(kind, KnowledgeEntry{title, {{"author", m_author}}, text});
+  }
+
+ private:
+  KnowledgeBase& m_knowledge;
+  std::string m_author;
+  std::size_t m_digest_chars;
+};
+
+std::string describe_record(const EvaluationRecord& record) {
+  std::ostringstream out;
+  out << record.candidate_id << " (" << record.verdict;
+  if (record.speedup) out << ", " << *record.speedup << "x";
+  if (record.roofline) out << ", " << *record.roofline * 100 << "% of roofline";
+  if (record.profiled) out << ", " << record.profile_bound << "-bound";
+  out << ")";
+  return out.str();
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& separator) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : separator) + item;
+  return text;
+}
+
+class LlmMember : public TeamMember {
+ public:
+  LlmMember(LlmTeam& team, RoleDefinition role) : m_team(team), m_role(std::move(role)) {}
+
+  TurnOutcome act(TurnContext& context) override {
+    Lab& lab = *context.lab;
+    const Task* task = lab.task();
+    EVOTEAM_CHECK(task != nullptr, "LLM agents need a task");
+    RunHistory history = lab.snapshot();
+    std::optional<EvaluationRecord> head = history.best();
+    if (context.role.lineage == "failing")
+      for (auto it = history.evaluations.rbegin(); it != history.evaluations.rend(); ++it)
+        if (!it->passed && !it->blocked_by_knowledge) { head = *it; break; }
+    if (!head && !history.evaluations.empty()) head = history.evaluations.front();
+    EVOTEAM_CHECK(head.has_value(), "no candidate to start from");
+
+    char cycle_name[16];
+    std::snprintf(cycle_name, sizeof cycle_name, "%04d", context.cycle);
+    std::filesystem::path agent_dir = m_team.run_dir / "cycles" / cycle_name / "agents" / m_role.name;
+    std::vector<WorkspaceFile> editable, read_only;
+    for (const std::string& file : task->kernel_files) editable.push_back({file, lab.sources_of(head->candidate_id) / file});
+    if (std::filesystem::exists(task->dir / "README.md")) read_only.push_back({"README.md", task->dir / "README.md"});
+    read_only.push_back({task->reference_file, task->dir / task->reference_file});
+    Workspace workspace = Workspace::create(agent_dir / "workspace", editable, read_only, m_team.workspace_limits);
+
+    std::map<std::string, std::string> values = {
+        {"task_name", task->name},
+        {"task_readme", std::filesystem::exists(task->dir / "README.md") ? read_file(task->dir / "README.md") : task->description},
+        {"target", to_string(task->target) + (task->archs.empty() ? "" : " " + join(task->archs, ", "))},
+        {"editable_files", join(task->kernel_files, ", ")},
+        {"params", [&] {
+           std::string text;
+           for (const ParamSpec& spec : task->params)
+             text += spec.name + " in {" + join(spec.values, ", ") + "} default " + spec.default_value + "; ";
+           return text.empty() ? std::string("none") : text;
+         }()},
+        {"constraints", [&] {
+           std::string text;
+           for (const StaticConstraint& constraint : task->static_constraints)
+             text += "- " + std::string(constraint.required ? "required: " : "forbidden: ") + constraint.message + "\n";
+           return text.empty() ? std::string("none") : text;
+         }()},
+        {"directives", context.team->directives.empty() ? "none" : "- " + join(context.team->directives, "\n- ")},
+        {"knowledge_digest", context.team->knowledge == KnowledgeMode::none ? "(not shared this cycle)"
+                                                                           : context.knowledge->digest(m_team.digest_chars)},
+        {"best_summary", describe_record(*head)},
+        {"handoff_note", context.handoff_note},
+        {"cycle", std::to_string(context.cycle)},
+        {"budget", std::to_string(m_team.settings_for(m_role).limits.max_steps) + " steps, " +
+                       std::to_string(context.evaluation_budget) + " candidate submission(s)"},
+        {"team", to_string(context.team->pattern) + ": " + join(context.team->role_names(), ", ")}};
+    AgentPrompt prompt{render(m_role, values),
+                       "Cycle " + std::to_string(context.cycle) + ". Your workspace holds " +
+                           join(task->kernel_files, ", ") + " of " + head->candidate_id +
+                           ". Work as your role says; call submit with a one-paragraph summary when done."};
+
+    LabToolBackend backend(lab, head->params);
+    KnowledgeBaseAccess knowledge(*context.knowledge, m_role.name, m_team.digest_chars);
+    Toolbox tools(workspace, &backend, &knowledge, m_role.tools);
+    AgentResult result = run_agent(m_team.settings_for(m_role), prompt, *m_team.provider, tools, *m_team.meter,
+                                   agent_dir / "transcript.jsonl");
+
+    TurnOutcome outcome;
+    outcome.usage.tokens = static_cast<long long>(result.usage.total());
+    outcome.usage.cost_usd = result.cost_usd;
+    outcome.usage.evaluations = backend.calls();
+    outcome.summary = to_string(result.stop) + ": " + (result.summary.empty() ? result.detail : result.summary);
+    if (result.stop == Stop::submitted && std::find(m_role.tools.begin(), m_role.tools.end(), "write_file") != m_role.tools.end()) {
+      // Only the kernel files become the candidate; the read-only context stays behind.
+      std::filesystem::path staged = agent_dir / "submitted";
+      std::error_code ignored;
+      std::filesystem::remove_all(staged, ignored);
+      for (const std::string& file : task->kernel_files) {
+        evoteam::create_directories((staged / file).parent_path());
+        write_file_atomic(staged / file, read_file(workspace.root() / file));
+      }
+      LabRequest request{head->candidate_id, m_role.name, context.role.lineage, result.summary, head->params, staged};
+      LabOutcome submitted = lab.evaluate(request, context.cycle, context.screening());
+      outcome.usage.evaluations += submitted.reused ? 0 : 1;
+      outcome.summary += " → " + describe_record(submitted.record);
+    }
+    outcome.handoff_note = outcome.summary;
+    return outcome;
+  }
+
+ private:
+  LlmTeam& m_team;
+  RoleDefinition m_role;
+};
+
+}  // namespace
+
+AgentSettings LlmTeam::settings_for(const RoleDefinition& role) const {
+  return agent_settings_from_config(*config, role.name, role.model.empty() ? model : role.model, prices.get());
+}
+
+std::unique_ptr<TeamMember> LlmTeam::make_member(const RoleAssignment& assignment) {
+  auto it = roles.find(assignment.name);
+  if (it == roles.end()) throw InvalidInput("no role file for '" + assignment.name + "' in " + default_roles_dir().string());
+  return std::make_unique<LlmMember>(*this, it->second);
+}
+
+}  // namespace evoteam

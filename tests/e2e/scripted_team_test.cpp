@@ -1,0 +1,88 @@
+// `evoteam optimize` end to end with LLM agents driven by the scripted provider: agents edit, compile, test and
+// submit; repeated build failures make the supervisor add a Debugger, a repeated recorded failure adds a
+// Knowledge Integrator; tokens are summed exactly as the replies reported them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include <evoteam/fs.hpp>
+
+#include "support/cli_runner.hpp"
+#include "support/temp_dir.hpp"
+
+namespace evoteam {
+namespace {
+
+using testing::describe;
+using testing::evaluations;
+using testing::k_task;
+using testing::only_run;
+using testing::parse_stdout;
+using testing::run_evoteam;
+
+std::vector<std::string> role_names(const nlohmann::json& team) {
+  std::vector<std::string> names;
+  for (const nlohmann::json& role : team.at("roles")) names.push_back(role.at("name").get<std::string>());
+  return names;
+}
+
+bool has(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+bool cites(const nlohmann::json& team, const std::string& signal) {
+  for (const nlohmann::json& evidence : team.at("evidence"))
+    if (evidence.value("signal", "") == signal) return true;
+  return false;
+}
+
+TEST(ScriptedTeamE2E, AgentsSubmitAndSupervisorAddsDebuggerThenKnowledgeIntegrator) {
+  testing::TempDir dir;
+  std::filesystem::path script =
+      std::filesystem::path(EVOTEAM_SOURCE_DIR) / "tests" / "data" / "scripted" / "team_debug_story.jsonl";
+  ProcessResult result = run_evoteam({"optimize", k_task.string(), "--provider", "scripted", "--set",
+                                      "llm.scripted_file=" + script.string(), "--set", "supervisor.policy=rules",
+                                      "--max-cycles", "3", "--runs-dir", (dir / "runs").string(), "--json"},
+                                     std::chrono::seconds(600));
+  ASSERT_EQ(result.exit_code, 0) << describe(result);
+  nlohmann::json summary = parse_stdout(result);
+  EXPECT_EQ(summary["status"], "finished");
+  EXPECT_EQ(summary["cycles"], 3);
+  // Twelve scripted replies of 10 input and 5 output tokens each, and nothing else.
+  EXPECT_EQ(summary["tokens"]["input"], 120) << summary.dump();
+  EXPECT_EQ(summary["tokens"]["output"], 60) << summary.dump();
+
+  std::optional<std::filesystem::path> run = only_run(dir / "runs");
+  ASSERT_TRUE(run.has_value());
+  std::vector<nlohmann::json> records = evaluations(*run);
+  ASSERT_EQ(records.size(), 4u);
+  EXPECT_EQ(records[1]["author_role"], "optimizer");
+  EXPECT_EQ(records[1]["verdict"], "COMPILE_ERROR");
+  EXPECT_EQ(records[2]["author_role"], "debugger");
+  EXPECT_EQ(records[2]["verdict"], "PASS");
+  EXPECT_EQ(records[3]["verdict"], "COMPILE_ERROR");
+  EXPECT_TRUE(records[3]["repeated_recorded_failure"].get<bool>());
+  // The debugger's candidate carries its edit.
+  std::string fixed = read_file(*run / "candidates" / records[2]["candidate_id"].get<std::string>() / "src" / "kernel.cpp");
+  EXPECT_NE(fixed.find("#define TILE_M 64"), std::string::npos);
+
+  nlohmann::json cycle1 = read_json_file(*run / "cycles" / "0001" / "team.json");
+  nlohmann::json cycle2 = read_json_file(*run / "cycles" / "0002" / "team.json");
+  nlohmann::json cycle3 = read_json_file(*run / "cycles" / "0003" / "team.json");
+  EXPECT_FALSE(has(role_names(cycle1), "debugger"));
+  EXPECT_TRUE(has(role_names(cycle2), "debugger")) << cycle2.dump(2);
+  EXPECT_TRUE(cites(cycle2, "build_failure_rate")) << cycle2.dump(2);
+  EXPECT_FALSE(has(role_names(cycle2), "knowledge-integrator"));
+  EXPECT_TRUE(has(role_names(cycle3), "knowledge-integrator")) << cycle3.dump(2);
+  EXPECT_TRUE(cites(cycle3, "repeated_failures")) << cycle3.dump(2);
+  EXPECT_EQ(cycle3["knowledge"], "curated");
+
+  // Each agent kept a transcript of its turn.
+  for (const char* path : {"cycles/0001/agents/optimizer/transcript.jsonl", "cycles/0002/agents/debugger/transcript.jsonl"})
+    EXPECT_TRUE(std::filesystem::exists(*run / path)) << path;
+}
+
+}  // namespace
+}  // namespace evoteam
