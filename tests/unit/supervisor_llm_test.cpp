@@ -1,0 +1,92 @@
+// The LLM supervisor: a valid proposal becomes the team; an invalid one falls back to the rules, recorded.
+#include <evoteam/supervisor_llm.hpp>
+
+#include <gtest/gtest.h>
+
+#include <evoteam/fs.hpp>
+
+#include "support/temp_dir.hpp"
+
+namespace evoteam {
+namespace {
+
+class SupervisorLlm : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_prices = PriceTable::load(std::filesystem::path(EVOTEAM_SOURCE_DIR) / "configs" / "models.json");
+    m_prices.allow_unpriced_models(true);
+    m_roles = load_roles(default_roles_dir());
+    m_previous.roles = {{"optimizer", 1.0, "best"}};
+    m_previous.rationale = "first cycle";
+    EvaluationRecord start;
+    start.candidate_id = "c0001";
+    start.cycle = 1;
+    start.verdict = "PASS";
+    start.passed = true;
+    start.speedup = 1.0;
+    m_history.evaluations.push_back(start);
+    m_history.cycles.push_back(CycleRecord{1, m_previous, {}, 1.0, true});
+    KnowledgeBase knowledge(m_dir / "knowledge");
+    m_signals = compute_signals(m_history, knowledge, m_config, 1);
+  }
+
+  Decision decide(const std::string& reply_text) {
+    nlohmann::json reply = {{"content", {{{"type", "text"}, {"text", reply_text}}}},
+                            {"stop_reason", "end_turn"},
+                            {"usage", {{"input_tokens", 100}, {"output_tokens", 50}}}};
+    write_file_atomic(m_dir / "script.jsonl", reply.dump() + "\n");
+    ProviderSettings settings;
+    settings.provider = "scripted";
+    settings.scripted_file = m_dir / "script.jsonl";
+    std::unique_ptr<LlmProvider> provider = make_provider(settings, m_prices);
+    LlmSupervisorInputs inputs{&m_signals, &m_previous, &m_history, &m_config, &m_roles, "scripted",
+                               "host_matmul", "host", "", "", "", "c0001 1.0x", "{}"};
+    std::map<std::string, int> streak;
+    return decide_by_llm(inputs, *provider, m_meter, streak);
+  }
+
+  testing::TempDir m_dir;
+  Config m_config;
+  PriceTable m_prices;
+  Meter m_meter;
+  std::map<std::string, RoleDefinition> m_roles;
+  TeamSpec m_previous;
+  RunHistory m_history;
+  Signals m_signals;
+};
+
+TEST_F(SupervisorLlm, ValidProposalBecomesTheTeam) {
+  Decision decision = decide(R"(Here is the team: {"roles":[{"name":"profiling-scientist","budget_share":0.3},
+    {"name":"optimizer","budget_share":0.7}],"pattern":"pipeline","directives":["profile first"],
+    "knowledge":"digest","rationale":"the best was never profiled","evidence":[{"signal":"unprofiled_best"}]})");
+  EXPECT_EQ(decision.team.decided_by, "llm");
+  ASSERT_EQ(decision.team.roles.size(), 2u);
+  EXPECT_EQ(decision.team.roles[0].name, "profiling-scientist");
+  EXPECT_EQ(decision.team.pattern, Pattern::pipeline);
+  EXPECT_EQ(m_meter.totals().tokens.input, 100u);
+  EXPECT_FALSE(decision.stop);
+}
+
+TEST_F(SupervisorLlm, InvalidProposalFallsBackToRulesAndSaysSo) {
+  Decision unknown_role = decide(R"({"roles":[{"name":"wizard","budget_share":1}],"pattern":"solo","rationale":"magic","evidence":[]})");
+  EXPECT_EQ(unknown_role.team.decided_by, "llm-fallback-rules");
+  EXPECT_NE(unknown_role.team.rationale.find("wizard"), std::string::npos) << unknown_role.team.rationale;
+  EXPECT_TRUE(unknown_role.team.has_role("optimizer"));
+
+  Decision no_json = decide("I think the team is fine as it is.");
+  EXPECT_EQ(no_json.team.decided_by, "llm-fallback-rules");
+
+  Decision over_budget = decide(R"({"roles":[{"name":"optimizer","budget_share":0.9},{"name":"debugger","budget_share":0.9}],
+    "pattern":"pipeline","rationale":"more of everything","evidence":[]})");
+  EXPECT_EQ(over_budget.team.decided_by, "llm-fallback-rules");
+}
+
+TEST_F(SupervisorLlm, StopFieldEndsTheRun) {
+  Decision decision = decide(R"({"roles":[{"name":"optimizer","budget_share":1}],"pattern":"solo",
+    "rationale":"at the roofline","evidence":[],"stop":true})");
+  EXPECT_TRUE(decision.stop);
+  EXPECT_EQ(decision.stop_reason, "supervisor_stop");
+}
+
+}  // namespace
+}  // namespace evoteam
