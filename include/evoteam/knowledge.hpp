@@ -52,6 +52,9 @@ class KnowledgeBase {
 };
 
 std::vector<KnowledgeEntry> parse_knowledge_markdown(const std::string& text);
+
+// True when every "name=value" term of a constraint's comma-separated `when` field holds in `params`.
+bool constraint_matches(const std::string& when, const std::map<std::string, std::string>& params);
 std::string format_knowledge_entry(const KnowledgeEntry& entry);
 
 }  // namespace evoteam

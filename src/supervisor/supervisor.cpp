@@ -278,6 +278,20 @@ RunOutcome run_loop(const Config& config, RunDir& run, RunState& state) {
   return outcome;
 }
 
+// Runs the loop; an error that escapes it marks the run failed (journal and run.json) before it propagates.
+RunOutcome run_recording_failure(const Config& config, RunDir& run, RunState& state) {
+  try {
+    RunOutcome outcome = run_loop(config, run, state);
+    remove_log_file();
+    return outcome;
+  } catch (const std::exception& error) {
+    run.journal().append({{"type", "stop"}, {"status", "failed"}, {"reason", error.what()}});
+    run.update_run_json({{"status", "failed"}, {"stop_reason", error.what()}});
+    remove_log_file();
+    throw;
+  }
+}
+
 }  // namespace
 
 nlohmann::json RunOutcome::to_json() const {
@@ -304,16 +318,7 @@ RunOutcome optimize(const Config& config, const OptimizeOptions& options) {
   copy_tree(task.dir, run.path() / "task");
   run.journal().append({{"type", "run_start"}, {"task", task.name}, {"options", options_to_json(state.options)}});
   spdlog::info("run {} on {} with the {} team ({} provider)", run.id(), task.name, to_string(options.mode), options.provider);
-  try {
-    RunOutcome outcome = run_loop(config, run, state);
-    remove_log_file();
-    return outcome;
-  } catch (const std::exception& error) {
-    run.journal().append({{"type", "stop"}, {"status", "failed"}, {"reason", error.what()}});
-    run.update_run_json({{"status", "failed"}, {"stop_reason", error.what()}});
-    remove_log_file();
-    throw;
-  }
+  return run_recording_failure(config, run, state);
 }
 
 RunOutcome resume(const Config& config, const std::filesystem::path& run_dir) {
@@ -328,16 +333,7 @@ RunOutcome resume(const Config& config, const std::filesystem::path& run_dir) {
                         {"evaluations", state.history.evaluation_count()}});
   spdlog::info("resuming run {} after cycle {} ({} evaluations kept)", run.id(), state.last_finished_cycle,
                state.history.evaluation_count());
-  try {
-    RunOutcome outcome = run_loop(config, run, state);
-    remove_log_file();
-    return outcome;
-  } catch (const std::exception& error) {
-    run.journal().append({{"type", "stop"}, {"status", "failed"}, {"reason", error.what()}});
-    run.update_run_json({{"status", "failed"}, {"stop_reason", error.what()}});
-    remove_log_file();
-    throw;
-  }
+  return run_recording_failure(config, run, state);
 }
 
 }  // namespace evoteam

@@ -10,20 +10,10 @@ namespace evoteam::builtin {
 
 namespace {
 
-bool diagnosed(const KnowledgeBase& knowledge, const std::string& signature, const ParamValues& params) {
-  for (const KnowledgeEntry& entry : knowledge.entries(KnowledgeKind::constraint)) {
-    auto when = entry.fields.find("when");
-    if (when == entry.fields.end()) continue;
-    bool all = true;
-    std::stringstream stream(when->second);
-    for (std::string term; std::getline(stream, term, ',');) {
-      std::size_t eq = term.find('=');
-      auto it = params.find(term.substr(0, eq));
-      all &= eq != std::string::npos && it != params.end() && it->second == term.substr(eq + 1);
-    }
-    if (all) return true;
-  }
-  (void)signature;
+bool diagnosed(const KnowledgeBase& knowledge, const ParamValues& params) {
+  for (const KnowledgeEntry& entry : knowledge.entries(KnowledgeKind::constraint))
+    if (auto when = entry.fields.find("when"); when != entry.fields.end() && constraint_matches(when->second, params))
+      return true;
   return false;
 }
 
@@ -36,7 +26,7 @@ class Debugger : public TeamMember {
     const EvaluationRecord* failing = nullptr;
     for (auto it = history.evaluations.rbegin(); it != history.evaluations.rend() && !failing; ++it)
       if (!it->passed && !it->blocked_by_knowledge && it->verdict != "INFRA_ERROR" && it->verdict != "PENDING" &&
-          !diagnosed(*context.knowledge, it->failure_signature, it->params))
+          !diagnosed(*context.knowledge, it->params))
         failing = &*it;
     if (failing == nullptr) {
       outcome.summary = "no undiagnosed failure";

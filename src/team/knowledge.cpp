@@ -82,6 +82,17 @@ std::vector<KnowledgeEntry> parse_knowledge_markdown(const std::string& text) {
   return entries;
 }
 
+bool constraint_matches(const std::string& when, const std::map<std::string, std::string>& params) {
+  if (when.empty()) return false;
+  std::stringstream stream(when);
+  for (std::string term; std::getline(stream, term, ',');) {
+    std::size_t eq = term.find('=');
+    auto it = params.find(term.substr(0, eq));
+    if (eq == std::string::npos || it == params.end() || it->second != term.substr(eq + 1)) return false;
+  }
+  return true;
+}
+
 std::string format_knowledge_entry(const KnowledgeEntry& entry) {
   std::string text = "## " + entry.title + "\n";
   for (const auto& [key, value] : entry.fields) text += "- " + key + ": " + value + "\n";

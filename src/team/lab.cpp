@@ -58,15 +58,7 @@ std::optional<std::string> Lab::blocking_constraint(const ParamValues& params) c
   // A constraint's "when" field lists name=value terms that together make a candidate fail.
   for (const KnowledgeEntry& entry : m_knowledge.entries(KnowledgeKind::constraint)) {
     auto when = entry.fields.find("when");
-    if (when == entry.fields.end() || when->second.empty()) continue;
-    bool all = true;
-    std::stringstream stream(when->second);
-    for (std::string term; std::getline(stream, term, ',');) {
-      std::size_t eq = term.find('=');
-      auto it = params.find(term.substr(0, eq));
-      all &= eq != std::string::npos && it != params.end() && it->second == term.substr(eq + 1);
-    }
-    if (all) return entry.title;
+    if (when != entry.fields.end() && constraint_matches(when->second, params)) return entry.title;
   }
   return std::nullopt;
 }

@@ -18,7 +18,9 @@ TEST(Inventory, DoctorListsEveryToolWithAFixWhenMissing) {
   bool has_compiler = false;
   for (const ToolProbe& probe : probes) {
     if (probe.name == "c++ compiler") has_compiler = probe.usable;
-    if (!probe.usable) EXPECT_FALSE(probe.fix.empty()) << probe.name;
+    if (!probe.usable) {
+      EXPECT_FALSE(probe.fix.empty()) << probe.name;
+    }
     EXPECT_EQ(probe.detail.find("sk-"), std::string::npos) << "a key value leaked into " << probe.name;
   }
   EXPECT_TRUE(has_compiler);

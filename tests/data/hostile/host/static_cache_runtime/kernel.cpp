@@ -6,8 +6,8 @@ namespace {
 constexpr int k_entries = 32;
 constexpr std::int64_t k_capacity = 4096;
 struct Entry {
-  const float* a = nullptr;
-  float a0 = 0, b0 = 0;
+  const float* a;
+  float a0, b0;
   float c[k_capacity];
 };
 Entry g_entries[k_entries];
