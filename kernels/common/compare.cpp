@@ -154,6 +154,16 @@ CompareResult compare_output(const void* candidate, const void* reference, std::
   return unsupported;
 }
 
+std::int64_t count_poison(const void* data, std::int64_t count, DType dtype, int poison) {
+  const std::size_t size = dtype_size(dtype);
+  unsigned char pattern[8];
+  fill_poison(pattern, 1, dtype, poison);
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  std::int64_t found = 0;
+  for (std::int64_t i = 0; i < count; ++i) found += std::memcmp(bytes + i * size, pattern, size) == 0 ? 1 : 0;
+  return found;
+}
+
 std::int64_t first_difference(const void* a, const void* b, std::int64_t count, DType dtype) {
   const std::size_t size = dtype_size(dtype);
   const auto* left = static_cast<const unsigned char*>(a);

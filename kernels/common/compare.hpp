@@ -28,6 +28,9 @@ struct CompareResult {
 CompareResult compare_output(const void* candidate, const void* reference, std::int64_t count, DType dtype,
                              const Tolerance& tolerance, int poison);
 
+// Elements still holding the poison pattern bit for bit.
+std::int64_t count_poison(const void* data, std::int64_t count, DType dtype, int poison);
+
 // Index of the first element whose bytes differ, or -1.
 std::int64_t first_difference(const void* a, const void* b, std::int64_t count, DType dtype);
 

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <random>
+#include <thread>
 
 #include "eval/device_lock.hpp"
 #include "eval/harness_run.hpp"
@@ -77,21 +79,32 @@ std::optional<Judgement> prepare_references(EvaluationRun& run, std::uint64_t se
     if (!references_present(run.task, run.reference_dir, trial)) missing.push_back(trial.id);
   run.references_cached = missing.empty();
   const double stage_timeout = config.get<double>("eval.stages.reference.timeout_s");
-  if (!missing.empty()) {
+  // The trials are dealt round-robin to one process per core; references are the one phase with no timing
+  // to disturb.
+  const std::size_t processes = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 4);
+  std::vector<std::vector<int>> chunks(std::min(processes, std::max<std::size_t>(1, missing.size() / 4)));
+  for (std::size_t i = 0; i < missing.size(); ++i) chunks[i % chunks.size()].push_back(missing[i]);
+  std::vector<std::future<HarnessRun>> runs;
+  for (std::size_t chunk = 0; chunk < chunks.size() && !missing.empty(); ++chunk) {
     nlohmann::json plan = base_plan(run.task, run.battery, config, "reference");
-    add_trials(plan, run.battery, missing, run.reference_dir, std::vector<double>(run.battery.trials.size(), stage_timeout));
-    const fs::path plan_file = run.scratch / "plan-reference.json";
+    add_trials(plan, run.battery, chunks[chunk], run.reference_dir, std::vector<double>(run.battery.trials.size(), stage_timeout));
+    const fs::path plan_file = run.scratch / ("plan-reference-" + std::to_string(chunk) + ".json");
     write_json_atomic(plan_file, plan);
     HarnessSpec spec = spec_for(run, plan_file, stage_timeout);
     spec.reference = reference.library;
     if (run.reference_dir.parent_path() != run.scratch) spec.writable.push_back(run.reference_dir);
-    HarnessRun harness_run = run_harness(run.shared.runner, spec);
-    if (std::optional<Judgement> failure = judge_process(harness_run, run.battery, true)) return failure;
+    runs.push_back(std::async(std::launch::async, [&run, spec] { return run_harness(run.shared.runner, spec); }));
+  }
+  std::optional<Judgement> failure;
+  for (auto& pending : runs) {
+    HarnessRun harness_run = pending.get();
+    if (!failure) failure = judge_process(harness_run, run.battery, true);
     for (const nlohmann::json* record : harness_run.all("reference")) {
       const Trial& trial = run.battery.trial(record->value("trial", 0));
       write_json_atomic(run.reference_dir / (trial.reference_key + ".json"), {{"wall_s", record->value("wall_s", 0.0)}});
     }
   }
+  if (failure) return failure;
   const double factor = config.get<double>("eval.correctness.call_deadline_factor");
   const double minimum = config.get<double>("eval.correctness.call_deadline_min_s");
   run.deadlines_s.assign(run.battery.trials.size(), minimum);

@@ -170,8 +170,8 @@ EvalResult EvalResult::from_json(const nlohmann::json& value) {
   result.device = value.value("device", "");
   if (value.contains("candidate")) {
     result.candidate_hash = value["candidate"].value("hash", "");
-    for (const auto& [name, param] : value["candidate"].value("params", nlohmann::json::object()).items())
-      result.params[name] = param.get<std::string>();
+    const nlohmann::json params = value["candidate"].value("params", nlohmann::json::object());
+    for (const auto& [name, param] : params.items()) result.params[name] = param.get<std::string>();
   }
   result.baseline = value.value("baseline", "");
   for (const auto& name : value.value("stages_requested", nlohmann::json::array()))
@@ -188,7 +188,8 @@ EvalResult EvalResult::from_json(const nlohmann::json& value) {
   for (const auto& item : value.value("workloads", nlohmann::json::array())) {
     WorkloadResult workload;
     workload.name = item.value("name", "");
-    for (const auto& [axis, extent] : item.value("axes", nlohmann::json::object()).items()) workload.axes[axis] = extent.get<std::int64_t>();
+    const nlohmann::json axes = item.value("axes", nlohmann::json::object());
+    for (const auto& [axis, extent] : axes.items()) workload.axes[axis] = extent.get<std::int64_t>();
     workload.candidate = stats_from_json(item.value("candidate", nlohmann::json::object()));
     workload.baseline = stats_from_json(item.value("baseline", nlohmann::json::object()));
     workload.speedup = item.value("speedup", 0.0);

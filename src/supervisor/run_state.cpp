@@ -81,6 +81,7 @@ RunState replay_run_state(const nlohmann::json& run_json, const JournalReplay& r
         }
       state.last_finished_cycle = number;
       state.elapsed_s = record.value("elapsed_s", state.elapsed_s);
+      state.gpu_seconds = record.value("gpu_seconds", state.gpu_seconds);
       state.clear_streak = record.value("clear_streak", std::map<std::string, int>{});
       state.unfinished_team.reset();
       state.unfinished_cycle = 0;

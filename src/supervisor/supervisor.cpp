@@ -226,7 +226,6 @@ RunOutcome run_loop(const Config& config, RunDir& run, RunState& state) {
     nlohmann::json usage_json = nlohmann::json::object();
     nlohmann::json turns_json = nlohmann::json::object();
     for (auto& [role, turn] : turns) {
-      turn.usage.seconds = turn.usage.seconds;
       record.usage[role] = turn.usage;
       usage_json[role] = turn.usage.to_json();
       turns_json[role] = {{"summary", turn.summary}, {"handoff_note", turn.handoff_note}};
@@ -245,7 +244,7 @@ RunOutcome run_loop(const Config& config, RunDir& run, RunState& state) {
                                                    {"best_speedup", best && best->speedup ? nlohmann::json(*best->speedup) : nlohmann::json()},
                                                    {"seconds", cycle_s}});
     run.journal().append({{"type", "cycle_end"}, {"cycle", cycle}, {"usage", usage_json}, {"elapsed_s", state.elapsed_s},
-                          {"clear_streak", streak}, {"best_candidate", best ? best->candidate_id : ""}});
+                          {"gpu_seconds", state.gpu_seconds}, {"clear_streak", streak}, {"best_candidate", best ? best->candidate_id : ""}});
     publish_best(run, state.history);
     run.update_run_json({{"summary", summary_json(state, cycle)}});
     spdlog::info("cycle {} done: best {} {}, {} evaluations so far", cycle, best ? best->candidate_id : "none",

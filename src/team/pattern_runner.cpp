@@ -1,3 +1,4 @@
+#include <chrono>
 #include <cmath>
 #include <exception>
 #include <thread>
@@ -31,8 +32,11 @@ std::uint64_t seed_for(std::uint64_t run_seed, int cycle, const std::string& rol
 }
 
 TurnOutcome run_member(TeamMember& member, TurnContext& context) {
+  auto start = std::chrono::steady_clock::now();
   try {
-    return member.act(context);
+    TurnOutcome outcome = member.act(context);
+    outcome.usage.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return outcome;
   } catch (const InvalidInput&) {
     throw;
   } catch (const std::exception& error) {

@@ -1,12 +1,15 @@
 // Loading and validating task directories: the shipped task loads; every kind of mistake is reported with the
 // file and the field.
+#include <evoteam/config.hpp>
 #include <evoteam/error.hpp>
 #include <evoteam/fs.hpp>
 #include <evoteam/task.hpp>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <functional>
 
 #include "support/temp_dir.hpp"
 
@@ -18,7 +21,7 @@ using evoteam::Task;
 using evoteam::testing::TempDir;
 
 nlohmann::json minimal_task() {
-  return nlohmann::json::parse(R"({
+  return nlohmann::json::parse(R"json({
     "name": "t", "target": "host",
     "axes": {"N": {"type": "var"}, "H": {"type": "const", "value": 4}},
     "inputs": {"x": {"dtype": "float32", "shape": ["N", "H"]}},
@@ -28,7 +31,7 @@ nlohmann::json minimal_task() {
     "kernel": {"files": ["kernel.cpp"]},
     "workloads": [{"name": "w", "axes": {"N": 16}}],
     "flops": "N * H", "bytes": "4 * (N * H + N)"
-  })");
+  })json");
 }
 
 void write_task(const fs::path& dir, const nlohmann::json& task) {

@@ -146,6 +146,9 @@ int run_reference(const HarnessContext& context) {
       GuardDamage damage = buffers.tensors[t].check_guards();
       if (damage.damaged) throw std::runtime_error("the reference wrote outside tensor " + plan.tensors[t].name);
       if (!plan.tensors[t].is_output) continue;
+      const std::int64_t unwritten = count_poison(buffers.pointers[t], plan.workloads[trial.workload].elements[t], plan.tensors[t].dtype, 0);
+      if (unwritten > 0)
+        throw std::runtime_error("the reference left " + std::to_string(unwritten) + " elements of " + plan.tensors[t].name + " unwritten");
       const std::string path = trial.reference + "." + plan.tensors[t].name + ".bin";
       std::FILE* file = std::fopen(path.c_str(), "wb");
       if (file == nullptr) throw std::runtime_error("cannot write " + path);

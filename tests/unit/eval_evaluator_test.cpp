@@ -1,0 +1,214 @@
+// The evaluator end to end on a small copy of host_matmul: verdicts, stages, caches, gates, threads.
+#include <evoteam/error.hpp>
+#include <evoteam/evaluator.hpp>
+#include <evoteam/fs.hpp>
+#include <evoteam/process.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+
+#include "eval/device_lock.hpp"
+#include "support/temp_dir.hpp"
+#include "unit/eval_test_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace evoteam;
+using evoteam::testing::TempDir;
+
+class EvalEvaluator : public ::testing::Test {
+ protected:
+  void SetUp() override { m_task = evoteam::testing::small_matmul_task(m_dir.path() / "task"); }
+  EvalResult evaluate(const Candidate& candidate, EvalOptions options = {}, const nlohmann::json& overlay = {}) {
+    Config config = evoteam::testing::eval_test_config();
+    if (!overlay.is_null()) config.overlay(overlay, "test");
+    Evaluator evaluator(config, system_runner(), evoteam::testing::eval_test_cache());
+    if (options.result_cache == CachePolicy::use) options.result_cache = CachePolicy::bypass;
+    return evaluator.evaluate(m_task, candidate, options);
+  }
+  // A candidate directory holding `source` as kernel.cpp.
+  Candidate candidate_with(const std::string& name, const std::string& source) {
+    const fs::path dir = m_dir.path() / name;
+    fs::create_directories(dir);
+    write_file_atomic(dir / "kernel.cpp", source);
+    return Candidate{dir, {}};
+  }
+  TempDir m_dir;
+  Task m_task;
+};
+
+TEST_F(EvalEvaluator, StartingKernelPassesWithSpeedupNearOne) {
+  EvalResult result = evaluate(Candidate::starting(m_task));
+  ASSERT_EQ(result.verdict, Verdict::pass) << result.reason << " " << result.evidence.dump();
+  ASSERT_TRUE(result.speedup.has_value());
+  EXPECT_GT(*result.speedup, 0.6);
+  EXPECT_LT(*result.speedup, 1.6);
+  EXPECT_LE(*result.speedup_low, *result.speedup);
+  EXPECT_GE(*result.speedup_high, *result.speedup);
+  ASSERT_EQ(result.workloads.size(), 2u);
+  for (const WorkloadResult& workload : result.workloads) {
+    EXPECT_GE(workload.candidate.samples, 20);
+    EXPECT_GE(workload.baseline.samples, 20);
+    EXPECT_GT(workload.gflops, 0);
+    EXPECT_TRUE(workload.roofline_fraction.has_value());
+    EXPECT_GE(workload.rotation_sets, 3);
+  }
+  std::vector<std::string> stages;
+  for (const StageRecord& stage : result.stages) stages.push_back(stage.name);
+  EXPECT_EQ(stages, (std::vector<std::string>{"static", "build", "reference", "correctness", "timing", "profile"}));
+  EXPECT_TRUE(result.profile.is_object());
+  EXPECT_TRUE(result.profile.contains("gflops"));
+  EXPECT_EQ(result.protocol["seeds_per_workload"], 5);
+  EXPECT_GE(result.protocol["hidden_shapes"].get<int>(), 8);
+  EXPECT_TRUE(result.sandbox == "bwrap" || result.sandbox == "none");
+  EXPECT_EQ(result.params, default_params(m_task));
+  EXPECT_FALSE(result.compiler.empty());
+  EXPECT_FALSE(result.harness_version.empty());
+}
+
+TEST_F(EvalEvaluator, CachedReevaluationIsAtLeastTwentyTimesFaster) {
+  Config config = evoteam::testing::eval_test_config();
+  Evaluator evaluator(config, system_runner(), evoteam::testing::eval_test_cache());
+  EvalOptions options;
+  options.result_cache = CachePolicy::refresh;  // evaluate and store, whatever an earlier run left
+  const auto cold_start = std::chrono::steady_clock::now();
+  EvalResult cold = evaluator.evaluate(m_task, Candidate::starting(m_task), options);
+  const double cold_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - cold_start).count();
+  ASSERT_EQ(cold.verdict, Verdict::pass) << cold.reason;
+  EXPECT_FALSE(cold.result_cache_hit);
+  options.result_cache = CachePolicy::use;
+  const auto warm_start = std::chrono::steady_clock::now();
+  EvalResult warm = evaluator.evaluate(m_task, Candidate::starting(m_task), options);
+  const double warm_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - warm_start).count();
+  EXPECT_TRUE(warm.result_cache_hit);
+  EXPECT_EQ(warm.verdict, cold.verdict);
+  EXPECT_EQ(warm.speedup, cold.speedup);
+  EXPECT_GE(cold_s / warm_s, 20.0) << "cold " << cold_s << " s, cached " << warm_s << " s";
+  // A changed param is a different evaluation.
+  EvalResult other = evaluator.evaluate(m_task, Candidate{m_task.dir, {{"TILE_N", "256"}}}, EvalOptions::through(Stage::build));
+  EXPECT_FALSE(other.result_cache_hit);
+  EXPECT_NE(other.candidate_hash, cold.candidate_hash);
+}
+
+TEST_F(EvalEvaluator, StageSubsetsStopWhereAsked) {
+  EvalResult build_only = evaluate(Candidate::starting(m_task), EvalOptions::through(Stage::build));
+  EXPECT_EQ(build_only.verdict, Verdict::pass);
+  EXPECT_FALSE(build_only.speedup.has_value());
+  EXPECT_TRUE(build_only.workloads.empty());
+  EXPECT_EQ(build_only.stages.size(), 2u);
+  EvalResult tested = evaluate(Candidate::starting(m_task), EvalOptions::through(Stage::correctness));
+  EXPECT_EQ(tested.verdict, Verdict::pass);
+  EXPECT_FALSE(tested.speedup.has_value());
+  EXPECT_EQ(tested.stages.back().name, "correctness");
+}
+
+TEST_F(EvalEvaluator, InvalidParamsAndBrokenSourcesAreTheCandidatesFault) {
+  EvalResult bad_param = evaluate(Candidate{m_task.dir, {{"TILE_N", "100"}}});
+  EXPECT_EQ(bad_param.verdict, Verdict::static_reject);
+  EXPECT_NE(bad_param.reason.find("TILE_N=100"), std::string::npos);
+  EvalResult broken = evaluate(candidate_with("broken", "extern \"C\" void matmul( { this is not C++ }\n"));
+  EXPECT_EQ(broken.verdict, Verdict::compile_error);
+  EXPECT_NE(broken.build_log.find("error"), std::string::npos);
+  EvalResult no_entry = evaluate(candidate_with("no_entry", "extern \"C\" void other() {}\n"));
+  EXPECT_NE(no_entry.verdict, Verdict::pass);
+  EXPECT_FALSE(is_infra(no_entry.verdict)) << no_entry.reason;
+  EXPECT_THROW(evaluate(Candidate{m_dir.path() / "missing", {}}), InvalidInput);
+}
+
+TEST_F(EvalEvaluator, EvaluatesFromSeveralThreadsAtOnce) {
+  Config config = evoteam::testing::eval_test_config();
+  Evaluator evaluator(config, system_runner(), evoteam::testing::eval_test_cache());
+  EvalOptions options;
+  options.result_cache = CachePolicy::bypass;
+  auto run = [&](ParamAssignment params) { return evaluator.evaluate(m_task, Candidate{m_task.dir, params}, options); };
+  auto first = std::async(std::launch::async, run, ParamAssignment{});
+  auto second = std::async(std::launch::async, run, ParamAssignment{{"REG_ROWS", "4"}, {"TILE_K", "128"}});
+  EvalResult a = first.get();
+  EvalResult b = second.get();
+  EXPECT_EQ(a.verdict, Verdict::pass) << a.reason;
+  EXPECT_EQ(b.verdict, Verdict::pass) << b.reason;
+  EXPECT_NE(a.candidate_hash, b.candidate_hash);
+}
+
+TEST_F(EvalEvaluator, TimingGatesCatchImpossibleAndUnconvergedMeasurements) {
+  EvalResult impossible = evaluate(Candidate::starting(m_task), {}, {{"eval", {{"machine", {{"peak_gflops", 0.001}}}}}});
+  EXPECT_EQ(impossible.verdict, Verdict::impossible_perf) << impossible.reason;
+  EXPECT_TRUE(impossible.evidence.contains("roofline_fraction"));
+  EvalResult noisy = evaluate(Candidate::starting(m_task), {}, {{"eval", {{"timing", {{"max_time_s", 0.0}}}}}});
+  EXPECT_EQ(noisy.verdict, Verdict::noisy) << noisy.reason;
+  EXPECT_TRUE(noisy.speedup.has_value());
+  EXPECT_TRUE(noisy.evidence.contains("speedup_interval"));
+}
+
+TEST_F(EvalEvaluator, SpeedupsFarOverAVendorBaselineAreHeldForAudit) {
+  // A "vendor library" baseline that is really slow, so the starting kernel beats it by far.
+  const fs::path slow = install_root() / "tests" / "data" / "hostile" / "host" / "slower_but_correct" / "kernel.cpp";
+  fs::copy_file(slow, m_task.dir / "vendor_blas.cpp");
+  nlohmann::json task = read_json_file(m_task.dir / "task.json");
+  task["baseline"] = {{"kind", "library"}, {"name", "slowblas"}, {"file", "vendor_blas.cpp"}, {"vendor", true}};
+  write_json_atomic(m_task.dir / "task.json", task);
+  m_task = load_task(m_task.dir);
+  EvalResult result = evaluate(Candidate::starting(m_task), {}, {{"eval", {{"timing", {{"suspicious_speedup", 1.5}}}}}});
+  EXPECT_EQ(result.verdict, Verdict::suspicious_speedup) << result.reason;
+  EXPECT_EQ(result.evidence["reverified"], true);
+  EXPECT_NE(result.baseline.find("slowblas"), std::string::npos);
+}
+
+TEST_F(EvalEvaluator, ABrokenReferenceIsAnInfraError) {
+  const std::string signature =
+      "#include <cstdint>\nextern \"C\" void matmul(const float*, const float*, float* C, std::int64_t, std::int64_t, "
+      "std::int64_t) ";
+  for (const char* body : {"{ __builtin_trap(); }", "{ (void)C; }"}) {  // crashes; writes nothing
+    write_file_atomic(m_task.dir / "reference.cpp", signature + body + "\n");
+    m_task = load_task(m_task.dir);
+    EvalResult result = evaluate(Candidate::starting(m_task));
+    EXPECT_EQ(result.verdict, Verdict::infra_error) << body << ": " << result.reason;
+    EXPECT_NE(result.reason.find("reference"), std::string::npos) << result.reason;
+    EXPECT_FALSE(result.speedup.has_value());
+  }
+}
+
+TEST_F(EvalEvaluator, CudaTasksSayTheyAreNotImplementedYet) {
+  nlohmann::json task = read_json_file(m_task.dir / "task.json");
+  task["target"] = "cuda";
+  task["archs"] = {"sm_90a", "sm_100a"};
+  task["kernel"]["files"] = {"kernel.cu"};
+  fs::copy_file(m_task.dir / "kernel.cpp", m_task.dir / "kernel.cu");
+  write_json_atomic(m_task.dir / "task.json", task);
+  Task cuda = load_task(m_task.dir);
+  Config config = evoteam::testing::eval_test_config();
+  Evaluator evaluator(config, system_runner(), evoteam::testing::eval_test_cache());
+  EvalResult result = evaluator.evaluate(cuda, Candidate::starting(cuda));
+  EXPECT_EQ(result.verdict, Verdict::infra_error);
+  EXPECT_NE(result.reason.find("not implemented yet for target cuda"), std::string::npos) << result.reason;
+  EXPECT_NE(result.reason.find("sm_100a"), std::string::npos);
+}
+
+TEST_F(EvalEvaluator, RecordsTheSandboxItRanIn) {
+  EvalOptions options = EvalOptions::through(Stage::correctness);
+  options.sandbox = SandboxMode::none;
+  EvalResult result = evaluate(Candidate::starting(m_task), options);
+  EXPECT_EQ(result.sandbox, "none");
+  EXPECT_EQ(result.verdict, Verdict::pass) << result.reason;
+}
+
+TEST(EvalDeviceLock, ExcludesOtherHoldersAcrossThreadsAndProcesses) {
+  TempDir dir;
+  using std::chrono::milliseconds;
+  std::optional<eval::DeviceLock> held = eval::DeviceLock::acquire(dir.path(), "host", milliseconds(1000));
+  ASSERT_TRUE(held.has_value());
+  auto other = std::async(std::launch::async, [&] { return eval::DeviceLock::acquire(dir.path(), "host", milliseconds(200)).has_value(); });
+  EXPECT_FALSE(other.get());
+  Command probe;
+  probe.argv = {"flock", "-n", (dir.path() / "evoteam-host.lock").string(), "true"};
+  EXPECT_NE(system_runner().run(probe).exit_code, 0) << "another process must see the lock";
+  EXPECT_TRUE(eval::DeviceLock::acquire(dir.path(), "cuda:0", milliseconds(200)).has_value()) << "devices are independent";
+  held.reset();
+  EXPECT_TRUE(eval::DeviceLock::acquire(dir.path(), "host", milliseconds(1000)).has_value());
+  EXPECT_EQ(system_runner().run(probe).exit_code, 0);
+}
+
+}  // namespace

@@ -1,0 +1,71 @@
+// Verdict and stage names, options, and the eval.json round trip.
+#include <evoteam/error.hpp>
+#include <evoteam/evaluator.hpp>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace evoteam;
+
+TEST(EvalVerdict, NamesRoundTripForTheWholeClosedSet) {
+  EXPECT_GE(all_verdicts().size(), 21u);
+  for (Verdict verdict : all_verdicts()) EXPECT_EQ(parse_verdict(to_string(verdict)), verdict);
+  EXPECT_EQ(to_string(Verdict::static_reject), "STATIC_REJECT");
+  EXPECT_FALSE(parse_verdict("OK").has_value());
+  EXPECT_TRUE(is_infra(Verdict::infra_error));
+  EXPECT_FALSE(is_infra(Verdict::hang_timeout));
+  EXPECT_TRUE(outputs_verified(Verdict::noisy));
+  EXPECT_FALSE(outputs_verified(Verdict::recheck_fail));
+}
+
+TEST(EvalStages, ParsesListsInPipelineOrder) {
+  EXPECT_EQ(parse_stage_list("timing, static,build", "--stages"),
+            (std::vector<Stage>{Stage::static_checks, Stage::build, Stage::timing}));
+  EXPECT_THROW(parse_stage_list("static,bench", "--stages"), InvalidInput);
+  EXPECT_EQ(EvalOptions::through(Stage::correctness).stages,
+            (std::vector<Stage>{Stage::static_checks, Stage::build, Stage::correctness}));
+  EXPECT_EQ(parse_sandbox_mode("auto"), SandboxMode::automatic);
+  EXPECT_FALSE(parse_sandbox_mode("docker").has_value());
+}
+
+TEST(EvalResultJson, RoundTripsThroughEvalJson) {
+  EvalResult result;
+  result.verdict = Verdict::numeric_mismatch;
+  result.reason = "numeric_mismatch in output C";
+  result.evidence = {{"workload", "square512"}, {"seed", 3}, {"first_bad_index", 17}};
+  result.task = "host_matmul";
+  result.params = {{"TILE_N", "256"}};
+  result.stages_requested = {Stage::static_checks, Stage::build, Stage::correctness};
+  result.stages = {{"static", "passed", 0.1, ""}, {"correctness", "failed", 0.5, "numeric"}};
+  WorkloadResult workload;
+  workload.name = "square512";
+  workload.axes = {{"M", 512}};
+  workload.candidate.median_s = 0.003;
+  workload.speedup = 2.5;
+  workload.speedup_low = 2.4;
+  workload.speedup_high = 2.6;
+  workload.roofline_fraction = 0.6;
+  result.workloads = {workload};
+  result.speedup = 2.5;
+  result.speedup_low = 2.4;
+  result.speedup_high = 2.6;
+  result.static_warnings = {"w"};
+  nlohmann::json json = result.to_json();
+  EXPECT_EQ(json["verdict"], "NUMERIC_MISMATCH");
+  EXPECT_EQ(json["passed"], false);
+  EXPECT_EQ(json["workloads"][0]["speedup_interval"][1], 2.6);
+  EvalResult back = EvalResult::from_json(json);
+  EXPECT_EQ(back.verdict, result.verdict);
+  EXPECT_EQ(back.evidence, result.evidence);
+  EXPECT_EQ(back.params, result.params);
+  EXPECT_EQ(back.stages_requested, result.stages_requested);
+  EXPECT_EQ(back.stages.size(), 2u);
+  EXPECT_EQ(back.workloads[0].axes.at("M"), 512);
+  EXPECT_EQ(back.workloads[0].roofline_fraction, 0.6);
+  EXPECT_EQ(back.speedup_high, 2.6);
+  EXPECT_EQ(back.to_json(), json);
+  EXPECT_THROW(EvalResult::from_json({{"verdict", "MAYBE"}}), InvalidInput);
+}
+
+}  // namespace
