@@ -25,8 +25,9 @@ class EvaluatorBackend : public EvaluationBackend {
   using Observer = std::function<void(EvalStage stage, const EvalResult& result)>;
 
   // `evaluator` and `task` must outlive the backend. `params` are the candidate's param values (the current
-  // best's, typically); missing ones take their defaults.
-  EvaluatorBackend(Evaluator& evaluator, const Task& task, ParamAssignment params = {}, Observer observer = {});
+  // best's, typically); missing ones take their defaults. `result_cache` is passed to every evaluation.
+  EvaluatorBackend(Evaluator& evaluator, const Task& task, ParamAssignment params = {}, Observer observer = {},
+                   CachePolicy result_cache = CachePolicy::use);
 
   ToolResult evaluate(const Workspace& workspace, EvalStage upto) override;
   // The last evaluation, if any.
@@ -37,6 +38,7 @@ class EvaluatorBackend : public EvaluationBackend {
   const Task& m_task;
   ParamAssignment m_params;
   Observer m_observer;
+  CachePolicy m_result_cache;
   std::optional<EvalResult> m_last;
 };
 

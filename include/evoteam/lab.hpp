@@ -93,6 +93,10 @@ class Lab {
   CandidateEvaluator::Profile trial_profile(const std::filesystem::path& sources_dir, const ParamValues& params);
   const Task* task() const { return m_evaluator.task(); }
 
+  // No evaluation beyond this many in the run (the --budget-evaluations budget); 0 means no limit. A request
+  // past it is answered without evaluating (outcome.reused, verdict "BUDGET").
+  void set_evaluation_limit(int limit) { m_evaluation_limit = limit; }
+
   RunHistory snapshot() const;
   std::optional<EvaluationRecord> best() const;
   std::filesystem::path sources_of(const std::string& candidate_id) const;
@@ -115,6 +119,7 @@ class Lab {
   RunHistory& m_history;
   mutable std::mutex m_mutex;
   std::map<std::pair<int, std::string>, RoleUsage> m_usage;
+  int m_evaluation_limit = 0;
 };
 
 // Number of params whose values differ.

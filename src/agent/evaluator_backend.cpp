@@ -65,12 +65,19 @@ std::string describe_for_agent(const EvalResult& result) {
   return text;
 }
 
-EvaluatorBackend::EvaluatorBackend(Evaluator& evaluator, const Task& task, ParamAssignment params, Observer observer)
-    : m_evaluator(evaluator), m_task(task), m_params(std::move(params)), m_observer(std::move(observer)) {}
+EvaluatorBackend::EvaluatorBackend(Evaluator& evaluator, const Task& task, ParamAssignment params, Observer observer,
+                                   CachePolicy result_cache)
+    : m_evaluator(evaluator),
+      m_task(task),
+      m_params(std::move(params)),
+      m_observer(std::move(observer)),
+      m_result_cache(result_cache) {}
 
 ToolResult EvaluatorBackend::evaluate(const Workspace& workspace, EvalStage upto) {
   Candidate candidate{workspace.root(), m_params};
-  EvalResult result = m_evaluator.evaluate(m_task, candidate, EvalOptions::through(evaluator_stage(upto)));
+  EvalOptions options = EvalOptions::through(evaluator_stage(upto));
+  options.result_cache = m_result_cache;
+  EvalResult result = m_evaluator.evaluate(m_task, candidate, options);
   if (m_observer) m_observer(upto, result);
   ToolResult answer{describe_for_agent(result), !result.passed()};
   m_last = std::move(result);

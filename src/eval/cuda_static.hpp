@@ -110,6 +110,11 @@ struct CudaStaticVerdict {
 };
 CudaStaticVerdict judge_static(const CudaStaticSignals& signals, const CudaStaticPolicy& policy);
 
+// The profile stage's stand-in when ncu or a GPU is missing: per-kernel ptxas resources, tensor-core, TMA and
+// local-memory instruction counts (from SASS when available, else PTX), marked "source": "static" so no one mistakes
+// it for a measurement.
+nlohmann::json static_profile(const CudaStaticSignals& signals, const CudaStaticPolicy& policy);
+
 // Why a host symbol is forbidden for a candidate ("side stream", "library call", ...), or "" when allowed.
 std::string forbidden_host_symbol(const std::string& symbol, const std::vector<std::string>& allowed);
 // Undefined symbols from `nm -u` text.

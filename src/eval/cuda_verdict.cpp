@@ -166,4 +166,28 @@ CudaStaticVerdict judge_static(const CudaStaticSignals& signals, const CudaStati
   return verdict;
 }
 
+nlohmann::json static_profile(const CudaStaticSignals& signals, const CudaStaticPolicy& policy) {
+  std::string from;
+  const int tensor = tensor_core_instructions(signals, policy.arch, &from);
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const KernelResources& kernel : signals.kernels)
+    kernels.push_back({{"kernel", kernel.name},
+                       {"registers", kernel.registers},
+                       {"smem", kernel.smem},
+                       {"spill_bytes", kernel.spill_stores + kernel.spill_loads},
+                       {"stack_frame", kernel.stack_frame},
+                       {"barriers", kernel.barriers}});
+  const bool sass = signals.sass.has_value();
+  return {{"source", "static"},
+          {"arch", policy.arch},
+          {"instructions_from", from},
+          {"kernels", kernels},
+          {"tensor_core_instructions", tensor},
+          {"legacy_mma_instructions", sass ? signals.sass->count("HMMA") : signals.ptx.count("mma.sync")},
+          {"tma_loads", sass ? signals.sass->count("UTMALDG") : signals.ptx.count("cp.async.bulk.tensor")},
+          {"local_memory_instructions", sass ? signals.sass->count("LDL") + signals.sass->count("STL")
+                                             : signals.ptx.count("ld.local") + signals.ptx.count("st.local")},
+          {"bound", "unknown"}};
+}
+
 }  // namespace evoteam::eval::cuda

@@ -2,6 +2,7 @@
 // decision → run the team → record the cycle. Everything that matters is journaled before it is relied on.
 #include <evoteam/supervisor.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -139,6 +140,7 @@ RunOutcome run_loop(const Config& config, RunDir& run, RunState& state) {
   KnowledgeBase knowledge(knowledge_dir);
   std::unique_ptr<CandidateEvaluator> evaluator = make_task_evaluator(config, run.path() / "task");
   Lab lab(run, *evaluator, knowledge, state.history);
+  lab.set_evaluation_limit(options.budgets.evaluations);
   const bool task_on_gpu = lab.task() != nullptr && lab.task()->target != Target::host;
   CycleBudget cycle_budget{config.get<int>("team.evaluations_per_cycle")};
   std::set<std::string> roles = known_role_names();
@@ -218,8 +220,13 @@ RunOutcome run_loop(const Config& config, RunDir& run, RunState& state) {
                  team.rationale);
 
     lab.ensure_start(cycle);
-    std::map<std::string, TurnOutcome> turns = run_team(
-        team, cycle, cycle_budget, make_member, lab, knowledge, options.seed);
+    // The last cycle before an evaluation budget runs out gets only what is left of it.
+    CycleBudget this_cycle = cycle_budget;
+    if (options.budgets.evaluations > 0)
+      this_cycle.evaluations = std::max(1, std::min(cycle_budget.evaluations,
+                                                    options.budgets.evaluations - state.history.evaluation_count()));
+    std::map<std::string, TurnOutcome> turns =
+        run_team(team, cycle, this_cycle, make_member, lab, knowledge, options.seed);
     if (interrupted()) { stop_reason = "interrupted"; break; }
 
     CycleRecord& record = state.history.cycles.back();

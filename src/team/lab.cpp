@@ -106,6 +106,12 @@ LabOutcome Lab::evaluate(const LabRequest& request, int cycle, Screening screeni
         return outcome;
       }
     }
+    if (m_evaluation_limit > 0 && m_history.evaluation_count() >= m_evaluation_limit) {
+      outcome.record.verdict = "BUDGET";
+      outcome.reused = true;
+      outcome.summary = "the run's evaluation budget is spent: not evaluated";
+      return outcome;
+    }
     // Reserve the id now so parallel members never share one; the record is completed below.
     record.candidate_id = next_candidate_id();
     m_history.evaluations.push_back(record);

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <exception>
@@ -23,8 +24,10 @@ Lab::Screening TurnContext::screening() const {
 
 namespace {
 
+// A role's evaluations: its share of the cycle's, rounded down, at least one, never more than the cycle has.
 int share_of(const RoleAssignment& role, const CycleBudget& budget) {
-  return std::max(1, static_cast<int>(std::lround(role.budget_share * budget.evaluations)));
+  int share = static_cast<int>(std::floor(role.budget_share * budget.evaluations + 1e-9));
+  return std::min(budget.evaluations, std::max(1, share));
 }
 
 std::uint64_t seed_for(std::uint64_t run_seed, int cycle, const std::string& role) {
