@@ -128,10 +128,12 @@ const HostToolchain& HostBuilder::toolchain() {
 std::string HostBuilder::harness_version() {
   std::lock_guard<std::mutex> lock(m_mutex);
   if (!m_harness_version.empty()) return m_harness_version;
+  // The shared files and the host harness; other targets' harnesses (kernels/common/cuda) do not change it.
   std::vector<fs::path> files;
   std::error_code error;
-  for (const auto& entry : fs::recursive_directory_iterator(harness_source_dir(), error))
-    if (entry.is_regular_file()) files.push_back(entry.path());
+  for (const fs::path& dir : {harness_source_dir(), harness_source_dir() / "host"})
+    for (const auto& entry : fs::directory_iterator(dir, error))
+      if (entry.is_regular_file()) files.push_back(entry.path());
   std::sort(files.begin(), files.end());
   if (files.empty()) throw Error("the harness sources are missing: " + harness_source_dir().string() + " (set EVOTEAM_HOME?)");
   std::string material;

@@ -62,11 +62,41 @@ class Debugger : public TeamMember {
       EvaluationRecord result = probe(half);
       suspects = (!result.passed && result.failure_signature == failing->failure_signature) ? half : rest;
     }
-    // Confirm a single culprit alone; if it passes alone, the failure is the interaction with the others.
+    // Confirm the culprit alone on the parent, then on a second passing point (the starting kernel): only a
+    // culprit that fails the same way in both contexts is recorded as general; otherwise the failure depends on
+    // the rest of the configuration and the whole failing configuration is recorded.
     std::vector<std::string> culprit = suspects;
-    if (suspects.size() == 1 && spent < context.evaluation_budget) {
+    const std::vector<std::string> changed = make_move(parent->params, failing->params).changed;
+    bool confirmed_alone = false;
+    if (suspects.size() < changed.size() && spent < context.evaluation_budget) {
       EvaluationRecord alone = probe(suspects);
-      if (alone.passed) culprit = make_move(parent->params, failing->params).changed;
+      confirmed_alone = !alone.passed && alone.failure_signature == failing->failure_signature;
+    }
+    bool general = confirmed_alone || suspects.size() == changed.size();
+    const EvaluationRecord* second = nullptr;  // another passing configuration to test the culprit in
+    for (const EvaluationRecord& record : history.evaluations)
+      if (record.passed && !record.rejected && record.candidate_id != parent->candidate_id &&
+          record.sources_hash == parent->sources_hash && !second)
+        second = &record;
+    if (general && second != nullptr && spent < context.evaluation_budget) {
+      ParamValues elsewhere = second->params;
+      for (const std::string& name : culprit) elsewhere[name] = failing->params.at(name);
+      LabRequest request{second->candidate_id, context.role.name, context.role.lineage,
+                         "does " + failing->candidate_id + "'s culprit fail elsewhere?", elsewhere,
+                         lab.sources_of(second->candidate_id)};
+      LabOutcome result = lab.evaluate(request, context.cycle, Lab::Screening::off);
+      if (!result.reused) ++spent;
+      // Identical to the failure itself (the culprit is all that differs) proves nothing new.
+      if (result.record.candidate_id != failing->candidate_id)
+        general = !result.record.passed && result.record.failure_signature == failing->failure_signature;
+      else
+        general = confirmed_alone;
+    } else if (!confirmed_alone) {
+      general = false;  // one context only: the failure may depend on the rest of the configuration
+    }
+    if (!general) {
+      culprit.clear();
+      for (const auto& [name, value] : failing->params) culprit.push_back(name);
     }
     std::string when;
     for (const std::string& name : culprit) when += (when.empty() ? "" : ",") + name + "=" + failing->params.at(name);

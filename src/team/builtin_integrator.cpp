@@ -43,37 +43,24 @@ class KnowledgeIntegrator : public TeamMember {
       ++strategies;
     }
 
-    // Constraints inferred from a signature seen at least twice: the param values every failing candidate
-    // shares and no passing candidate has.
-    std::map<std::string, std::vector<const EvaluationRecord*>> by_signature;
-    for (const EvaluationRecord& record : history.evaluations)
-      if (!record.passed && !record.blocked_by_knowledge && !record.failure_signature.empty() &&
-          record.verdict != "PENDING" && record.verdict != "INFRA_ERROR")
-        by_signature[record.failure_signature].push_back(&record);
+    // Failed configurations, recorded exactly (never re-tried): a general rule needs the Debugger's probes.
     std::set<std::string> known_constraints;
     for (const KnowledgeEntry& entry : knowledge.entries(KnowledgeKind::constraint))
       if (auto it = entry.fields.find("when"); it != entry.fields.end()) known_constraints.insert(it->second);
     int constraints = 0;
-    for (const auto& [signature, failures] : by_signature) {
-      if (failures.size() < 2) continue;
-      for (const auto& [name, value] : failures.front()->params) {
-        bool shared = std::all_of(failures.begin(), failures.end(),
-                                  [&](const EvaluationRecord* f) { return f->params.at(name) == value; });
-        bool never_passed = std::none_of(history.evaluations.begin(), history.evaluations.end(), [&](const EvaluationRecord& r) {
-          auto it = r.params.find(name);
-          return r.passed && it != r.params.end() && it->second == value;
-        });
-        std::string when = name + "=" + value;
-        if (!shared || !never_passed || known_constraints.count(when)) continue;
-        knowledge.add(KnowledgeKind::constraint,
-                      KnowledgeEntry{"when " + when + ": " + signature,
-                                     {{"when", when}, {"signature", signature},
-                                      {"candidate", failures.front()->candidate_id},
-                                      {"found_by", "knowledge integrator, " + std::to_string(failures.size()) + " failures"}},
-                                     ""});
-        known_constraints.insert(when);
-        ++constraints;
-      }
+    for (const EvaluationRecord& record : history.evaluations) {
+      if (record.passed || record.blocked_by_knowledge || record.failure_signature.empty() ||
+          record.verdict == "PENDING" || record.verdict == "INFRA_ERROR")
+        continue;
+      std::string when = describe(record.params);
+      if (known_constraints.count(when)) continue;
+      knowledge.add(KnowledgeKind::constraint,
+                    KnowledgeEntry{"when " + when + ": " + record.failure_signature,
+                                   {{"when", when}, {"signature", record.failure_signature},
+                                    {"candidate", record.candidate_id}, {"found_by", "knowledge integrator (exact configuration)"}},
+                                   ""});
+      known_constraints.insert(when);
+      ++constraints;
     }
 
     // The action plan: where the team stands and what to try next.

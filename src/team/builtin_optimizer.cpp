@@ -38,7 +38,8 @@ class Optimizer : public TeamMember {
       request.params = params;
       request.sources_dir = lab.sources_of(head->candidate_id);
       LabOutcome result = lab.evaluate(request, context.cycle, context.screening());
-      if (result.reused) return std::nullopt;  // already known: costs nothing, try the next move
+      // Already known, or screened out by a recorded constraint: costs nothing, try the next move.
+      if (result.reused || result.record.blocked_by_knowledge) return std::nullopt;
       ++spent;
       if (!result.record.blocked_by_knowledge)
         log += result.record.candidate_id + " " + result.record.verdict +

@@ -22,14 +22,14 @@ using testing::FakeProtocol;
 
 constexpr const char* k_edit_note = "// Edited by the agent: one change at a time.";
 
-// One evaluator and cache for the suite: the three agents produce the same candidate, so after the first
-// the evaluations come from the result cache, and the reference outputs are computed once.
+// One evaluator for the suite and one cache in the build tree: the three agents produce the same candidate, so
+// after the first (in this process or an earlier one, as under CTest) the harness build and the evaluations come
+// from the cache, and the reference outputs are computed once per process.
 class AgentHostMatmul : public ::testing::Test {
  protected:
-  // Created once for both suites and kept until the process exits (the cache directory goes with it).
+  // Created once for both suites and kept until the process exits.
   static void SetUpTestSuite() {
     if (s_evaluator) return;
-    s_cache = std::make_unique<testing::TempDir>();
     s_config = std::make_unique<Config>();
     s_config->overlay(nlohmann::json::parse(R"({"eval": {
         "correctness": {"seeds": 2, "secret_scope": "evaluator", "edge_values": [1, 17]},
@@ -38,7 +38,8 @@ class AgentHostMatmul : public ::testing::Test {
         "machine": {"peak_gflops": 100000.0, "peak_gbytes_per_s": 100000.0}}})"),
                       "test");
     s_task = std::make_unique<Task>(load_task(fs::path(EVOTEAM_SOURCE_DIR) / "kernels/host_matmul"));
-    s_evaluator = std::make_unique<Evaluator>(*s_config, system_runner(), s_cache->path());
+    s_evaluator = std::make_unique<Evaluator>(*s_config, system_runner(),
+                                              fs::path(EVOTEAM_TEST_HELPERS_DIR) / "test-cache/agent-host-matmul");
   }
 
   AgentHostMatmul()
@@ -48,7 +49,11 @@ class AgentHostMatmul : public ::testing::Test {
                                       {{"kernel.cpp", s_task->dir / "kernel.cpp"}},
                                       {{"reference.cpp", s_task->dir / s_task->reference_file},
                                        {"task.json", s_task->dir / "task.json"}})),
-        m_backend(*s_evaluator, *s_task, {}, [this](EvalStage stage, const EvalResult&) { m_evaluated.push_back(stage); }),
+        // The scripted agent's evaluations always run; the loopback agents may take them from the cache.
+        m_backend(*s_evaluator, *s_task, {}, [this](EvalStage stage, const EvalResult&) { m_evaluated.push_back(stage); },
+                  ::testing::UnitTest::GetInstance()->current_test_suite()->name() == std::string("AgentHostMatmul")
+                      ? CachePolicy::refresh
+                      : CachePolicy::use),
         m_tools(m_workspace, &m_backend, nullptr) {
     m_meter.set_journal_sink([this](const nlohmann::json& record) { m_run.journal().append(record); });
     m_settings.role = "optimizer";
@@ -98,7 +103,6 @@ class AgentHostMatmul : public ::testing::Test {
 
   fs::path transcript() const { return agent_transcript_path(m_run.cycle_dir(1), "optimizer"); }
 
-  static std::unique_ptr<testing::TempDir> s_cache;
   static std::unique_ptr<Config> s_config;
   static std::unique_ptr<Task> s_task;
   static std::unique_ptr<Evaluator> s_evaluator;
@@ -116,7 +120,6 @@ class AgentHostMatmul : public ::testing::Test {
   std::string m_old;
 };
 
-std::unique_ptr<testing::TempDir> AgentHostMatmul::s_cache;
 std::unique_ptr<Config> AgentHostMatmul::s_config;
 std::unique_ptr<Task> AgentHostMatmul::s_task;
 std::unique_ptr<Evaluator> AgentHostMatmul::s_evaluator;

@@ -233,6 +233,22 @@ TEST(CudaStaticVerdict, ReleaseBuildsRejectTimersAndUndeclaredDeviceState) {
   EXPECT_TRUE(judge_static(signals, policy).rejections.empty());
 }
 
+TEST(CudaStaticVerdict, StaticProfileIsMarkedAsSuch) {
+  CudaStaticSignals signals;
+  signals.kernels = parse_ptxas(fixture("ptxas_sm90a.txt"));
+  signals.sass = parse_sass(fixture("sass_sm90a_tensor.txt"));
+  CudaStaticPolicy policy;
+  policy.arch = "sm_90a";
+  const nlohmann::json profile = static_profile(signals, policy);
+  EXPECT_EQ(profile["source"], "static");
+  EXPECT_EQ(profile["instructions_from"], "sass");
+  EXPECT_EQ(profile["tensor_core_instructions"], 1);
+  EXPECT_EQ(profile["legacy_mma_instructions"], 1);
+  EXPECT_EQ(profile["bound"], "unknown");
+  ASSERT_EQ(profile["kernels"].size(), 3u);
+  EXPECT_EQ(profile["kernels"][1]["spill_bytes"], 1360 + 1412);
+}
+
 TEST(CudaNm, ParsesUndefinedSymbolsAndDropsVersions) {
   const std::vector<std::string> symbols =
       parse_nm_undefined("                 U memcpy@GLIBC_2.14\n                 U __cudaRegisterFatBinary\n"

@@ -25,14 +25,14 @@ ProcessResult run_eval(const std::vector<std::string>& arguments) {
 TEST(EvalCli, PrintsOneJsonObjectAndExitsZeroOnPass) {
   evoteam::testing::TempDir dir;
   evoteam::testing::small_matmul_task(dir / "task");
-  ProcessResult result = run_eval({(dir / "task").string(), "--json", "--param", "REG_ROWS=2"});
+  ProcessResult result = run_eval({(dir / "task").string(), "--json", "--param", "TILE_N=64"});
   ASSERT_EQ(result.exit_code, 0) << result.err.text << result.out.text;
   nlohmann::json json = nlohmann::json::parse(result.out.text);
   EXPECT_EQ(json["verdict"], "PASS");
   EXPECT_TRUE(json["speedup"].is_number());
   EXPECT_EQ(json["workloads"].size(), 2u);
   EXPECT_TRUE(json["evidence"].is_object());
-  EXPECT_EQ(json["candidate"]["params"]["REG_ROWS"], "2");
+  EXPECT_EQ(json["candidate"]["params"]["TILE_N"], "64");
 }
 
 TEST(EvalCli, ExitsOneOnAFailedVerdictAndThreeOnAnInvalidTask) {

@@ -1,5 +1,7 @@
 // The lab and the builtin roles over a synthetic param space with a fake evaluator: speedup is a function of
 // the params, and any config with C=1 fails to build with one fixed signature.
+#include <set>
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -244,11 +246,11 @@ TEST_F(LabWithFakeEvaluator, KnowledgeIntegratorRecordsValidatedStrategiesAndThe
   EXPECT_EQ(strategies[0].fields.at("from"), "1");
   EXPECT_EQ(strategies[0].fields.at("to"), "4");
   EXPECT_EQ(strategies[0].fields.at("candidate"), better.record.candidate_id);
-  // Two failures with one signature share C=1, which never passed: a constraint.
-  bool c_constraint = false;
+  // Each failed configuration is recorded exactly (a general rule needs the Debugger's probes).
+  std::set<std::string> recorded;
   for (const KnowledgeEntry& entry : knowledge.entries(KnowledgeKind::constraint))
-    c_constraint |= entry.fields.count("when") && entry.fields.at("when") == "C=1";
-  EXPECT_TRUE(c_constraint);
+    if (entry.fields.count("when")) recorded.insert(entry.fields.at("when"));
+  EXPECT_EQ(recorded, (std::set<std::string>{"A=1,B=1,C=1", "A=1,B=4,C=1"}));
   EXPECT_NE(knowledge.action_plan().find(better.record.candidate_id), std::string::npos) << knowledge.action_plan();
   EXPECT_EQ(knowledge.role_records("knowledge-integrator").size(), 1u);
 

@@ -177,13 +177,13 @@ TEST(TaskExpression, EvaluatesShapeArithmetic) {
 TEST(TaskParams, EnumeratesTheHostMatmulSpaceUnderItsConstraint) {
   Task task = evoteam::load_task(evoteam::install_root() / "kernels" / "host_matmul");
   std::vector<evoteam::ParamAssignment> space = evoteam::param_space(task);
-  EXPECT_EQ(space.size(), 80u);
+  EXPECT_EQ(space.size(), 60u);
   for (const auto& params : space) {
     EXPECT_FALSE(evoteam::param_error(task, params).has_value()) << evoteam::describe_params(params);
-    EXPECT_TRUE(params.at("UNROLL_K") == "1" || params.at("REG_ROWS") != "1");
+    EXPECT_TRUE(params.at("ACC_IN_REGISTERS") == "1" || params.at("REG_ROWS") == "1");
   }
   evoteam::ParamAssignment defaults = evoteam::default_params(task);
-  EXPECT_EQ(defaults.at("REG_ROWS"), "1");
+  EXPECT_EQ(defaults.at("ACC_IN_REGISTERS"), "0");
   EXPECT_NE(std::find(space.begin(), space.end(), defaults), space.end());
 }
 
@@ -191,8 +191,9 @@ TEST(TaskParams, ExplainsInvalidAssignments) {
   Task task = evoteam::load_task(evoteam::install_root() / "kernels" / "host_matmul");
   EXPECT_NE(evoteam::param_error(task, {{"NOPE", "1"}})->find("unknown param"), std::string::npos);
   EXPECT_NE(evoteam::param_error(task, {{"TILE_N", "100"}})->find("not one of the declared values"), std::string::npos);
-  EXPECT_NE(evoteam::param_error(task, {{"UNROLL_K", "4"}})->find("param constraint"), std::string::npos);
-  EXPECT_FALSE(evoteam::param_error(task, {{"UNROLL_K", "4"}, {"REG_ROWS", "2"}}).has_value());
+  EXPECT_NE(evoteam::param_error(task, {{"REG_ROWS", "4"}})->find("param constraint"), std::string::npos);
+  EXPECT_NE(evoteam::param_error(task, {{"ACC_IN_REGISTERS", "1"}})->find("TILE_N >= REG_COLS"), std::string::npos);
+  EXPECT_FALSE(evoteam::param_error(task, {{"ACC_IN_REGISTERS", "1"}, {"REG_ROWS", "2"}, {"TILE_N", "64"}}).has_value());
   EXPECT_EQ(evoteam::complete_params(task, {{"TILE_N", "256"}}).at("TILE_K"), "32");
 }
 

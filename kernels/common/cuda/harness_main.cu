@@ -3,10 +3,12 @@
 // through the task's entry point. Results go to the record channel only (--result-fd), one JSON line per event.
 //   cuda_harness --result-fd N --self-test        host-side logic only; needs no device
 //   cuda_harness --result-fd N --probe            health probe (a fresh process after a fault)
-//   cuda_harness --result-fd N --example [--n E] [--samples S]
-//                                                 times the built-in example implementation
+//   cuda_harness --result-fd N --example [--n E] [--samples S] [--candidate lib.so]
+//                                                 times the built-in example implementation, or the `scale`
+//                                                 entry point (same contract: y = 2x) of a shared object
 // The plan-driven modes (reference, correctness, timing with the task's glue) share these pieces.
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -23,6 +25,8 @@ extern "C" cudaError_t example_scale(const float* x, float* y, std::int64_t n, c
 
 namespace evoteam_harness::cuda {
 namespace {
+
+using ScaleEntry = cudaError_t (*)(const float*, float*, std::int64_t, cudaStream_t);
 
 int self_test() {
   int failed = 0;
@@ -84,7 +88,7 @@ int probe() {
   return 0;
 }
 
-int example(std::int64_t n, int samples) {
+int example(std::int64_t n, int samples, ScaleEntry entry) {
   if (probe() != 0) return k_exit_infra;
   set_phase("setup");
   cudaStream_t stream = nullptr;
@@ -107,7 +111,7 @@ int example(std::int64_t n, int samples) {
     EVOTEAM_CUDA_CHECK(cudaMemsetAsync(y.data(), 0xFF, bytes, stream));  // poison: NaN pattern
     flusher.flush(stream);
     EVOTEAM_CUDA_CHECK(cudaEventRecord(start, stream));
-    const cudaError_t returned = example_scale(static_cast<const float*>(x.data()), static_cast<float*>(y.data()), n, stream);
+    const cudaError_t returned = entry(static_cast<const float*>(x.data()), static_cast<float*>(y.data()), n, stream);
     EVOTEAM_CUDA_CHECK(cudaEventRecord(stop, stream));
     check_candidate(returned, "timing");
     float ms = 0;
@@ -141,11 +145,13 @@ int main(int argc, char** argv) {
   std::string mode;
   std::int64_t n = std::int64_t{1} << 24;
   int samples = 20;
+  const char* candidate = nullptr;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--result-fd" && i + 1 < argc) fd = std::atoi(argv[++i]);
     else if (arg == "--n" && i + 1 < argc) n = std::atoll(argv[++i]);
     else if (arg == "--samples" && i + 1 < argc) samples = std::atoi(argv[++i]);
+    else if (arg == "--candidate" && i + 1 < argc) candidate = argv[++i];
     else mode = arg;
   }
   if (fd < 0) {
@@ -155,7 +161,21 @@ int main(int argc, char** argv) {
   evoteam_harness::open_record_channel(fd);
   if (mode == "--self-test") return evoteam_harness::cuda::self_test();
   if (mode == "--probe") return evoteam_harness::cuda::probe();
-  if (mode == "--example") return evoteam_harness::cuda::example(n, samples);
+  if (mode == "--example") {
+    evoteam_harness::cuda::ScaleEntry entry = example_scale;
+    if (candidate != nullptr) {
+      void* library = dlopen(candidate, RTLD_NOW | RTLD_LOCAL);
+      void* symbol = library == nullptr ? nullptr : dlsym(library, "scale");
+      if (symbol == nullptr) {
+        evoteam_harness::JsonLine line;
+        const char* why = dlerror();
+        evoteam_harness::emit(line.field("ev", "load_error").field("class", "BUILD_ERROR").field("error", why == nullptr ? "no symbol scale" : why));
+        return 2;
+      }
+      entry = reinterpret_cast<evoteam_harness::cuda::ScaleEntry>(symbol);
+    }
+    return evoteam_harness::cuda::example(n, samples, entry);
+  }
   std::fprintf(stderr, "cuda_harness: unknown mode %s\n", mode.c_str());
   return 2;
 }

@@ -128,6 +128,7 @@ bool take_sample(const Plan& plan, std::vector<RotationSet>& sets, Side& side, d
 // Returns false when a recheck failed (its record is emitted) and timing must stop.
 bool time_workload(const HarnessContext& context, const TimingWorkloadPlan& entry) {
   const Plan& plan = context.plan;
+  const double setup_begin = now_s();
   std::vector<RotationSet> sets;
   for (int id : entry.sets) sets.push_back(make_set(plan, id, static_cast<unsigned>(sets.size())));
   std::vector<RotationSet> probes;
@@ -156,6 +157,7 @@ bool time_workload(const HarnessContext& context, const TimingWorkloadPlan& entr
       side->pointers.push_back(pointers);
     }
   }
+  const double setup_s = now_s() - setup_begin;
   const int threads_before = thread_count();
   const double process_cpu_start = cpu_clock(CLOCK_PROCESS_CPUTIME_ID);
   const double thread_cpu_start = cpu_clock(CLOCK_THREAD_CPUTIME_ID);
@@ -176,6 +178,7 @@ bool time_workload(const HarnessContext& context, const TimingWorkloadPlan& entr
       return false;
   }
   const double measure_begin = now_s();
+  const double warmup_s = measure_begin - begin;
   double timed = 0;
   StopReason reason = StopReason::none;
   for (std::size_t pair = 0; reason == StopReason::none; ++pair) {
@@ -191,6 +194,7 @@ bool time_workload(const HarnessContext& context, const TimingWorkloadPlan& entr
     }
     reason = should_stop(candidate.tracker, baseline.tracker, plan.stop, timed, now_s() - measure_begin);
   }
+  const double measured_s = now_s() - measure_begin;
   // Fresh sets, once each: timing that depends on having seen the inputs before shows up here.
   // Which side goes first alternates, so neither always meets the colder caches.
   for (std::size_t index = 0; index < probes.size(); ++index) {
@@ -225,6 +229,7 @@ bool time_workload(const HarnessContext& context, const TimingWorkloadPlan& entr
   line.array("candidate_probe", candidate_probe.samples).array("baseline_probe", baseline_probe.samples);
   line.field("batch_candidate", candidate.batch).field("batch_baseline", baseline.batch);
   line.field("sets", static_cast<std::int64_t>(sets.size())).field("elapsed_s", elapsed).field("timed_s", timed);
+  line.field("setup_s", setup_s).field("warmup_s", warmup_s).field("measured_s", measured_s);
   line.field("other_threads_cpu_s", other_threads).field("candidate_window_other_cpu_s", candidate.other_threads_cpu_s);
   line.field("threads_before", threads_before).field("threads_after", threads_after);
   const double candidate_other = candidate.other_threads_cpu_s + candidate_probe.other_threads_cpu_s;

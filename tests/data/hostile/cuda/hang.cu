@@ -1,4 +1,4 @@
-// Spins until an input holds a value it never holds: the daemon's deadline must kill it (runtime: TIMEOUT).
+// Spins until an input holds a value it never holds: the daemon's deadline must kill it (runtime: HANG_TIMEOUT).
 #include <cuda_runtime.h>
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Stores through a wild pointer: a sticky cudaErrorIllegalAddress (runtime: RUNTIME_FAULT, then a health probe).
+// Stores through a wild pointer: a sticky cudaErrorIllegalAddress (runtime: FAULT_ILLEGAL_ADDRESS, a RUNTIME_FAULT record, then a health probe).
 #include <cuda_runtime.h>
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Writes a few elements past the end of the output: they land in the harness's guard zone (runtime:
-// OUT_OF_BOUNDS from the guard check, since no fault is raised inside the allocation).
+// OOB_WRITE_GUARD from the guard check, since no fault is raised inside the allocation).
 #include <cuda_runtime.h>
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Computes a float32 task in half precision (static: a warning on 16-bit conversions; runtime: WRONG on the
+// Computes a float32 task in half precision (static: a warning on 16-bit conversions; runtime: PRECISION_DOWNGRADE on the
 // inputs whose values half cannot hold).
 #include <cuda_runtime.h>
 

@@ -1,4 +1,4 @@
-// Correct only for the benchmarked size 1048576 (static: a warning on the shape literal; runtime: WRONG on the
+// Correct only for the benchmarked size 1048576 (static: a warning on the shape literal; runtime: SHAPE_SPECIALIZED on the
 // battery's other shapes).
 #include <cuda_runtime.h>
 

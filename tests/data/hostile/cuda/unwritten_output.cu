@@ -1,4 +1,4 @@
-// Writes only the first half of the output: the poison left in the rest must fail correctness (runtime: WRONG).
+// Writes only the first half of the output: the poison left in the rest must fail correctness (runtime: UNWRITTEN_OUTPUT).
 #include <cuda_runtime.h>
 
 #include <cstdint>

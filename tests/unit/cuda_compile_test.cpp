@@ -1,0 +1,259 @@
+// Builds the CUDA harness, its example implementation and the hostile CUDA corpus with the real nvcc, once per
+// arch for the whole test binary (nvcc is slow on a loaded machine): sm_90a as host objects (-c, so the host
+// code's undefined symbols can be read), sm_100a device-only (-cubin, the host side is the same). PTX is kept
+// (-keep) for the static scan. Skips with a reason when nvcc is not installed. Needs no GPU.
+#include <gtest/gtest.h>
+
+#include <evoteam/fs.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+#include "eval/cuda_static.hpp"
+#include "eval/cuda_tools.hpp"
+
+namespace evoteam::eval::cuda {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path k_source_dir = EVOTEAM_SOURCE_DIR;
+
+struct CommandResult {
+  int rc = -1;
+  std::string output;  // stdout and stderr together
+};
+
+std::string quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+CommandResult run_command(const std::vector<std::string>& argv, const fs::path& log) {
+  std::string line;
+  for (const std::string& arg : argv) line += quote(arg) + " ";
+  line += "> " + quote(log.string()) + " 2>&1";
+  CommandResult result;
+  const int status = std::system(line.c_str());
+  result.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::error_code error;
+  if (fs::exists(log, error)) result.output = read_file(log);
+  return result;
+}
+
+std::vector<fs::path> sources_in(const fs::path& dir) {
+  std::vector<fs::path> sources;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().extension() == ".cu") sources.push_back(entry.path());
+  std::sort(sources.begin(), sources.end());
+  return sources;
+}
+
+std::vector<fs::path> hostile_sources() { return sources_in(k_source_dir / "tests/data/hostile/cuda"); }
+std::vector<fs::path> harness_sources() { return sources_in(k_source_dir / "kernels/common/cuda"); }
+
+// One build of everything for one arch, shared by every test in this file.
+struct ArchBuild {
+  std::string skip;  // non-empty: why the tests cannot run
+  fs::path dir;
+  CommandResult nvcc;
+};
+
+class BuildDir {
+ public:
+  BuildDir() {
+    std::string pattern = (fs::temp_directory_path() / "evoteam-cuda-XXXXXX").string();
+    if (mkdtemp(pattern.data()) != nullptr) m_path = pattern;
+  }
+  ~BuildDir() {
+    std::error_code error;
+    if (!m_path.empty()) fs::remove_all(m_path, error);
+  }
+  const fs::path& path() const { return m_path; }
+
+ private:
+  fs::path m_path;
+};
+
+const ArchBuild& arch_build(const std::string& arch) {
+  static BuildDir root;
+  static std::mutex mutex;
+  static std::map<std::string, ArchBuild> builds;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto found = builds.find(arch);
+  if (found != builds.end()) return found->second;
+  ArchBuild& build = builds[arch];
+  const std::optional<fs::path> nvcc = find_cuda_tool("nvcc");
+  if (!nvcc) {
+    build.skip = "nvcc is not installed (set EVOTEAM_NVCC or put it on PATH)";
+    return build;
+  }
+  build.dir = root.path() / arch;
+  fs::create_directories(build.dir);
+  NvccInvocation invocation;
+  invocation.nvcc = nvcc->string();
+  invocation.arch = arch;
+  invocation.output = arch == "sm_90a" ? NvccOutput::object : NvccOutput::cubin;
+  invocation.sources = hostile_sources();
+  const std::vector<fs::path> harness = harness_sources();
+  invocation.sources.insert(invocation.sources.end(), harness.begin(), harness.end());
+  invocation.out = build.dir;
+  invocation.extra = {"-keep", "-keep-dir", build.dir.string(), "-Xcompiler", "-Wall,-Wextra,-Werror"};
+  build.nvcc = run_command(nvcc_command(invocation), build.dir / "nvcc.log");
+  return build;
+}
+
+#define REQUIRE_BUILD(build)                                                        \
+  do {                                                                              \
+    if (!(build).skip.empty()) GTEST_SKIP() << (build).skip;                        \
+    ASSERT_EQ((build).nvcc.rc, 0) << (build).nvcc.output.substr(0, 4000);           \
+  } while (0)
+
+TEST(CudaCompile, HarnessAndExampleBuildForBothArchs) {
+  for (const std::string arch : {"sm_90a", "sm_100a"}) {
+    const ArchBuild& build = arch_build(arch);
+    REQUIRE_BUILD(build);
+    const std::vector<KernelResources> kernels = parse_ptxas(build.nvcc.output);
+    // Harness-side kernels are in anonymous namespaces, so their names are mangled; match by substring.
+    const auto mentions = [&](const std::string& part) {
+      return std::any_of(kernels.begin(), kernels.end(), [&](const KernelResources& k) {
+        return k.name.find(part) != std::string::npos && k.arch == arch;
+      });
+    };
+    EXPECT_TRUE(mentions("read_all")) << arch;
+    EXPECT_TRUE(mentions("scale_kernel")) << arch;
+    for (const std::string stem : {"harness_main", "device_buffer", "l2_flush", "cuda_check", "example_kernel"}) {
+      const fs::path output = build.dir / (stem + (arch == "sm_90a" ? ".o" : ".cubin"));
+      EXPECT_TRUE(fs::exists(output)) << output;
+    }
+    EXPECT_TRUE(fs::exists(build.dir / "example_kernel.ptx")) << arch;
+  }
+}
+
+TEST(CudaCompile, HarnessSelfTestRunsWithoutADeviceAndProbeSaysWhetherThereIsOne) {
+  const ArchBuild& build = arch_build("sm_90a");
+  REQUIRE_BUILD(build);
+  const fs::path harness = build.dir / "cuda_harness";
+  std::vector<std::string> link = {find_cuda_tool("nvcc")->string(), "-gencode", "arch=compute_90a,code=sm_90a",
+                                   "-std=c++20", "-o", harness.string()};
+  for (const std::string stem : {"harness_main", "device_buffer", "l2_flush", "cuda_check", "example_kernel"})
+    link.push_back((build.dir / (stem + ".o")).string());
+  link.push_back((k_source_dir / "kernels/common/record.cpp").string());
+  link.push_back("-ldl");
+  const CommandResult linked = run_command(link, build.dir / "link.log");
+  ASSERT_EQ(linked.rc, 0) << linked.output;
+
+  const CommandResult self_test = run_command({harness.string(), "--result-fd", "1", "--self-test"}, build.dir / "self_test.log");
+  EXPECT_EQ(self_test.rc, 0) << self_test.output;
+  const nlohmann::json record = nlohmann::json::parse(self_test.output);
+  EXPECT_EQ(record["ev"], "self_test");
+  EXPECT_EQ(record["failed"], 0);
+  EXPECT_GE(record["checks"].get<int>(), 10);
+
+  // A candidate library that cannot be loaded is reported before any device work.
+  const CommandResult missing = run_command({harness.string(), "--result-fd", "1", "--example", "--candidate",
+                                             (build.dir / "missing.so").string()}, build.dir / "missing.log");
+  EXPECT_EQ(missing.rc, 2);
+  EXPECT_EQ(nlohmann::json::parse(missing.output)["ev"], "load_error") << missing.output;
+
+  const CommandResult probe = run_command({harness.string(), "--result-fd", "1", "--probe"}, build.dir / "probe.log");
+  const nlohmann::json answer = nlohmann::json::parse(probe.output.substr(0, probe.output.find('\n')));
+  if (answer["ev"] == "no_device") {
+    EXPECT_EQ(probe.rc, 4);
+    EXPECT_EQ(answer["class"], "INFRA_ERROR");
+  } else {
+    EXPECT_EQ(answer["ev"], "probe") << probe.output;
+    EXPECT_EQ(probe.rc, 0);
+  }
+}
+
+// Everything the static stage would learn about one hostile file: PTX and ptxas for the arch, host symbols from
+// the sm_90a object (the host side does not depend on the arch), SASS when cuobjdump is installed.
+CudaStaticSignals signals_for(const fs::path& source, const std::string& arch, const std::optional<fs::path>& cuobjdump) {
+  const std::string stem = source.stem().string();
+  const ArchBuild& build = arch_build(arch);
+  CudaStaticSignals signals;
+  for (const KernelResources& kernel : parse_ptxas(build.nvcc.output))
+    if (kernel.name.rfind(stem + "_kernel", 0) == 0) signals.kernels.push_back(kernel);
+  signals.ptx = scan_ptx(read_file(build.dir / (stem + ".ptx")));
+  const ArchBuild& host = arch_build("sm_90a");
+  signals.host_undefined = parse_nm_undefined(run_command({"nm", "-u", (host.dir / (stem + ".o")).string()}, host.dir / (stem + ".nm")).output);
+  if (cuobjdump) {
+    const CommandResult sass = run_command({cuobjdump->string(), "-sass", (build.dir / (stem + ".cubin")).string()}, build.dir / (stem + ".sass"));
+    if (sass.rc == 0) signals.sass = parse_sass(sass.output);
+  }
+  signals.sources[source.filename().string()] = read_file(source);
+  return signals;
+}
+
+TEST(CudaHostile, StaticVerdictsMatchTheCorpusForBothArchs) {
+  const nlohmann::json expected = nlohmann::json::parse(read_file(k_source_dir / "tests/data/hostile/cuda/expected.json"), nullptr, true, true);
+  const std::vector<fs::path> sources = hostile_sources();
+  ASSERT_EQ(sources.size() + 1, expected.size());  // every file has an entry (plus the "//" note)
+  for (const std::string arch : {"sm_90a", "sm_100a"}) {
+    REQUIRE_BUILD(arch_build(arch));
+    REQUIRE_BUILD(arch_build("sm_90a"));
+    for (const fs::path& source : sources) {
+      const std::string name = source.filename().string();
+      ASSERT_TRUE(expected.contains(name)) << name;
+      CudaStaticPolicy policy;
+      policy.arch = arch;
+      policy.shape_literals = {1048576};
+      const CudaStaticVerdict verdict = judge_static(signals_for(source, arch, std::nullopt), policy);
+      const std::string want = expected[name]["static"];
+      std::string reasons;
+      for (const CudaFinding& finding : verdict.rejections) reasons += finding.reason + "; ";
+      if (want == "ok") {
+        EXPECT_TRUE(verdict.rejections.empty()) << arch << " " << name << ": " << reasons;
+      } else {
+        EXPECT_NE(reasons.find(want), std::string::npos) << arch << " " << name << " wants \"" << want << "\", got: " << reasons;
+      }
+      for (const auto& warning : expected[name].value("warnings", nlohmann::json::array())) {
+        const std::string part = warning.get<std::string>();
+        EXPECT_TRUE(std::any_of(verdict.warnings.begin(), verdict.warnings.end(),
+                                [&](const std::string& w) { return w.find(part) != std::string::npos; }))
+            << arch << " " << name << " lacks warning \"" << part << "\"";
+      }
+    }
+  }
+}
+
+TEST(CudaHostile, TheExampleImplementationPassesTheStaticStage) {
+  const ArchBuild& build = arch_build("sm_90a");
+  REQUIRE_BUILD(build);
+  CudaStaticSignals signals;
+  signals.ptx = scan_ptx(read_file(build.dir / "example_kernel.ptx"));
+  signals.host_undefined = parse_nm_undefined(run_command({"nm", "-u", (build.dir / "example_kernel.o").string()}, build.dir / "example.nm").output);
+  CudaStaticPolicy policy;
+  policy.arch = "sm_90a";
+  const CudaStaticVerdict verdict = judge_static(signals, policy);
+  EXPECT_TRUE(verdict.rejections.empty()) << verdict.rejections.front().reason;
+  EXPECT_TRUE(verdict.warnings.empty());
+  EXPECT_EQ(verdict.report["instructions_from"], "ptx");
+}
+
+TEST(CudaHostile, SassPathWhenCuobjdumpIsInstalled) {
+  const std::optional<fs::path> cuobjdump = find_cuda_tool("cuobjdump");
+  if (!cuobjdump) GTEST_SKIP() << "cuobjdump is not installed (the PTX scan stands in; set EVOTEAM_CUOBJDUMP to test the SASS path)";
+  for (const std::string arch : {"sm_90a", "sm_100a"}) {
+    REQUIRE_BUILD(arch_build(arch));
+    REQUIRE_BUILD(arch_build("sm_90a"));
+    const CudaStaticSignals signals = signals_for(k_source_dir / "tests/data/hostile/cuda/oob_write.cu", arch, cuobjdump);
+    ASSERT_TRUE(signals.sass.has_value()) << arch;
+    EXPECT_GT(signals.sass->count("EXIT"), 0) << arch;
+    EXPECT_GT(signals.sass->count("STG"), 0) << arch;
+    CudaStaticPolicy policy;
+    policy.arch = arch;
+    policy.tensor_cores = TensorCores::required;
+    const CudaStaticVerdict verdict = judge_static(signals, policy);
+    EXPECT_EQ(verdict.report["instructions_from"], "sass");
+    EXPECT_TRUE(std::any_of(verdict.warnings.begin(), verdict.warnings.end(),
+                            [](const std::string& w) { return w.find("(checked in sass)") != std::string::npos; }));
+  }
+}
+
+}  // namespace
+}  // namespace evoteam::eval::cuda
