@@ -82,7 +82,7 @@ ToolProbe probe_gpu(ProcessRunner& runner) {
   probe.usable = gpu.has_value();
   probe.detail = gpu.value_or("none visible (nvidia-smi absent or no device)");
   if (!probe.usable)
-    probe.fix = "timing CUDA tasks needs an NVIDIA GPU; run on a GPU machine or use --executor slurm";
+    probe.fix = "timing CUDA tasks needs an NVIDIA GPU: run evoteam on a machine with one";
   return probe;
 }
 
@@ -158,7 +158,7 @@ std::vector<ToolProbe> probe_inventory(ProcessRunner& runner) {
   probes.push_back(probe_version(runner, "compute-sanitizer", "compute-sanitizer", "--version",
                                  "install the CUDA toolkit's compute-sanitizer (memcheck of new bests is skipped)"));
   probes.push_back(probe_version(runner, "cuobjdump", "cuobjdump", "--version",
-                                 "pip install nvidia-cuda-cuobjdump (SASS checks fall back to the PTX scan)"));
+                                 "pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm and put their bin folders on PATH (SASS checks fall back to the PTX scan)"));
   probes.push_back(probe_bubblewrap(runner));
   probes.push_back(probe_version(runner, "slurm client", "sbatch", "--version",
                                  "apt-get install slurm-client (needed only for --executor slurm)"));
