@@ -100,7 +100,7 @@ std::string redact(std::string_view text) {
       result.replace(pos, std::string_view(value).size(), "[REDACTED]");
   }
   static const std::regex patterns(
-      R"((Bearer\s+)[A-Za-z0-9._~+/=-]+|((?:x-api-key|authorization)\s*[:=]\s*"?)[^\s",]+|sk-[A-Za-z0-9_-]{8,})",
+      R"((Bearer\s+)[A-Za-z0-9._~+/=-]+|((?:x-api-key|authorization)\s*[:=]\s*"?(?:Bearer\s+)?)[^\s",]+|sk-[A-Za-z0-9_-]{8,})",
       std::regex::icase);
   return std::regex_replace(result, patterns, "$1$2[REDACTED]");
 }
