@@ -1,7 +1,6 @@
-// The builtin Optimizer: first-improvement hill climbing over the task's params from the lineage head, in the
-// order the Profiling Scientist's focus suggests. Left to itself it takes compound steps (two changes at
-// once); under the one-change directive it takes single steps. On a stagnation directive it restarts from an
-// unexplored point (a new lineage).
+// The builtin Optimizer: samples the param space first, then first-improvement hill climbing with single
+// changes from the lineage head, in the order the Profiling Scientist's focus suggests. On a stagnation
+// directive it restarts from unexplored points (new lineages).
 #include <set>
 
 #include <evoteam/process.hpp>
@@ -24,14 +23,19 @@ class Optimizer : public TeamMember {
       outcome.summary = "nothing to optimise (no params or no starting candidate)";
       return outcome;
     }
-    const bool one_change = context.directive_active("One measurable change");
     const std::vector<std::string> focus = current_focus(context);
+    // The task declares which param combinations are valid; proposing an invalid one would only buy a rejection.
+    const Task* task = lab.task();
+    auto valid = [&](const ParamValues& params) { return task == nullptr || !param_error(*task, params); };
     int spent = 0, improved = 0;
     std::string log;
 
-    auto try_point = [&](const ParamValues& params, const std::string& hypothesis) -> std::optional<EvaluationRecord> {
+    // A root starts a new lineage (no parent): it is a sample of the space, not a change to review.
+    enum class Kind { change, root };
+    auto try_point = [&](const ParamValues& params, const std::string& hypothesis,
+                         Kind kind = Kind::change) -> std::optional<EvaluationRecord> {
       LabRequest request;
-      request.parent_id = head->candidate_id;
+      request.parent_id = kind == Kind::root ? "" : head->candidate_id;
       request.author_role = context.role.name;
       request.lineage = context.role.lineage;
       request.hypothesis = hypothesis;
@@ -50,12 +54,29 @@ class Optimizer : public TeamMember {
     if (context.directive_active("Stagnation")) {
       // A new lineage: the best of a few unexplored random points becomes the head.
       std::optional<EvaluationRecord> restart;
-      for (int attempt = 0; attempt < 8 && spent < std::max(1, context.evaluation_budget / 3); ++attempt) {
-        std::optional<EvaluationRecord> result = try_point(random_point(space, rng), "restart: explore a new region");
+      for (int attempt = 0; attempt < 32 && spent < std::max(1, context.evaluation_budget / 3); ++attempt) {
+        ParamValues point = random_point(space, rng);
+        if (!valid(point)) continue;
+        std::optional<EvaluationRecord> result = try_point(point, "restart: explore a new region", Kind::root);
         if (result && result->passed && result->speedup && (!restart || *result->speedup > *restart->speedup))
           restart = result;
       }
       if (restart) head = restart;
+    }
+
+    // Before any change has been measured, the first turn samples the space so that hill climbing starts
+    // from the best region found rather than from the starting kernel's corner.
+    RunHistory seen = lab.snapshot();
+    int passing = 0;
+    for (const EvaluationRecord& record : seen.evaluations) passing += record.passed ? 1 : 0;
+    if (passing <= 1 && !context.directive_active("Stagnation")) {
+      for (int attempt = 0; attempt < 64 && spent < context.evaluation_budget && !interrupted(); ++attempt) {
+        ParamValues point = random_point(space, rng);
+        if (!valid(point)) continue;
+        std::optional<EvaluationRecord> result = try_point(point, "explore: sample the param space", Kind::root);
+        if (result && result->passed && result->speedup && head->speedup && *result->speedup > *head->speedup)
+          head = result;
+      }
     }
 
     std::set<std::string> tried;
@@ -63,17 +84,8 @@ class Optimizer : public TeamMember {
       std::vector<Move> moves = neighbour_moves(head->params, space, focus, rng);
       bool moved = false;
       for (std::size_t i = 0; i < moves.size() && spent < context.evaluation_budget && !interrupted(); ++i) {
-        Move move = moves[i];
-        if (!one_change && moves.size() > 1) {
-          // Unconstrained, the optimizer bundles a second change in the hope of a bigger jump.
-          const Move& other = moves[(i + 1 + rng() % (moves.size() - 1)) % moves.size()];
-          ParamValues bundled = move.params;
-          for (const std::string& name : other.changed)
-            if (std::find(move.changed.begin(), move.changed.end(), name) == move.changed.end())
-              bundled[name] = other.params.at(name);
-          move = make_move(head->params, bundled);
-        }
-        if (!tried.insert(describe(move.params)).second) continue;
+        const Move& move = moves[i];
+        if (!valid(move.params) || !tried.insert(describe(move.params)).second) continue;
         std::optional<EvaluationRecord> result = try_point(move.params, "change " + move.description);
         if (result && result->passed && result->speedup && head->speedup && *result->speedup > *head->speedup) {
           head = result;
