@@ -62,24 +62,11 @@ struct ArchBuild {
   CommandResult nvcc;
 };
 
-class BuildDir {
- public:
-  BuildDir() {
-    std::string pattern = (fs::temp_directory_path() / "evoteam-cuda-XXXXXX").string();
-    if (mkdtemp(pattern.data()) != nullptr) m_path = pattern;
-  }
-  ~BuildDir() {
-    std::error_code error;
-    if (!m_path.empty()) fs::remove_all(m_path, error);
-  }
-  const fs::path& path() const { return m_path; }
-
- private:
-  fs::path m_path;
-};
+// Builds live under the build tree, keyed by the hash of the nvcc command and every source, so that the
+// tests of this file (one process each under CTest) compile each arch once and reuse it.
+fs::path build_root() { return fs::path(EVOTEAM_TEST_HELPERS_DIR) / "cuda-test-builds"; }
 
 const ArchBuild& arch_build(const std::string& arch) {
-  static BuildDir root;
   static std::mutex mutex;
   static std::map<std::string, ArchBuild> builds;
   std::lock_guard<std::mutex> lock(mutex);
@@ -91,8 +78,6 @@ const ArchBuild& arch_build(const std::string& arch) {
     build.skip = "nvcc is not installed (set EVOTEAM_NVCC or put it on PATH)";
     return build;
   }
-  build.dir = root.path() / arch;
-  fs::create_directories(build.dir);
   NvccInvocation invocation;
   invocation.nvcc = nvcc->string();
   invocation.arch = arch;
@@ -100,9 +85,21 @@ const ArchBuild& arch_build(const std::string& arch) {
   invocation.sources = hostile_sources();
   const std::vector<fs::path> harness = harness_sources();
   invocation.sources.insert(invocation.sources.end(), harness.begin(), harness.end());
+  std::string key = arch;
+  for (const std::string& arg : nvcc_command(invocation)) key += arg + " ";  // flags, before the output dir is set
+  for (const fs::path& source : invocation.sources) key += source.string() + "\n" + read_file(source);
+  build.dir = build_root() / (arch + "-" + sha256_hex(key).substr(0, 16));
+  const fs::path stamp = build.dir / "nvcc.rc";
+  if (fs::exists(stamp)) {
+    build.nvcc.rc = std::stoi(read_file(stamp));
+    build.nvcc.output = read_file(build.dir / "nvcc.log");
+    return build;
+  }
+  fs::create_directories(build.dir);
   invocation.out = build.dir;
   invocation.extra = {"-keep", "-keep-dir", build.dir.string(), "-Xcompiler", "-Wall,-Wextra,-Werror"};
   build.nvcc = run_command(nvcc_command(invocation), build.dir / "nvcc.log");
+  write_file_atomic(stamp, std::to_string(build.nvcc.rc));  // written last: a half-made build is redone
   return build;
 }
 
