@@ -73,11 +73,12 @@ RunState replay_run_state(const nlohmann::json& run_json, const JournalReplay& r
       state.unfinished_cycle = cycle.cycle;
     } else if (type == "cycle_end") {
       int number = record.value("cycle", 0);
+      // Held in a local: iterating items() of a temporary would read freed memory.
+      const nlohmann::json usage_by_role = record.value("usage", nlohmann::json::object());
       for (CycleRecord& cycle : state.history.cycles)
         if (cycle.cycle == number) {
           cycle.finished = true;
-          for (const auto& [role, usage] : record.value("usage", nlohmann::json::object()).items())
-            cycle.usage[role] = RoleUsage::from_json(usage);
+          for (const auto& [role, usage] : usage_by_role.items()) cycle.usage[role] = RoleUsage::from_json(usage);
         }
       state.last_finished_cycle = number;
       state.elapsed_s = record.value("elapsed_s", state.elapsed_s);
