@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "eval/cuda_static.hpp"
+#include "eval/static_check.hpp"
 
 namespace evoteam::eval::cuda {
 namespace {
@@ -36,28 +37,6 @@ const std::vector<std::pair<std::string, std::string>> k_forbidden_host = {
     {"cuLaunch", "driver API"},         {"cuModule", "driver API"},          {"cuMem", "driver API"},
 };
 
-bool glob(const std::string& pattern, const std::string& text) {
-  std::size_t p = 0;
-  std::size_t t = 0;
-  std::size_t star = std::string::npos;
-  std::size_t mark = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
-      ++p;
-      ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      mark = t;
-    } else if (star != std::string::npos) {
-      p = star + 1;
-      t = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
-}
 
 bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 
@@ -96,9 +75,9 @@ void source_literals(const CudaStaticSignals& signals, const CudaStaticPolicy& p
 
 std::string forbidden_host_symbol(const std::string& symbol, const std::vector<std::string>& allowed) {
   for (const std::string& pattern : allowed)
-    if (glob(pattern, symbol)) return "";
+    if (glob_match(pattern, symbol)) return "";
   for (const std::string& pattern : k_allowed_host)
-    if (glob(pattern, symbol)) return "";
+    if (glob_match(pattern, symbol)) return "";
   for (const auto& [prefix, why] : k_forbidden_host)
     if (starts_with(symbol, prefix)) return why;
   return "not on the allowlist";

@@ -330,6 +330,11 @@ RunOutcome optimize(const Config& config, const OptimizeOptions& options) {
 RunOutcome resume(const Config& config, const std::filesystem::path& run_dir) {
   RunDir run = RunDir::open(run_dir);
   nlohmann::json run_json = run.read_run_json();
+  // A run continues with the configuration it was started with (frozen in run.json), so its budgets, team
+  // sizes and evaluator settings do not change under it.
+  Config frozen = config;
+  if (run_json.contains("config") && run_json["config"].is_object())
+    frozen.overlay(run_json["config"], (run.path() / "run.json").string() + " (frozen config)");
   JournalReplay replay = replay_journal(run.path() / "journal.jsonl");
   RunState state = replay_run_state(run_json, replay, known_role_names());
   process_meter().restore(replay.records);  // a resumed run continues from the journaled totals
@@ -339,7 +344,7 @@ RunOutcome resume(const Config& config, const std::filesystem::path& run_dir) {
                         {"evaluations", state.history.evaluation_count()}});
   spdlog::info("resuming run {} after cycle {} ({} evaluations kept)", run.id(), state.last_finished_cycle,
                state.history.evaluation_count());
-  return run_recording_failure(config, run, state);
+  return run_recording_failure(frozen, run, state);
 }
 
 }  // namespace evoteam

@@ -82,7 +82,9 @@ TEST(OptimizeE2E, BuiltinTeamImprovesHostMatmulAndRestructures) {
 TEST(OptimizeE2E, ResumeAfterKill9LosesNothing) {
   testing::TempDir dir;
   const std::filesystem::path runs_dir = dir / "runs";
-  std::vector<std::string> args = {EVOTEAM_BINARY, "--set", "team.evaluations_per_cycle=4", "optimize",
+  // A cache of its own: with results cached by earlier runs the whole run would end before the kill.
+  std::vector<std::string> args = {EVOTEAM_BINARY, "--set", "team.evaluations_per_cycle=4", "--set",
+                                   "eval.cache_dir=" + (dir / "cache").string(), "optimize",
                                    k_task.string(), "--provider", "builtin", "--runs-dir", runs_dir.string(),
                                    "--max-cycles", "3", "--json"};
   std::vector<char*> argv;
