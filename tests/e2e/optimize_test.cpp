@@ -30,7 +30,9 @@ using namespace evoteam::testing;
 
 TEST(OptimizeE2E, BuiltinTeamImprovesHostMatmulAndRestructures) {
   testing::TempDir dir;
-  ProcessResult result = run_evoteam({"optimize", k_task.string(), "--provider", "builtin", "--runs-dir",
+  // A cache of its own, so every evaluation really runs: the speedup is measured, not remembered.
+  ProcessResult result = run_evoteam({"--set", "eval.cache_dir=" + (dir / "cache").string(), "optimize",
+                                      k_task.string(), "--provider", "builtin", "--runs-dir",
                                       (dir / "runs").string(), "--max-cycles", "4", "--json"},
                                      std::chrono::seconds(300));
   ASSERT_TRUE(result.ok()) << describe(result);
