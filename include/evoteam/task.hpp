@@ -51,6 +51,16 @@ struct TensorSpec {
   DType dtype = DType::float32;
   std::vector<std::string> shape;  // expressions over the axes, outermost first
   InputGenerator generator;        // inputs only
+  bool scratch = false;            // outputs only: a workspace passed like an output but never compared
+};
+
+// A by-value argument of the entry point (e.g. sm_scale). Its value is an expression over const axes, fixed
+// for the task; entry args may name it.
+struct ScalarSpec {
+  std::string name;
+  DType dtype = DType::float32;  // float32, float64, int32 or int64
+  std::string expression;
+  double value = 0;
 };
 
 // An output element passes when |y - r| <= atol + atol_rms * RMS(r) + rtol * |r|; the whole output also needs
@@ -115,6 +125,7 @@ struct Task {
   std::vector<Axis> axes;
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
+  std::vector<ScalarSpec> scalars;
   std::vector<std::string> constraints;  // expressions over the axes that every workload must satisfy
   EntryPoint entry;
   std::string reference_file;            // relative to dir
@@ -131,10 +142,12 @@ struct Task {
   std::vector<std::string> libraries;
   Baseline baseline;
   bool deterministic = true;   // false waives the bitwise repeat check (e.g. atomics)
+  int min_devices = 1;         // GPUs one evaluation needs (multi-GPU tasks say so here)
   std::string content_hash;    // sha256 over task.json and every file it names
 
   const Axis* find_axis(const std::string& name) const;
   const TensorSpec* find_tensor(const std::string& name) const;
+  const ScalarSpec* find_scalar(const std::string& name) const;
   std::vector<const TensorSpec*> tensors() const;  // inputs, then outputs
 };
 

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
+
+#include "half_float.hpp"
 
 namespace evoteam_harness {
 namespace {
@@ -14,6 +17,18 @@ const std::uint64_t k_poison64[k_poison_patterns] = {0x7FF8A5A5A5A5A5A5ull, 0xFF
 const std::uint32_t k_poison_i32[k_poison_patterns] = {0xA5A5A5A5u, 0x5AA55AA5u, 0x7FFFFFA5u};
 const std::uint64_t k_poison_i64[k_poison_patterns] = {0xA5A5A5A5A5A5A5A5ull, 0x5AA55AA55AA55AA5ull, 0x7FFFFFFFFFFFFFA5ull};
 const std::uint8_t k_poison_u8[k_poison_patterns] = {0xA5, 0x5A, 0xC3};
+// A NaN with a payload, then the most negative and a large positive finite value of each 16-bit type.
+const std::uint16_t k_poison_bf16[k_poison_patterns] = {0x7FC5u, 0xFF7Fu, 0x7F5Au};
+const std::uint16_t k_poison_f16[k_poison_patterns] = {0x7E5Au, 0xFBFFu, 0x7BA5u};
+
+float widen(std::uint16_t bits, DType dtype) { return dtype == DType::bfloat16 ? bfloat16_to_float(bits) : half_to_float(bits); }
+
+std::vector<float> widen_all(const void* data, std::int64_t count, DType dtype) {
+  const auto* bits = static_cast<const std::uint16_t*>(data);
+  std::vector<float> wide(static_cast<std::size_t>(count));
+  for (std::int64_t i = 0; i < count; ++i) wide[static_cast<std::size_t>(i)] = widen(bits[i], dtype);
+  return wide;
+}
 
 int slot(int poison) { return ((poison % k_poison_patterns) + k_poison_patterns) % k_poison_patterns; }
 
@@ -159,6 +174,8 @@ void fill_poison(void* data, std::int64_t count, DType dtype, int poison) {
     case DType::int32: fill_bits(data, count, k_poison_i32[index]); break;
     case DType::int64: fill_bits(data, count, k_poison_i64[index]); break;
     case DType::uint8: fill_bits(data, count, k_poison_u8[index]); break;
+    case DType::float16: fill_bits(data, count, k_poison_f16[index]); break;
+    case DType::bfloat16: fill_bits(data, count, k_poison_bf16[index]); break;
     case DType::other: break;
   }
 }
@@ -177,6 +194,14 @@ CompareResult compare_output(const void* candidate, const void* reference, std::
       return compare_ints(static_cast<const std::int64_t*>(candidate), static_cast<const std::int64_t*>(reference), count, k_poison_i64[index]);
     case DType::uint8:
       return compare_ints(static_cast<const std::uint8_t*>(candidate), static_cast<const std::uint8_t*>(reference), count, k_poison_u8[index]);
+    case DType::float16:
+    case DType::bfloat16: {
+      // Widening is exact, so the poison's float image identifies it as surely as its 16 bits do.
+      const std::uint16_t poison16 = dtype == DType::bfloat16 ? k_poison_bf16[index] : k_poison_f16[index];
+      const std::vector<float> y = widen_all(candidate, count, dtype);
+      const std::vector<float> r = widen_all(reference, count, dtype);
+      return compare_floats(y.data(), r.data(), count, tolerance, float_bits(widen(poison16, dtype)));
+    }
     case DType::other: break;
   }
   CompareResult unsupported;

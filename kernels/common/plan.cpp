@@ -15,6 +15,8 @@ DType parse_dtype(const std::string& name) {
   if (name == "int32") return DType::int32;
   if (name == "int64") return DType::int64;
   if (name == "uint8") return DType::uint8;
+  if (name == "float16") return DType::float16;
+  if (name == "bfloat16") return DType::bfloat16;
   return DType::other;
 }
 
@@ -25,6 +27,7 @@ std::size_t dtype_size(DType dtype) {
     case DType::float32: case DType::int32: return 4;
     case DType::float64: case DType::int64: return 8;
     case DType::uint8: return 1;
+    case DType::float16: case DType::bfloat16: return 2;
     case DType::other: break;
   }
   return 1;
@@ -48,8 +51,9 @@ Plan load_plan(const std::string& path) {
     TensorPlan tensor;
     tensor.name = item.at("name").get<std::string>();
     tensor.is_output = item.at("output").get<bool>();
+    tensor.is_scratch = item.value("scratch", false);
     tensor.dtype = parse_dtype(item.at("dtype").get<std::string>());
-    if (tensor.dtype == DType::other) throw std::runtime_error("plan: dtype not supported by the host harness");
+    if (tensor.dtype == DType::other) throw std::runtime_error("plan: dtype " + item.at("dtype").get<std::string>() + " is not supported by the harness");
     tensor.generator = item.value("generator", "battery");
     tensor.hook = item.value("hook", "");
     Tolerance tolerance;

@@ -9,15 +9,20 @@
 
 namespace evoteam_harness {
 
-enum class DType { float32, float64, int32, int64, uint8, other };
+// 16-bit floats are stored as their bits (half_float.hpp converts); 8-bit floats are not supported yet.
+enum class DType { float32, float64, int32, int64, uint8, float16, bfloat16, other };
 std::size_t dtype_size(DType dtype);
 
 struct TensorPlan {
   std::string name;
   bool is_output = false;
+  bool is_scratch = false;  // an output the implementation may use as workspace: never compared
   DType dtype = DType::float32;
   std::string generator = "battery";  // battery | uniform_int | hook
   std::string hook;
+
+  // Whether the harness checks this tensor against the reference (outputs that are not scratch).
+  bool is_compared() const { return is_output && !is_scratch; }
 };
 
 struct Tolerance {

@@ -75,6 +75,24 @@ std::optional<Judgement> judge_process(const HarnessRun& run, const Battery& bat
                                             std::to_string(hang->value("deadline_ms", 0) / 1000.0).substr(0, 5) + " s",
                  evidence);
   }
+  if (const nlohmann::json* error = run.last("cuda_error")) {
+    // The CUDA harness's checked calls: a sticky fault or a bad launch inside the candidate's phase is the
+    // candidate's; any other failing call is the harness's or the machine's.
+    nlohmann::json evidence = trial_evidence(battery, error->value("trial", -1));
+    for (const char* key : {"error", "code", "sticky", "phase", "call", "at"})
+      if (error->contains(key)) evidence[key] = (*error)[key];
+    const std::string kind = error->value("class", "INFRA_ERROR");
+    const std::string name = error->value("error", std::string("cuda error"));
+    const std::string phase = error->value("phase", "harness");
+    if (phase != "candidate" && phase != "reference" && phase != "baseline")
+      return make(Verdict::infra_error, "CUDA call failed in the harness (" + phase + "): " + name, evidence);
+    if (phase == "baseline") return make(Verdict::infra_error, "the baseline failed: " + name, evidence);
+    if (error->value("who", "harness") != "candidate" || kind == "INFRA_ERROR")
+      return make(Verdict::infra_error, "CUDA call failed in the harness: " + name + " (" + error->value("call", std::string("?")) + ")", evidence);
+    return blame(Verdict::runtime_fault, kind == "LAUNCH_ERROR" ? "bad launch: " + name : name, evidence);
+  }
+  if (const nlohmann::json* missing = run.last("no_device"))
+    return make(Verdict::infra_error, "no usable CUDA device: " + missing->value("error", std::string("?")), nlohmann::json::object());
   if (process.timed_out) {
     const nlohmann::json* begin = run.last("begin");
     nlohmann::json evidence = begin ? trial_evidence(battery, begin->value("trial", -1)) : nlohmann::json::object();

@@ -13,6 +13,7 @@
 #include "eval/device_lock.hpp"
 #include "eval/harness_run.hpp"
 #include "eval/host_profile.hpp"
+#include "eval/sandbox.hpp"
 #include "eval/statistics.hpp"
 
 namespace evoteam::eval {
@@ -30,7 +31,11 @@ HarnessSpec spec_for(const EvaluationRun& run, const fs::path& plan, double time
   spec.scratch = run.scratch;
   spec.sandbox = run.sandbox;
   spec.timeout_s = timeout_s;
-  spec.max_address_space = static_cast<std::uint64_t>(run.shared.config.get<double>("eval.host.max_address_space_mb")) << 20;
+  // The CUDA runtime reserves far more address space than it uses, so only host harnesses get the limit.
+  if (run.task.target == Target::host)
+    spec.max_address_space = static_cast<std::uint64_t>(run.shared.config.get<double>("eval.host.max_address_space_mb")) << 20;
+  else
+    spec.devices = gpu_device_nodes();
   if (run.reference_dir.parent_path() != run.scratch) spec.readable.push_back(run.reference_dir);
   return spec;
 }
@@ -48,6 +53,7 @@ EvaluatorShared::EvaluatorShared(const Config& settings, ProcessRunner& process_
       runner(process_runner),
       cache_dir(std::move(cache)),
       host(config, runner, cache_dir),
+      cuda(config, runner, cache_dir, host.compile_slots()),
       peaks(config, runner, host, cache_dir),
       evaluator_secret(fresh_secret()) {}
 
@@ -59,7 +65,10 @@ std::uint64_t fresh_secret() {
 std::optional<Judgement> prepare_references(EvaluationRun& run, std::uint64_t secret) {
   const auto start = Clock::now();
   const Config& config = run.shared.config;
-  run.battery = design_battery(run.task, config, secret, last_level_cache_bytes());
+  // Rotating input sets must defeat the cache the implementation runs against: the host's last level, or the
+  // GPU's L2 (k_gpu_l2_bound covers H100's 50 MB and B200's 126 MB).
+  constexpr double k_gpu_l2_bound = 128.0 * (1 << 20);
+  run.battery = design_battery(run.task, config, secret, run.task.target == Target::cuda ? k_gpu_l2_bound : last_level_cache_bytes());
   try {
     run.harness = run.backend.harness(run.task);
   } catch (const Error& error) {
@@ -81,7 +90,8 @@ std::optional<Judgement> prepare_references(EvaluationRun& run, std::uint64_t se
   const double stage_timeout = config.get<double>("eval.stages.reference.timeout_s");
   // The trials are dealt round-robin to one process per core; references are the one phase with no timing
   // to disturb.
-  const std::size_t processes = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 4);
+  // One process on a GPU: several would only contend for it.
+  const std::size_t processes = run.task.target == Target::cuda ? 1 : std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 4);
   std::vector<std::vector<int>> chunks(std::min(processes, std::max<std::size_t>(1, missing.size() / 4)));
   for (std::size_t i = 0; i < missing.size(); ++i) chunks[i % chunks.size()].push_back(missing[i]);
   std::vector<std::future<HarnessRun>> runs;
@@ -116,6 +126,41 @@ std::optional<Judgement> prepare_references(EvaluationRun& run, std::uint64_t se
   }
   run.reference_s = std::chrono::duration<double>(Clock::now() - start).count();
   return std::nullopt;
+}
+
+std::optional<Judgement> device_unavailable(EvaluationRun& run) {
+  if (run.task.target != Target::cuda) return std::nullopt;
+  const nlohmann::json evidence = {{"target", "cuda"}, {"archs", run.task.archs}, {"min_devices", run.task.min_devices}};
+  const std::string advice = ": correctness and timing need a GPU (the static and build stages ran here); "
+                             "run `evoteam eval` on a machine with one";
+  if (run.shared.config.get<std::string>("eval.cuda.run") == "off")
+    return Judgement{Verdict::infra_error, "eval.cuda.run is off" + advice, evidence};
+  const std::vector<fs::path> nodes = gpu_device_nodes();
+  if (nodes.empty()) return Judgement{Verdict::infra_error, "no CUDA device on this machine" + advice, evidence};
+  if (run.task.min_devices > 1)
+    return Judgement{Verdict::infra_error, "task " + run.task.name + " needs " + std::to_string(run.task.min_devices) +
+                                               " GPUs; the harness runs one process on one GPU, so multi-GPU tasks build and "
+                                               "check statically but cannot run yet", evidence};
+  try {
+    run.harness = run.backend.harness(run.task);
+  } catch (const Error& error) {
+    return infra(error.what());
+  }
+  Command probe;
+  SandboxSpec sandbox;
+  sandbox.writable.push_back(run.scratch);
+  sandbox.readable.push_back(run.harness.parent_path());
+  sandbox.devices = nodes;
+  probe.argv = sandbox_argv(run.sandbox, {run.harness.string(), "--result-fd", "3", "--probe"}, sandbox);
+  probe.cwd = run.scratch;
+  probe.result_fd = 3;
+  probe.timeout = std::chrono::milliseconds(60'000);
+  const ProcessResult result = run.shared.runner.run(probe);
+  bool truncated = false;
+  for (const nlohmann::json& record : parse_records(result.result.text, &truncated))
+    if (record.value("ev", "") == "probe" && record.value("ok", false)) return std::nullopt;
+  return Judgement{Verdict::infra_error, "the GPU probe failed (" + result.describe() + ")" + advice,
+                   {{"stderr", result.err.text.substr(0, 2000)}, {"records", result.result.text.substr(0, 2000)}}};
 }
 
 std::optional<Judgement> run_correctness(EvaluationRun& run, const fs::path& candidate) {

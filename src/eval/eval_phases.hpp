@@ -14,6 +14,7 @@
 
 #include "eval/battery.hpp"
 #include "eval/classify.hpp"
+#include "eval/cuda_backend.hpp"
 #include "eval/host_build.hpp"
 #include "eval/machine_peaks.hpp"
 
@@ -27,6 +28,7 @@ struct EvaluatorShared {
   ProcessRunner& runner;
   std::filesystem::path cache_dir;
   HostBuilder host;
+  CudaBuilder cuda;
   MachinePeaks peaks;
   std::uint64_t evaluator_secret;
   std::once_flag sandbox_probe;
@@ -55,6 +57,10 @@ std::uint64_t fresh_secret();
 // Designs the battery for `secret`, builds the harness and the reference, and computes every missing
 // reference output. Returns a failure (INFRA_ERROR) or nullopt.
 std::optional<Judgement> prepare_references(EvaluationRun& run, std::uint64_t secret);
+
+// Whether the task's device can run code: nullopt when it can; for a CUDA task on a machine without a usable
+// GPU (no device nodes, or the harness's probe in a fresh process fails), INFRA_ERROR saying so. Host: nullopt.
+std::optional<Judgement> device_unavailable(EvaluationRun& run);
 
 std::optional<Judgement> run_correctness(EvaluationRun& run, const std::filesystem::path& candidate);
 

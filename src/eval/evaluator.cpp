@@ -135,17 +135,7 @@ EvalResult Evaluator::evaluate(const Task& task, const Candidate& candidate, con
     return done;
   };
 
-  if (task.target != Target::host) {
-    // The cuda backend comes with its own issue; the task format, stages and verdicts already cover it.
-    std::string archs;
-    for (const std::string& arch : task.archs) archs += (archs.empty() ? "" : ",") + arch;
-    result.device = "cuda";
-    conclude(result, {Verdict::infra_error, "not implemented yet for target cuda (archs " + archs + ")",
-                      {{"target", "cuda"}, {"archs", task.archs}}});
-    record_stage(result, "static", "skipped", 0, "target cuda not implemented yet");
-    return finish(result);
-  }
-  eval::TargetBackend& backend = shared.host;
+  eval::TargetBackend& backend = task.target == Target::cuda ? static_cast<eval::TargetBackend&>(shared.cuda) : shared.host;
   result.device = backend.device();
   if (std::optional<std::string> error = param_error(task, candidate.params)) {
     conclude(result, {Verdict::static_reject, "invalid params: " + *error, {{"params", to_json(candidate.params)}}});
@@ -182,11 +172,14 @@ EvalResult Evaluator::evaluate(const Task& task, const Candidate& candidate, con
     }
   } cleanup{scratch, config.get<bool>("eval.keep_scratch")};
 
-  const bool needs_run = wants(stages, Stage::correctness) || wants(stages, Stage::timing) || wants(stages, Stage::profile);
+  const bool wants_run = wants(stages, Stage::correctness) || wants(stages, Stage::timing) || wants(stages, Stage::profile);
   const bool evaluator_scope = config.get<std::string>("eval.correctness.secret_scope") == "evaluator";
   const std::uint64_t secret = evaluator_scope ? shared.evaluator_secret : eval::fresh_secret();
   eval::EvaluationRun run{shared, backend, task, sandbox, scratch, {}, {}, {}, {}, 0, true};
   run.reference_dir = evaluator_scope ? shared.cache_dir / "references" / task.content_hash.substr(0, 24) : scratch / "references";
+  // Without a usable device the build still runs (it needs none), and the evaluation then says why it stopped.
+  const std::optional<Judgement> no_device = wants_run ? eval::device_unavailable(run) : std::nullopt;
+  const bool needs_run = wants_run && !no_device;
 
   // The reference outputs do not depend on the candidate, so they are computed while it builds.
   std::future<std::optional<Judgement>> references;
@@ -225,6 +218,12 @@ EvalResult Evaluator::evaluate(const Task& task, const Candidate& candidate, con
   }
   record_stage(result, "build", build.cache_hit ? "cached" : "passed", build_only_s);
   result.verdict = Verdict::pass;
+  if (no_device) {
+    for (Stage stage : stages)
+      if (stage != Stage::static_checks && stage != Stage::build) record_stage(result, to_string(stage), "skipped", 0, no_device->reason);
+    conclude(result, *no_device);
+    return finish(result);
+  }
 
   if (needs_run) {
     std::optional<Judgement> failure = wait_references();

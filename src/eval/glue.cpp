@@ -22,7 +22,19 @@ std::size_t axis_index(const Task& task, const std::string& name) {
 std::string parameter_type(const Task& task, const std::string& arg) {
   if (const TensorSpec* tensor = task.find_tensor(arg))
     return (tensor->role == TensorRole::input ? "const " : "") + c_type(tensor->dtype) + "*";
+  if (const ScalarSpec* scalar = task.find_scalar(arg)) return c_type(scalar->dtype);
   return "std::int64_t";
+}
+
+// A scalar's value as a C++ literal of its type, exact to the last bit of a double.
+std::string scalar_literal(const ScalarSpec& scalar) {
+  std::ostringstream text;
+  text.precision(17);
+  text << "static_cast<" << c_type(scalar.dtype) << ">(";
+  if (is_floating(scalar.dtype)) text << std::scientific << scalar.value;
+  else text << static_cast<long long>(scalar.value) << "LL";
+  text << ")";
+  return text.str();
 }
 
 }  // namespace
@@ -81,6 +93,8 @@ std::string glue_source(const Task& task) {
     out << (i ? ", " : "");
     if (task.find_tensor(arg) != nullptr)
       out << "static_cast<" << parameter_type(task, arg) << ">(tensors[" << tensor_index(task, arg) << "])";
+    else if (const ScalarSpec* scalar = task.find_scalar(arg))
+      out << scalar_literal(*scalar);
     else
       out << "axes[" << axis_index(task, arg) << "]";
   }

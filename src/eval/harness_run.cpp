@@ -16,6 +16,7 @@ nlohmann::json base_plan(const Task& task, const Battery& battery, const Config&
   for (const TensorSpec* tensor : task.tensors()) {
     nlohmann::json entry = {{"name", tensor->name},
                             {"output", tensor->role == TensorRole::output},
+                            {"scratch", tensor->scratch},
                             {"dtype", to_string(tensor->dtype)}};
     switch (tensor->generator.kind) {
       case InputGenerator::Kind::battery: entry["generator"] = "battery"; break;
@@ -112,6 +113,7 @@ HarnessRun run_harness(ProcessRunner& runner, const HarnessSpec& spec) {
   add_library("--reference", spec.reference);
   for (const auto& path : spec.readable) sandbox.readable.push_back(path);
   for (const auto& path : spec.writable) sandbox.writable.push_back(path);
+  sandbox.devices = spec.devices;
   Command command;
   command.argv = sandbox_argv(spec.sandbox, argv, sandbox);
   command.cwd = spec.scratch;

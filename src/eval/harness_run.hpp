@@ -30,6 +30,7 @@ struct HarnessSpec {
   std::vector<std::filesystem::path> readable;  // extra read-only paths inside the sandbox
   std::vector<std::filesystem::path> writable;  // extra writable paths (a shared reference cache)
   std::vector<std::string> wrapper;             // a prefix such as perf stat ... --
+  std::vector<std::filesystem::path> devices;   // device nodes the sandbox must expose (GPU runs)
   SandboxMode sandbox = SandboxMode::none;
   double timeout_s = 60;
   std::uint64_t max_address_space = 0;

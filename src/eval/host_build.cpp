@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 
+#include "eval/build_cache.hpp"
 #include "eval/host_build.hpp"
 #include "eval/static_check.hpp"
 
@@ -21,44 +22,6 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 bool is_source(const std::string& name) {
   const std::string extension = fs::path(name).extension().string();
   return extension == ".cpp" || extension == ".cc" || extension == ".cxx";
-}
-
-nlohmann::json outcome_json(const BuildOutcome& outcome) {
-  return {{"status", to_string(outcome.status)}, {"reason", outcome.reason}, {"evidence", outcome.evidence},
-          {"log", outcome.log},                  {"report", outcome.report}, {"warnings", outcome.warnings},
-          {"wall_s", outcome.wall_s},            {"static_s", outcome.static_s}};
-}
-
-BuildOutcome outcome_from_json(const nlohmann::json& value) {
-  BuildOutcome outcome;
-  const std::string status = value.value("status", "");
-  for (BuildStatus candidate : {BuildStatus::ok, BuildStatus::compile_error, BuildStatus::compile_timeout,
-                                BuildStatus::static_reject, BuildStatus::infra_error})
-    if (to_string(candidate) == status) outcome.status = candidate;
-  outcome.reason = value.value("reason", "");
-  outcome.evidence = value.value("evidence", nlohmann::json::object());
-  outcome.log = value.value("log", "");
-  outcome.report = value.value("report", nlohmann::json::object());
-  outcome.warnings = value.value("warnings", std::vector<std::string>{});
-  outcome.wall_s = value.value("wall_s", 0.0);
-  outcome.static_s = value.value("static_s", 0.0);
-  return outcome;
-}
-
-// The link flags and extra allowed symbols of the libraries the task allows (eval.libraries).
-void library_settings(const Config& config, const Task& task, std::vector<std::string>* link,
-                      std::vector<std::string>* symbols) {
-  const nlohmann::json& libraries = config.at("eval.libraries");
-  for (const std::string& name : task.libraries) {
-    bool known = false;
-    for (const auto& library : libraries) {
-      if (library.value("name", "") != name) continue;
-      known = true;
-      for (const auto& flag : library.value("link", nlohmann::json::array())) link->push_back(flag.get<std::string>());
-      for (const auto& symbol : library.value("symbols", nlohmann::json::array())) symbols->push_back(symbol.get<std::string>());
-    }
-    if (!known) throw InvalidInput(task.dir.string() + "/task.json: libraries: \"" + name + "\" is not configured in eval.libraries");
-  }
 }
 
 // Sums of the build's resource report: vectorised loops (gcc -fopt-info-vec) and the largest stack frame
@@ -100,6 +63,21 @@ void read_report(const fs::path& objects, BuildOutcome& outcome, bool gcc) {
 
 }  // namespace
 
+void library_settings(const Config& config, const Task& task, std::vector<std::string>* link,
+                      std::vector<std::string>* symbols) {
+  const nlohmann::json& libraries = config.at("eval.libraries");
+  for (const std::string& name : task.libraries) {
+    bool known = false;
+    for (const auto& library : libraries) {
+      if (library.value("name", "") != name) continue;
+      known = true;
+      for (const auto& flag : library.value("link", nlohmann::json::array())) link->push_back(flag.get<std::string>());
+      for (const auto& symbol : library.value("symbols", nlohmann::json::array())) symbols->push_back(symbol.get<std::string>());
+    }
+    if (!known) throw InvalidInput(task.dir.string() + "/task.json: libraries: \"" + name + "\" is not configured in eval.libraries");
+  }
+}
+
 BuildOutcome HostBuilder::build(const BuildRequest& request, SandboxMode sandbox) {
   const auto start = Clock::now();
   BuildOutcome outcome;
@@ -112,33 +90,8 @@ BuildOutcome HostBuilder::build(const BuildRequest& request, SandboxMode sandbox
     for (const auto& [name, value] : request.params) material += "\nparam " + name + "=" + value;
     for (const auto& [name, text] : request.files) material += "\nfile " + name + " " + sha256_hex(text);
     if (request.untrusted) material += "\nconstraints " + nlohmann::json(request.task->static_constraints.size()).dump() + request.task->content_hash;
-    const fs::path final_dir = m_cache_dir / "builds" / sha256_hex(material).substr(0, 32);
-    std::shared_ptr<std::mutex> lock = key_lock(final_dir.string());
-    std::lock_guard<std::mutex> guard(*lock);
-    if (fs::is_regular_file(final_dir / "build.json")) {
-      outcome = outcome_from_json(read_json_file(final_dir / "build.json"));
-      outcome.cache_hit = true;
-      if (outcome.status == BuildStatus::ok) outcome.library = final_dir / "kernel.so";
-      outcome.wall_s = seconds_since(start);
-      return outcome;
-    }
-    evoteam::create_directories(final_dir.parent_path());
-    const fs::path temporary = unique_sibling(final_dir);
-    evoteam::create_directories(temporary / "src");
-    evoteam::create_directories(temporary / "obj");
-    outcome = compile_and_check(request, sandbox, temporary);
-    outcome.wall_s = seconds_since(start);
-    // Deterministic outcomes are cached; a timeout or an infra failure may not recur.
-    if (outcome.status == BuildStatus::compile_timeout || outcome.status == BuildStatus::infra_error) {
-      std::error_code ignored;
-      fs::remove_all(temporary, ignored);
-      return outcome;
-    }
-    write_json_atomic(temporary / "build.json", outcome_json(outcome));
-    std::error_code rename_error;
-    fs::rename(temporary, final_dir, rename_error);
-    if (rename_error) fs::remove_all(temporary, rename_error);
-    if (outcome.status == BuildStatus::ok) outcome.library = final_dir / "kernel.so";
+    return cached_build(m_cache_dir / "builds", material, m_locks,
+                        [&](const fs::path& dir) { return compile_and_check(request, sandbox, dir); });
   } catch (const InvalidInput&) {
     throw;
   } catch (const Error& error) {

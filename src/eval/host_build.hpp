@@ -19,6 +19,7 @@
 #include <evoteam/process.hpp>
 #include <evoteam/task.hpp>
 
+#include "eval/build_cache.hpp"
 #include "eval/target_backend.hpp"
 
 namespace evoteam::eval {
@@ -59,9 +60,10 @@ class HostBuilder : public TargetBackend {
   std::filesystem::path harness(const Task& task) override;
   // The machine-peaks probe program. Throws Error.
   std::filesystem::path peaks_program();
+  // The bound on concurrent compiler processes, shared with the other targets' builders.
+  CompileSlots& compile_slots() { return m_slots; }
 
  private:
-  std::shared_ptr<std::mutex> key_lock(const std::string& key);
   ProcessResult run_tool(std::vector<std::string> argv, const std::filesystem::path& cwd, double timeout_s,
                          SandboxMode sandbox, const std::filesystem::path& writable);
   std::filesystem::path harness_objects();
@@ -74,8 +76,12 @@ class HostBuilder : public TargetBackend {
   std::mutex m_mutex;
   std::unique_ptr<HostToolchain> m_toolchain;
   std::string m_harness_version;
-  std::map<std::string, std::shared_ptr<std::mutex>> m_key_locks;
+  KeyLocks m_locks;
 };
+
+// The link flags and extra allowed symbols of the libraries the task allows (eval.libraries). Throws
+// InvalidInput for a library the configuration does not know.
+void library_settings(const Config& config, const Task& task, std::vector<std::string>* link, std::vector<std::string>* symbols);
 
 // A directory's name for a fresh temporary sibling (unique within and across processes).
 std::filesystem::path unique_sibling(const std::filesystem::path& final_dir);

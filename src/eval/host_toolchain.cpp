@@ -90,13 +90,6 @@ HostBuilder::HostBuilder(const Config& config, ProcessRunner& runner, fs::path c
         return jobs;
       }()) {}
 
-std::shared_ptr<std::mutex> HostBuilder::key_lock(const std::string& key) {
-  std::lock_guard<std::mutex> lock(m_mutex);
-  std::shared_ptr<std::mutex>& entry = m_key_locks[key];
-  if (!entry) entry = std::make_shared<std::mutex>();
-  return entry;
-}
-
 const HostToolchain& HostBuilder::toolchain() {
   std::lock_guard<std::mutex> lock(m_mutex);
   if (m_toolchain) return *m_toolchain;
@@ -171,7 +164,7 @@ fs::path HostBuilder::harness_objects() {
   for (const std::string& flag : tools.harness_flags) key_material += "\n" + flag;
   const fs::path dir = m_cache_dir / "harness" / sha256_hex(key_material).substr(0, 24);
   const fs::path objects = dir / "obj";
-  std::shared_ptr<std::mutex> lock = key_lock(objects.string());
+  std::shared_ptr<std::mutex> lock = m_locks.get(objects.string());
   std::lock_guard<std::mutex> guard(*lock);
   if (fs::is_directory(objects)) return objects;
   evoteam::create_directories(dir);
@@ -210,7 +203,7 @@ fs::path HostBuilder::harness(const Task& task) {
   std::string hooks = task.hooks_file.empty() ? "" : read_file(task.dir / task.hooks_file);
   const fs::path dir = objects.parent_path() / "tasks" / sha256_hex(glue + "\nhooks\n" + hooks).substr(0, 24);
   const fs::path executable = dir / "harness";
-  std::shared_ptr<std::mutex> lock = key_lock(dir.string());
+  std::shared_ptr<std::mutex> lock = m_locks.get(dir.string());
   std::lock_guard<std::mutex> guard(*lock);
   if (fs::is_regular_file(executable)) return executable;
   evoteam::create_directories(dir.parent_path());
@@ -241,7 +234,7 @@ fs::path HostBuilder::peaks_program() {
   for (const std::string& flag : tools.flags) key_material += "\n" + flag;
   const fs::path dir = m_cache_dir / "harness" / ("peaks-" + sha256_hex(key_material).substr(0, 24));
   const fs::path program = dir / "peaks";
-  std::shared_ptr<std::mutex> lock = key_lock(dir.string());
+  std::shared_ptr<std::mutex> lock = m_locks.get(dir.string());
   std::lock_guard<std::mutex> guard(*lock);
   if (fs::is_regular_file(program)) return program;
   evoteam::create_directories(dir.parent_path());

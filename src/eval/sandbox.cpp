@@ -1,5 +1,6 @@
 #include "eval/sandbox.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include <evoteam/inventory.hpp>
@@ -39,12 +40,22 @@ std::vector<std::string> sandbox_argv(SandboxMode mode, const std::vector<std::s
   }
   for (const auto& path : spec.readable) wrapped.insert(wrapped.end(), {"--ro-bind", path.string(), path.string()});
   for (const auto& path : spec.writable) wrapped.insert(wrapped.end(), {"--bind", path.string(), path.string()});
+  for (const auto& path : spec.devices) wrapped.insert(wrapped.end(), {"--dev-bind-try", path.string(), path.string()});
   wrapped.insert(wrapped.end(), {"--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-pid",
                                  "--new-session", "--die-with-parent"});
   if (!spec.writable.empty()) wrapped.insert(wrapped.end(), {"--chdir", spec.writable.front().string()});
   wrapped.push_back("--");
   wrapped.insert(wrapped.end(), argv.begin(), argv.end());
   return wrapped;
+}
+
+std::vector<std::filesystem::path> gpu_device_nodes() {
+  std::vector<std::filesystem::path> nodes;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/dev", error))
+    if (entry.path().filename().string().rfind("nvidia", 0) == 0) nodes.push_back(entry.path());
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
 }
 
 bool probe_bwrap(ProcessRunner& runner, std::string* why) {

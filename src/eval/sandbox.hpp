@@ -14,7 +14,11 @@ namespace evoteam::eval {
 struct SandboxSpec {
   std::vector<std::filesystem::path> writable;  // bound read-write; the first one is the working directory
   std::vector<std::filesystem::path> readable;  // re-exposed read-only (they may sit under hidden directories)
+  std::vector<std::filesystem::path> devices;   // device nodes bound into the fresh /dev (GPU runs)
 };
+
+// The GPU's device nodes (/dev/nvidia*), which a sandboxed CUDA process needs; empty on a machine without them.
+std::vector<std::filesystem::path> gpu_device_nodes();
 
 // `mode` must be resolved (bwrap or none); none returns argv unchanged.
 std::vector<std::string> sandbox_argv(SandboxMode mode, const std::vector<std::string>& argv, const SandboxSpec& spec);

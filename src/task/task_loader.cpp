@@ -5,6 +5,7 @@
 #include <evoteam/task.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <regex>
 #include <set>
 
@@ -21,7 +22,8 @@ const std::vector<std::string> k_top_level_keys = {
     "name",    "description", "target",     "archs",       "axes",        "inputs",
     "outputs", "constraints", "entry",      "reference",   "kernel",      "hooks",
     "workloads", "distributions", "tolerances", "flops",   "bytes",       "params",
-    "param_constraints", "static_constraints", "libraries", "baseline", "deterministic"};
+    "param_constraints", "static_constraints", "libraries", "baseline", "deterministic",
+    "scalars", "min_devices"};
 
 const std::set<std::string> k_distributions = {"normal", "uniform", "heavy_tailed", "small_int"};
 
@@ -95,7 +97,7 @@ std::vector<TensorSpec> parse_tensors(const FieldReader& reader, const nlohmann:
     if (task.find_axis(name) != nullptr) reader.fail(field, "a tensor and an axis cannot share a name");
     reader.object_of(spec, field);
     reader.only_keys(spec, role == TensorRole::input ? std::vector<std::string>{"dtype", "shape", "generate", "description"}
-                                                     : std::vector<std::string>{"dtype", "shape", "description"},
+                                                     : std::vector<std::string>{"dtype", "shape", "scratch", "description"},
                      field);
     TensorSpec tensor;
     tensor.name = name;
@@ -120,6 +122,7 @@ std::vector<TensorSpec> parse_tensors(const FieldReader& reader, const nlohmann:
           tensor.generator.kind == InputGenerator::Kind::uniform_int)
         reader.fail(field + ".generate", "uniform_int needs an integer dtype");
     }
+    if (role == TensorRole::output && spec.contains("scratch")) tensor.scratch = reader.boolean_of(spec["scratch"], field + ".scratch");
     tensors.push_back(tensor);
   }
   if (tensors.empty()) reader.fail(section, "at least one " + section.substr(0, section.size() - 1) + " is required");
@@ -160,6 +163,40 @@ void check_expressions(const FieldReader& reader, const Task& task) {
   }
 }
 
+// Scalars are fixed for the task, so their expressions may use const axes only.
+std::vector<ScalarSpec> parse_scalars(const FieldReader& reader, const nlohmann::json& value, const Task& task) {
+  std::map<std::string, double> constants;
+  for (const Axis& axis : task.axes)
+    if (axis.is_const) constants[axis.name] = static_cast<double>(axis.value);
+  std::vector<ScalarSpec> scalars;
+  for (const auto& [name, spec] : reader.object_of(value, "scalars").items()) {
+    const std::string field = "scalars." + name;
+    if (!is_identifier(name)) reader.fail(field, "scalar names must be identifiers");
+    if (task.find_axis(name) != nullptr || task.find_tensor(name) != nullptr)
+      reader.fail(field, "a scalar cannot share a name with an axis or a tensor");
+    reader.object_of(spec, field);
+    reader.only_keys(spec, {"dtype", "value", "description"}, field);
+    ScalarSpec scalar;
+    scalar.name = name;
+    const std::string dtype = reader.string_of(reader.require(spec, "dtype", field), field + ".dtype");
+    const std::optional<DType> parsed = parse_dtype(dtype);
+    if (!parsed || (*parsed != DType::float32 && *parsed != DType::float64 && *parsed != DType::int32 && *parsed != DType::int64))
+      reader.fail(field + ".dtype", "must be float32, float64, int32 or int64, got \"" + dtype + "\"");
+    scalar.dtype = *parsed;
+    const nlohmann::json& given = reader.require(spec, "value", field);
+    scalar.expression = given.is_number() ? given.dump() : reader.string_of(given, field + ".value");
+    try {
+      scalar.value = evaluate_expression(scalar.expression, constants, "");
+    } catch (const InvalidInput& error) {
+      reader.fail(field + ".value", std::string(error.what()) + " (only const axes may appear)");
+    }
+    if (!is_floating(scalar.dtype) && scalar.value != std::floor(scalar.value))
+      reader.fail(field + ".value", "an integer scalar needs an integral value");
+    scalars.push_back(scalar);
+  }
+  return scalars;
+}
+
 EntryPoint parse_entry(const FieldReader& reader, const nlohmann::json& value, const Task& task) {
   reader.object_of(value, "entry");
   reader.only_keys(value, {"name", "args"}, "entry");
@@ -171,8 +208,8 @@ EntryPoint parse_entry(const FieldReader& reader, const nlohmann::json& value, c
   std::set<std::string> seen;
   for (std::size_t i = 0; i < entry.args.size(); ++i) {
     const std::string& arg = entry.args[i];
-    if (task.find_tensor(arg) == nullptr && task.find_axis(arg) == nullptr)
-      reader.fail("entry.args[" + std::to_string(i) + "]", "\"" + arg + "\" is neither a tensor nor an axis");
+    if (task.find_tensor(arg) == nullptr && task.find_axis(arg) == nullptr && task.find_scalar(arg) == nullptr)
+      reader.fail("entry.args[" + std::to_string(i) + "]", "\"" + arg + "\" is neither a tensor, an axis nor a scalar");
     if (!seen.insert(arg).second) reader.fail("entry.args[" + std::to_string(i) + "]", "\"" + arg + "\" appears twice");
   }
   for (const TensorSpec* tensor : task.tensors())
@@ -343,6 +380,7 @@ Task load_task(const std::filesystem::path& task_dir) {
       if (input.name == output.name) reader.fail("outputs." + output.name, "also declared as an input");
   if (root.contains("constraints")) task.constraints = reader.strings_of(root["constraints"], "constraints");
   check_expressions(reader, task);
+  if (root.contains("scalars")) task.scalars = parse_scalars(reader, root["scalars"], task);
   task.entry = parse_entry(reader, reader.require(root, "entry", ""), task);
 
   task.reference_file = require_file(reader, task, reader.string_of(reader.require(root, "reference", ""), "reference"), "reference");
@@ -373,6 +411,12 @@ Task load_task(const std::filesystem::path& task_dir) {
   if (root.contains("libraries")) task.libraries = reader.strings_of(root["libraries"], "libraries");
   task.baseline = parse_baseline(reader, root.contains("baseline") ? &root["baseline"] : nullptr, task);
   if (root.contains("deterministic")) task.deterministic = reader.boolean_of(root["deterministic"], "deterministic");
+  if (root.contains("min_devices")) {
+    const std::int64_t devices = reader.integer_of(root["min_devices"], "min_devices");
+    if (devices < 1 || devices > 64) reader.fail("min_devices", "must be between 1 and 64");
+    if (devices > 1 && task.target != Target::cuda) reader.fail("min_devices", "only cuda tasks can need several devices");
+    task.min_devices = static_cast<int>(devices);
+  }
 
   std::string workloads_text;
   task.workloads = task_detail::parse_workloads(reader, reader.require(root, "workloads", ""), task, &workloads_text);

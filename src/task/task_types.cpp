@@ -62,6 +62,12 @@ const TensorSpec* Task::find_tensor(const std::string& tensor_name) const {
   return nullptr;
 }
 
+const ScalarSpec* Task::find_scalar(const std::string& scalar_name) const {
+  for (const ScalarSpec& scalar : scalars)
+    if (scalar.name == scalar_name) return &scalar;
+  return nullptr;
+}
+
 std::vector<const TensorSpec*> Task::tensors() const {
   std::vector<const TensorSpec*> all;
   for (const TensorSpec& tensor : inputs) all.push_back(&tensor);

@@ -130,43 +130,6 @@ TEST(CudaCompile, HarnessAndExampleBuildForBothArchs) {
   }
 }
 
-TEST(CudaCompile, HarnessSelfTestRunsWithoutADeviceAndProbeSaysWhetherThereIsOne) {
-  const ArchBuild& build = arch_build("sm_90a");
-  REQUIRE_BUILD(build);
-  const fs::path harness = build.dir / "cuda_harness";
-  std::vector<std::string> link = {find_cuda_tool("nvcc")->string(), "-gencode", "arch=compute_90a,code=sm_90a",
-                                   "-std=c++20", "-o", harness.string()};
-  for (const std::string stem : {"harness_main", "device_buffer", "l2_flush", "cuda_check", "example_kernel"})
-    link.push_back((build.dir / (stem + ".o")).string());
-  link.push_back((k_source_dir / "kernels/common/record.cpp").string());
-  link.push_back("-ldl");
-  const CommandResult linked = run_command(link, build.dir / "link.log");
-  ASSERT_EQ(linked.rc, 0) << linked.output;
-
-  const CommandResult self_test = run_command({harness.string(), "--result-fd", "1", "--self-test"}, build.dir / "self_test.log");
-  EXPECT_EQ(self_test.rc, 0) << self_test.output;
-  const nlohmann::json record = nlohmann::json::parse(self_test.output);
-  EXPECT_EQ(record["ev"], "self_test");
-  EXPECT_EQ(record["failed"], 0);
-  EXPECT_GE(record["checks"].get<int>(), 10);
-
-  // A candidate library that cannot be loaded is reported before any device work.
-  const CommandResult missing = run_command({harness.string(), "--result-fd", "1", "--example", "--candidate",
-                                             (build.dir / "missing.so").string()}, build.dir / "missing.log");
-  EXPECT_EQ(missing.rc, 2);
-  EXPECT_EQ(nlohmann::json::parse(missing.output)["ev"], "load_error") << missing.output;
-
-  const CommandResult probe = run_command({harness.string(), "--result-fd", "1", "--probe"}, build.dir / "probe.log");
-  const nlohmann::json answer = nlohmann::json::parse(probe.output.substr(0, probe.output.find('\n')));
-  if (answer["ev"] == "no_device") {
-    EXPECT_EQ(probe.rc, 4);
-    EXPECT_EQ(answer["class"], "INFRA_ERROR");
-  } else {
-    EXPECT_EQ(answer["ev"], "probe") << probe.output;
-    EXPECT_EQ(probe.rc, 0);
-  }
-}
-
 // Everything the static stage would learn about one hostile file: PTX and ptxas for the arch, host symbols from
 // the sm_90a object (the host side does not depend on the arch), SASS when cuobjdump is installed.
 CudaStaticSignals signals_for(const fs::path& source, const std::string& arch, const std::optional<fs::path>& cuobjdump) {

@@ -172,22 +172,6 @@ TEST_F(EvalEvaluator, ABrokenReferenceIsAnInfraError) {
   }
 }
 
-TEST_F(EvalEvaluator, CudaTasksSayTheyAreNotImplementedYet) {
-  nlohmann::json task = read_json_file(m_task.dir / "task.json");
-  task["target"] = "cuda";
-  task["archs"] = {"sm_90a", "sm_100a"};
-  task["kernel"]["files"] = {"kernel.cu"};
-  fs::copy_file(m_task.dir / "kernel.cpp", m_task.dir / "kernel.cu");
-  write_json_atomic(m_task.dir / "task.json", task);
-  Task cuda = load_task(m_task.dir);
-  Config config = evoteam::testing::eval_test_config();
-  Evaluator evaluator(config, system_runner(), evoteam::testing::eval_test_cache());
-  EvalResult result = evaluator.evaluate(cuda, Candidate::starting(cuda));
-  EXPECT_EQ(result.verdict, Verdict::infra_error);
-  EXPECT_NE(result.reason.find("not implemented yet for target cuda"), std::string::npos) << result.reason;
-  EXPECT_NE(result.reason.find("sm_100a"), std::string::npos);
-}
-
 TEST_F(EvalEvaluator, RecordsTheSandboxItRanIn) {
   EvalOptions options = EvalOptions::through(Stage::correctness);
   options.sandbox = SandboxMode::none;

@@ -6,13 +6,16 @@
 //   cuda_harness --result-fd N --example [--n E] [--samples S] [--candidate lib.so]
 //                                                 times the built-in example implementation, or the `scale`
 //                                                 entry point (same contract: y = 2x) of a shared object
-// The plan-driven modes (reference, correctness, timing with the task's glue) share these pieces.
+//   cuda_harness --plan plan.json --result-fd N [--candidate X.so] [--baseline Y.so] [--reference Z.so]
+//                                                 the plan-driven modes (plan_modes.hpp), through the task's glue
 #include <cuda_runtime.h>
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20,6 +23,8 @@
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "l2_flush.hpp"
+#include "plan_modes.hpp"
+#include "../harness_abi.h"
 
 extern "C" cudaError_t example_scale(const float* x, float* y, std::int64_t n, cudaStream_t stream);
 
@@ -137,6 +142,61 @@ int example(std::int64_t n, int samples, ScaleEntry entry) {
   return first_bad < 0 ? 0 : 1;
 }
 
+// Loads an implementation's entry point by the task's entry name; null path -> not loaded.
+Implementation load_implementation(const char* path, const char* phase) {
+  Implementation implementation;
+  implementation.phase = phase;
+  if (path == nullptr) return implementation;
+  void* library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) {
+    const char* why = dlerror();
+    throw std::runtime_error(std::string("cannot load the ") + phase + ": " + (why == nullptr ? path : why));
+  }
+  implementation.entry = dlsym(library, evoteam_glue_entry_name());
+  if (implementation.entry == nullptr)
+    throw std::runtime_error(std::string("the ") + phase + " does not define " + evoteam_glue_entry_name());
+  return implementation;
+}
+
+int run_plan(const char* plan_path, const char* const paths[3]) {
+  CudaContext context;
+  try {
+    context.plan = load_plan(plan_path);
+    emit(JsonLine().field("ev", "start").field("mode", context.plan.mode).field("pid", static_cast<std::int64_t>(getpid())));
+    context.candidate = load_implementation(paths[0], "candidate");
+    context.baseline = load_implementation(paths[1], "baseline");
+    context.reference = load_implementation(paths[2], "reference");
+  } catch (const std::exception& error) {
+    emit(JsonLine().field("ev", "load_error").field("message", error.what()));
+    return 3;
+  }
+  // A missing or unusable GPU is the machine's problem: say so before anything is charged to the candidate.
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess || count == 0) {
+    emit(JsonLine().field("ev", "no_device").field("class", "INFRA_ERROR").field("error", status == cudaSuccess ? "no device" : cudaGetErrorName(status)));
+    return k_exit_infra;
+  }
+  set_phase("setup");
+  EVOTEAM_CUDA_CHECK(cudaStreamCreateWithFlags(&context.stream, cudaStreamNonBlocking));
+  set_phase("harness");
+  try {
+    const std::string& mode = context.plan.mode;
+    int code = 2;
+    if (mode == "reference") code = run_reference(context);
+    else if (mode == "correctness") code = run_correctness(context);
+    else if (mode == "timing") code = run_timing(context);
+    else if (mode == "profile") code = run_profile(context);
+    else throw std::runtime_error("unknown mode " + mode);
+    EVOTEAM_CUDA_CHECK(cudaStreamDestroy(context.stream));
+    emit(JsonLine().field("ev", "done").field("mode", mode));
+    return code;
+  } catch (const std::exception& error) {
+    emit(JsonLine().field("ev", "error").field("message", error.what()));
+    return 2;
+  }
+}
+
 }  // namespace
 }  // namespace evoteam_harness::cuda
 
@@ -146,9 +206,14 @@ int main(int argc, char** argv) {
   std::int64_t n = std::int64_t{1} << 24;
   int samples = 20;
   const char* candidate = nullptr;
+  const char* plan = nullptr;
+  const char* paths[3] = {nullptr, nullptr, nullptr};  // candidate, baseline, reference
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--result-fd" && i + 1 < argc) fd = std::atoi(argv[++i]);
+    else if (arg == "--plan" && i + 1 < argc) plan = argv[++i];
+    else if (arg == "--baseline" && i + 1 < argc) paths[1] = argv[++i];
+    else if (arg == "--reference" && i + 1 < argc) paths[2] = argv[++i];
     else if (arg == "--n" && i + 1 < argc) n = std::atoll(argv[++i]);
     else if (arg == "--samples" && i + 1 < argc) samples = std::atoi(argv[++i]);
     else if (arg == "--candidate" && i + 1 < argc) candidate = argv[++i];
@@ -159,6 +224,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   evoteam_harness::open_record_channel(fd);
+  paths[0] = candidate;
+  if (plan != nullptr) return evoteam_harness::cuda::run_plan(plan, paths);
   if (mode == "--self-test") return evoteam_harness::cuda::self_test();
   if (mode == "--probe") return evoteam_harness::cuda::probe();
   if (mode == "--example") {

@@ -72,7 +72,7 @@ std::vector<GuardedBuffer> load_references(const Plan& plan, const TrialPlan& tr
   const WorkloadPlan& workload = plan.workloads[trial.workload];
   for (std::size_t t = 0; t < plan.tensors.size(); ++t) {
     const TensorPlan& tensor = plan.tensors[t];
-    if (!tensor.is_output) {
+    if (!tensor.is_compared()) {
       references.emplace_back();
       continue;
     }
@@ -117,7 +117,7 @@ std::string check_outputs(const Plan& plan, const TrialPlan& trial, const std::v
   CompareResult worst;
   worst.normwise = -1;
   for (std::size_t t = 0; t < plan.tensors.size(); ++t) {
-    if (!plan.tensors[t].is_output) continue;
+    if (!plan.tensors[t].is_compared()) continue;
     CompareResult result = compare_output(tensors[t].data(), references[t].data(), workload.elements[t],
                                           plan.tensors[t].dtype, plan.tolerances[t], poison);
     if (result.status != "ok" || result.normwise > worst.normwise) {
@@ -145,7 +145,7 @@ int run_reference(const HarnessContext& context) {
     for (std::size_t t = 0; t < plan.tensors.size(); ++t) {
       GuardDamage damage = buffers.tensors[t].check_guards();
       if (damage.damaged) throw std::runtime_error("the reference wrote outside tensor " + plan.tensors[t].name);
-      if (!plan.tensors[t].is_output) continue;
+      if (!plan.tensors[t].is_compared()) continue;
       const std::int64_t unwritten = count_poison(buffers.pointers[t], plan.workloads[trial.workload].elements[t], plan.tensors[t].dtype, 0);
       if (unwritten > 0)
         throw std::runtime_error("the reference left " + std::to_string(unwritten) + " elements of " + plan.tensors[t].name + " unwritten");
@@ -209,7 +209,7 @@ void run_trial(const HarnessContext& context, const TrialPlan& trial) {
   determinism.field("ev", "determinism").field("trial", trial.id);
   bool identical = true;
   for (std::size_t t = 0; t < plan.tensors.size() && identical; ++t) {
-    if (!plan.tensors[t].is_output) continue;
+    if (!plan.tensors[t].is_compared()) continue;
     const std::int64_t first = first_difference(buffers.pointers[t], repeat.pointers[t],
                                                 plan.workloads[trial.workload].elements[t], plan.tensors[t].dtype);
     if (first >= 0) {

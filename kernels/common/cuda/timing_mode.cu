@@ -1,0 +1,221 @@
+// Timing on the GPU. Per sample: the side's outputs poisoned (a copy from a poisoned device image), the L2
+// flushed (a buffer twice its size read), then CUDA events around the implementation's launches on the harness's
+// stream; the stop event is waited for with the call deadline before it is read. Candidate and baseline
+// alternate in ABBA order over rotating input sets with different data; every timed output is re-checked
+// against its reference; after the rotation each side is timed once on fresh sets it has never seen (results
+// reused across calls show up there). Host threads started during timing are side work. Clocks and device
+// settings are never changed; persisting-L2 state is reset before timing.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include "../compare.hpp"
+#include "../harness_abi.h"
+#include "../stop_rule.hpp"
+#include "cuda_check.hpp"
+#include "l2_flush.hpp"
+#include "plan_modes.hpp"
+
+namespace evoteam_harness::cuda {
+namespace {
+
+int thread_count() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("Threads:", 0) == 0) return std::atoi(line.c_str() + 8);
+  return -1;
+}
+
+struct RotationSet {
+  const TrialPlan* trial = nullptr;
+  std::vector<Bytes> host;  // pristine inputs
+  DeviceSet device;         // the shared inputs (outputs unused)
+  std::vector<Bytes> references;
+};
+
+struct Side {
+  const Implementation* implementation = nullptr;
+  const char* name = "candidate";
+  std::vector<DeviceSet> outputs;           // per set: this side's output buffers
+  std::vector<std::vector<void*>> pointers;  // per set: the shared inputs and this side's outputs
+  NoiseTracker tracker;
+  std::vector<double> samples;
+  std::size_t next_set = 0;
+  int poison = 0;
+};
+
+RotationSet make_set(const Plan& plan, int trial_id) {
+  RotationSet set;
+  set.trial = &plan.trial(trial_id);
+  set.host = host_tensors(plan, *set.trial, 0);
+  set.device = upload(plan, set.host);
+  set.references = load_references(plan, *set.trial);
+  return set;
+}
+
+// Output buffers of one side for one set, poisoned with the side's current pattern.
+void attach_outputs(const Plan& plan, Side& side, const RotationSet& set) {
+  std::vector<Bytes> host = host_tensors(plan, *set.trial, side.poison);
+  DeviceSet outputs;
+  std::vector<void*> pointers = set.device.pointers;
+  for (std::size_t t = 0; t < plan.tensors.size(); ++t) {
+    if (!plan.tensors[t].is_output) {
+      outputs.buffers.emplace_back();
+      outputs.pointers.push_back(nullptr);
+      continue;
+    }
+    outputs.buffers.emplace_back(host[t].size(), plan.guard_bytes, plan.tensors[t].name.c_str());
+    EVOTEAM_CUDA_CHECK(cudaMemcpy(outputs.buffers.back().data(), host[t].data(), host[t].size(), cudaMemcpyHostToDevice));
+    outputs.pointers.push_back(outputs.buffers.back().data());
+    pointers[t] = outputs.buffers.back().data();
+  }
+  side.outputs.push_back(std::move(outputs));
+  side.pointers.push_back(std::move(pointers));
+}
+
+void poison(const Plan& plan, const RotationSet& set, Side& side, std::size_t index, int pattern, cudaStream_t stream) {
+  const WorkloadPlan& workload = plan.workloads[set.trial->workload];
+  for (std::size_t t = 0; t < plan.tensors.size(); ++t) {
+    if (!plan.tensors[t].is_output) continue;
+    Bytes image(tensor_bytes(plan, workload, t));
+    fill_poison(image.data(), workload.elements[t], plan.tensors[t].dtype, pattern);
+    EVOTEAM_CUDA_CHECK(cudaMemcpyAsync(side.outputs[index].buffers[t].data(), image.data(), image.size(), cudaMemcpyHostToDevice, stream));
+    EVOTEAM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+}
+
+struct Timer {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  Timer() {
+    EVOTEAM_CUDA_CHECK(cudaEventCreate(&start));
+    EVOTEAM_CUDA_CHECK(cudaEventCreate(&stop));
+  }
+  ~Timer() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+};
+
+// One sample on the side's next set. Returns false after emitting a recheck failure.
+bool take_sample(const Plan& plan, std::vector<RotationSet>& sets, Side& side, L2Flusher& flusher, Timer& timer,
+                 cudaStream_t stream, double* sample_s) {
+  const std::size_t index = side.next_set;
+  side.next_set = (side.next_set + 1) % sets.size();
+  RotationSet& set = sets[index];
+  const int pattern = side.poison++;
+  poison(plan, set, side, index, pattern, stream);
+  flusher.flush(stream);
+  set_phase(side.implementation->phase);
+  EVOTEAM_CUDA_CHECK(cudaEventRecord(timer.start, stream));
+  const int returned = evoteam_glue_call(side.implementation->entry, side.pointers[index].data(),
+                                         plan.workloads[set.trial->workload].axes.data(), stream);
+  EVOTEAM_CUDA_CHECK(cudaEventRecord(timer.stop, stream));
+  check_launch(returned, side.implementation->phase);
+  wait_with_deadline(stream, plan.call_deadline_s, set.trial->id, side.implementation->phase);
+  set_phase("harness");
+  float ms = 0;
+  EVOTEAM_CUDA_CHECK(cudaEventElapsedTime(&ms, timer.start, timer.stop));
+  *sample_s = static_cast<double>(ms) * 1e-3;
+  // The timed outputs must still be right: a sample that skipped work cannot count.
+  JsonLine line;
+  std::string status = check_guards(plan, side.outputs[index], line);
+  if (status == "ok") status = compare_outputs(plan, *set.trial, side.outputs[index], set.references, pattern, line);
+  if (status == "ok") return true;
+  line.field("ev", "recheck_fail").field("side", side.name).field("status", status);
+  line.field("trial", set.trial->id).field("workload", set.trial->workload).field("sample", static_cast<std::int64_t>(side.samples.size()));
+  emit(line);
+  return false;
+}
+
+bool time_workload(const CudaContext& context, const TimingWorkloadPlan& entry, L2Flusher& flusher) {
+  const Plan& plan = context.plan;
+  cudaStream_t stream = context.stream;
+  const double setup_begin = now_s();
+  std::vector<RotationSet> sets, probes;
+  for (int id : entry.sets) sets.push_back(make_set(plan, id));
+  for (int id : entry.probes) probes.push_back(make_set(plan, id));
+  Side candidate, baseline, candidate_probe, baseline_probe;
+  candidate.implementation = candidate_probe.implementation = &context.candidate;
+  baseline.implementation = baseline_probe.implementation = &context.baseline;
+  baseline.name = baseline_probe.name = "baseline";
+  baseline.poison = 1;
+  for (Side* side : {&candidate, &baseline})
+    for (const RotationSet& set : sets) attach_outputs(plan, *side, set);
+  for (Side* side : {&candidate_probe, &baseline_probe})
+    for (const RotationSet& set : probes) attach_outputs(plan, *side, set);
+  const double setup_s = now_s() - setup_begin;
+  const int threads_before = thread_count();
+  Timer timer;
+  const double begin = now_s();
+  double sample = 0;
+  for (int round = 0; now_s() - begin < plan.warmup_s || round < 2; ++round)
+    for (Side* side : {&candidate, &baseline})
+      if (!take_sample(plan, sets, *side, flusher, timer, stream, &sample)) return false;
+  const double measure_begin = now_s();
+  double timed = 0;
+  StopReason reason = StopReason::none;
+  for (std::size_t pair = 0; reason == StopReason::none; ++pair) {
+    Side* order[2] = {&candidate, &baseline};
+    if (pair % 2 == 1) std::swap(order[0], order[1]);
+    for (Side* side : order) {
+      if (!take_sample(plan, sets, *side, flusher, timer, stream, &sample)) return false;
+      side->samples.push_back(sample);
+      side->tracker.add(sample);
+      timed += sample;
+    }
+    reason = should_stop(candidate.tracker, baseline.tracker, plan.stop, timed, now_s() - measure_begin);
+  }
+  const double measured_s = now_s() - measure_begin;
+  for (std::size_t index = 0; index < probes.size(); ++index) {
+    Side* order[2] = {&candidate_probe, &baseline_probe};
+    if (index % 2 == 1) std::swap(order[0], order[1]);
+    for (Side* side : order) {
+      if (!take_sample(plan, probes, *side, flusher, timer, stream, &sample)) return false;
+      side->samples.push_back(sample);
+    }
+  }
+  for (const RotationSet& set : sets) {
+    const auto [mutated, first] = mutated_input(plan, *set.trial, set.device, set.host);
+    if (mutated < plan.tensors.size()) {
+      emit(JsonLine().field("ev", "input_mutated").field("trial", set.trial->id).field("workload", set.trial->workload)
+               .field("tensor", plan.tensors[mutated].name).field("first_bad", first));
+      return false;
+    }
+  }
+  const int threads_after = thread_count();
+  JsonLine line;
+  line.field("ev", "timing").field("workload", entry.workload).field("stop", to_string(reason)).field("clock", "cuda_events");
+  line.array("candidate", candidate.samples).array("baseline", baseline.samples);
+  line.array("candidate_wall", candidate.samples).array("baseline_wall", baseline.samples);
+  line.array("candidate_probe", candidate_probe.samples).array("baseline_probe", baseline_probe.samples);
+  line.field("batch_candidate", 1).field("batch_baseline", 1);
+  line.field("sets", static_cast<std::int64_t>(sets.size())).field("elapsed_s", now_s() - begin).field("timed_s", timed);
+  line.field("setup_s", setup_s).field("warmup_s", measure_begin - begin).field("measured_s", measured_s);
+  line.field("flush_bytes", static_cast<std::int64_t>(flusher.bytes()));
+  line.field("threads_before", threads_before).field("threads_after", threads_after);
+  // Kernels launched outside the measured window are not visible without CUPTI activity records; host threads are.
+  line.field("side_work", threads_after > threads_before).field("side_work_check", "host threads only");
+  emit(line);
+  return true;
+}
+
+}  // namespace
+
+int run_timing(const CudaContext& context) {
+  if (context.candidate.entry == nullptr || context.baseline.entry == nullptr)
+    throw std::runtime_error("timing needs --candidate and --baseline");
+  // Persisting-L2 lines left by an earlier process would favour whoever runs second.
+  EVOTEAM_CUDA_CHECK(cudaCtxResetPersistingL2Cache());
+  int device = 0;
+  EVOTEAM_CUDA_CHECK(cudaGetDevice(&device));
+  L2Flusher flusher(device);
+  for (const TimingWorkloadPlan& entry : context.plan.timing)
+    if (!time_workload(context, entry, flusher)) break;
+  return 0;
+}
+
+}  // namespace evoteam_harness::cuda

@@ -1,0 +1,193 @@
+// The CUDA target backend with the real nvcc, no GPU needed: every shipped CUDA task's starting kernel passes the
+// static stage and builds for each declared arch (sm_90a and sm_100a), its reference and library baseline build,
+// the harness builds with the task's glue and hooks and passes its self-test, hostile candidates are rejected by
+// the static stage, and an evaluation on a machine without a GPU says so after building. Builds are cached in the
+// build tree, so reruns are fast. Skips with a reason when nvcc is not installed.
+#include <gtest/gtest.h>
+
+#include <evoteam/error.hpp>
+#include <evoteam/evaluator.hpp>
+#include <evoteam/fs.hpp>
+#include <evoteam/inventory.hpp>
+#include <evoteam/process.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+
+#include "eval/cuda_backend.hpp"
+#include "eval/cuda_tools.hpp"
+#include "eval/sandbox.hpp"
+#include "eval_test_support.hpp"
+
+namespace evoteam::eval {
+namespace {
+
+namespace fs = std::filesystem;
+
+#define REQUIRE_NVCC()                                                                            \
+  do {                                                                                            \
+    if (!cuda::find_cuda_tool("nvcc")) GTEST_SKIP() << "nvcc is not installed (set EVOTEAM_NVCC)"; \
+  } while (0)
+
+std::vector<Task> shipped_cuda_tasks() {
+  std::vector<Task> tasks;
+  for (const auto& entry : fs::directory_iterator(install_root() / "kernels"))
+    if (fs::is_regular_file(entry.path() / "task.json")) {
+      Task task = load_task(entry.path());
+      if (task.target == Target::cuda) tasks.push_back(task);
+    }
+  std::sort(tasks.begin(), tasks.end(), [](const Task& a, const Task& b) { return a.name < b.name; });
+  return tasks;
+}
+
+struct Builder {
+  Config config = testing::eval_test_config();
+  CompileSlots slots{2};
+  CudaBuilder cuda{config, system_runner(), testing::eval_test_cache() / "cuda", slots};
+};
+
+BuildOutcome build_files(Builder& builder, const Task& task, std::map<std::string, std::string> files, bool untrusted) {
+  BuildRequest request;
+  request.task = &task;
+  request.files = std::move(files);
+  request.params = untrusted ? default_params(task) : ParamAssignment{};
+  request.untrusted = untrusted;
+  return builder.cuda.build(request, SandboxMode::none);
+}
+
+std::map<std::string, std::string> starting_files(const Task& task) {
+  std::map<std::string, std::string> files;
+  for (const std::string& name : task.kernel_files) files[name] = read_file(task.dir / name);
+  return files;
+}
+
+std::string describe(const BuildOutcome& outcome) {
+  return to_string(outcome.status) + ": " + outcome.reason + "\n" + outcome.log.substr(0, 3000);
+}
+
+TEST(CudaTasks, TheLibraryHasTheCudaTasksItPromises) {
+  std::set<std::string> names;
+  for (const Task& task : shipped_cuda_tasks()) {
+    names.insert(task.name);
+    EXPECT_EQ(task.archs, (std::vector<std::string>{"sm_90a", "sm_100a"})) << task.name;
+    EXPECT_FALSE(task.flops.empty()) << task.name << " has no FLOP formula";
+    EXPECT_FALSE(task.bytes.empty()) << task.name << " has no byte formula";
+    EXPECT_TRUE(fs::is_regular_file(task.dir / "README.md")) << task.name;
+    EXPECT_TRUE(fs::is_regular_file(task.dir / "cpu_reference.cpp")) << task.name << " has no CPU reference";
+  }
+  for (const char* wanted : {"mla_paged_decode_h16_ckv512_kpe64_ps1", "gdn_prefill_qk4_v8_d128_k_last",
+                             "gqa_paged_decode_h32_kv8_d128_ps1", "gemm_bf16", "rmsnorm_h4096", "kmeans_assign", "gemm_allreduce"})
+    EXPECT_TRUE(names.count(wanted)) << "missing task " << wanted;
+}
+
+TEST(CudaTasks, EveryStartingKernelReferenceAndBaselineBuildsForEveryArchAndPassesTheStaticStage) {
+  REQUIRE_NVCC();
+  Builder builder;
+  for (const Task& task : shipped_cuda_tasks()) {
+    SCOPED_TRACE(task.name);
+    const BuildOutcome starting = build_files(builder, task, starting_files(task), true);
+    EXPECT_EQ(starting.status, BuildStatus::ok) << describe(starting);
+    if (starting.status == BuildStatus::ok) {
+      for (const std::string& arch : task.archs) EXPECT_TRUE(starting.report["archs"].contains(arch)) << arch;
+      EXPECT_TRUE(fs::is_regular_file(starting.library));
+    }
+    const BuildOutcome reference = build_files(builder, task, {{task.reference_file, read_file(task.dir / task.reference_file)}}, false);
+    EXPECT_EQ(reference.status, BuildStatus::ok) << describe(reference);
+    if (task.baseline.kind == BaselineKind::library) {
+      const BuildOutcome baseline = build_files(builder, task, {{task.baseline.file, read_file(task.dir / task.baseline.file)}}, false);
+      EXPECT_EQ(baseline.status, BuildStatus::ok) << describe(baseline);
+    }
+  }
+}
+
+TEST(CudaTasks, TheHarnessBuildsWithEachTasksGlueAndPassesItsSelfTest) {
+  REQUIRE_NVCC();
+  Builder builder;
+  for (const Task& task : shipped_cuda_tasks()) {
+    SCOPED_TRACE(task.name);
+    fs::path harness;
+    try {
+      harness = builder.cuda.harness(task);
+    } catch (const Error& error) {
+      ADD_FAILURE() << error.what();
+      continue;
+    }
+    Command self_test;
+    self_test.argv = {harness.string(), "--result-fd", "3", "--self-test"};
+    self_test.result_fd = 3;
+    self_test.timeout = std::chrono::milliseconds(60'000);
+    const ProcessResult result = system_runner().run(self_test);
+    EXPECT_TRUE(result.ok()) << result.describe() << result.err.text;
+    const nlohmann::json record = nlohmann::json::parse(result.result.text, nullptr, false);
+    ASSERT_FALSE(record.is_discarded()) << result.result.text;
+    EXPECT_EQ(record.value("ev", ""), "self_test");
+    EXPECT_EQ(record.value("failed", -1), 0);
+  }
+}
+
+// A copy of rmsnorm_h4096 whose kernel is `source`, evaluated as a candidate.
+BuildOutcome build_candidate(Builder& builder, const std::string& task_name, const std::string& file, const std::string& source) {
+  const Task task = load_task(install_root() / "kernels" / task_name);
+  std::map<std::string, std::string> files = starting_files(task);
+  files[file] = source;
+  return build_files(builder, task, files, true);
+}
+
+TEST(CudaStaticStage, RejectsASideStreamAllocationAndALibraryTheTaskForbids) {
+  REQUIRE_NVCC();
+  Builder builder;
+  const std::string prefix = R"(#include <cuda_runtime.h>
+#include <cuda_bf16.h>
+#include <cstdint>
+extern "C" cudaError_t rmsnorm(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, std::int64_t batch_size,
+                               std::int64_t hidden_size, float eps, cudaStream_t stream) {
+)";
+  const BuildOutcome side_stream = build_candidate(builder, "rmsnorm_h4096", "kernel.cu",
+      prefix + "  cudaStream_t other; cudaStreamCreate(&other); (void)x; (void)w; (void)y; (void)batch_size; (void)hidden_size; (void)eps; (void)stream;\n  return cudaSuccess;\n}\n");
+  EXPECT_EQ(side_stream.status, BuildStatus::static_reject) << describe(side_stream);
+  EXPECT_NE(side_stream.reason.find("cudaStreamCreate"), std::string::npos) << side_stream.reason;
+
+  const BuildOutcome allocation = build_candidate(builder, "rmsnorm_h4096", "kernel.cu",
+      prefix + "  void* p; cudaMalloc(&p, 64); (void)x; (void)w; (void)y; (void)batch_size; (void)hidden_size; (void)eps; (void)stream;\n  return cudaSuccess;\n}\n");
+  EXPECT_EQ(allocation.status, BuildStatus::static_reject) << describe(allocation);
+
+  const BuildOutcome broken = build_candidate(builder, "rmsnorm_h4096", "kernel.cu", prefix + "  return this_does_not_compile;\n}\n");
+  EXPECT_EQ(broken.status, BuildStatus::compile_error) << describe(broken);
+  EXPECT_NE(broken.log.find("this_does_not_compile"), std::string::npos);
+}
+
+TEST(CudaStaticStage, TaskConstraintsApplyToCandidates) {
+  REQUIRE_NVCC();
+  Builder builder;
+  const Task task = load_task(install_root() / "kernels" / "gemm_bf16");
+  ASSERT_FALSE(task.static_constraints.empty()) << "gemm_bf16 forbids calling cuBLAS from a candidate";
+  std::map<std::string, std::string> files = starting_files(task);
+  files[task.kernel_files.front()] = "#include <cublas_v2.h>\n" + files[task.kernel_files.front()];
+  const BuildOutcome outcome = build_files(builder, task, files, true);
+  EXPECT_EQ(outcome.status, BuildStatus::static_reject) << describe(outcome);
+  EXPECT_NE(outcome.reason.find("constraint"), std::string::npos) << outcome.reason;
+}
+
+TEST(CudaEval, WithoutADeviceTheEvaluationBuildsAndThenSaysATimingDeviceIsNeeded) {
+  REQUIRE_NVCC();
+  if (!gpu_device_nodes().empty()) GTEST_SKIP() << "this machine has a GPU: the GPU suite covers the run stages";
+  Config config = testing::eval_test_config();
+  Evaluator evaluator(config, system_runner(), testing::eval_test_cache());
+  const Task task = load_task(install_root() / "kernels" / "rmsnorm_h4096");
+  EvalOptions options;
+  options.result_cache = CachePolicy::bypass;
+  const EvalResult result = evaluator.evaluate(task, Candidate::starting(task), options);
+  EXPECT_EQ(result.verdict, Verdict::infra_error);
+  EXPECT_NE(result.reason.find("no CUDA device"), std::string::npos) << result.reason;
+  EXPECT_NE(result.reason.find("need a GPU"), std::string::npos) << result.reason;
+  ASSERT_GE(result.stages.size(), 3u);
+  EXPECT_EQ(result.stages[0].status, "passed");
+  EXPECT_EQ(result.stages[1].name, "build");
+  EXPECT_EQ(result.stages[1].status, "passed");
+  EXPECT_EQ(result.stages[2].status, "skipped");
+  EXPECT_FALSE(result.speedup.has_value());
+}
+
+}  // namespace
+}  // namespace evoteam::eval
