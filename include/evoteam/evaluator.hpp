@@ -90,7 +90,7 @@ struct WorkloadResult {
 
 struct StageRecord {
   std::string name;    // a Stage name, or "reference" for the reference computation
-  std::string status;  // passed | failed | skipped | cached
+  std::string status;  // passed | failed | skipped | cached | static (a CUDA profile from the build, no GPU)
   double wall_s = 0;
   std::string detail;
 };

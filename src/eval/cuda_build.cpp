@@ -103,7 +103,7 @@ BuildOutcome CudaBuilder::build(const BuildRequest& request, SandboxMode sandbox
   try {
     const CudaToolchain& tools = toolchain();
     const Task& task = *request.task;
-    std::string material = "cuda-build-v1\n" + tools.identity + "\n" + harness_version() + "\n" + task.entry.name;
+    std::string material = "cuda-build-v2\n" + tools.identity + "\n" + harness_version() + "\n" + task.entry.name;
     for (const std::string& arch : task.archs) material += "\narch " + arch;
     for (const std::string& flag : tools.flags) material += "\nflag " + flag;
     material += std::string("\nuntrusted ") + (request.untrusted ? m_config.at("eval.cuda.allowed_host_symbols").dump() : "no");
@@ -261,6 +261,7 @@ void CudaBuilder::judge_objects(const BuildRequest& request, const fs::path& dir
     if (request.untrusted) policy.shape_literals = workload_literals(task);
     const CudaStaticVerdict verdict = cuda::judge_static(signals, policy);
     per_arch[arch] = verdict.report;
+    outcome.report["static_profile"][arch] = cuda::static_profile(signals, policy);
     for (const std::string& warning : verdict.warnings) outcome.warnings.push_back(arch + ": " + warning);
     if (request.untrusted && !verdict.rejections.empty()) {
       const CudaFinding& finding = verdict.rejections.front();

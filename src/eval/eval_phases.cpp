@@ -24,7 +24,21 @@ using Clock = std::chrono::steady_clock;
 
 std::optional<Judgement> infra(const std::string& reason) { return Judgement{Verdict::infra_error, reason, nlohmann::json::object()}; }
 
-HarnessSpec spec_for(const EvaluationRun& run, const fs::path& plan, double timeout_s) {
+
+bool references_present(const Task& task, const fs::path& dir, const Trial& trial) {
+  for (const TensorSpec& output : task.outputs)
+    if (!fs::is_regular_file(dir / (trial.reference_key + "." + output.name + ".bin"))) return false;
+  return fs::is_regular_file(dir / (trial.reference_key + ".json"));
+}
+
+}  // namespace
+
+std::optional<Peaks> device_peaks(EvaluationRun& run, bool remeasure) {
+  if (run.task.target == Target::cuda) return run.shared.gpu_peaks.get(run.harness, remeasure);
+  return run.shared.peaks.get(remeasure);
+}
+
+HarnessSpec harness_spec(const EvaluationRun& run, const fs::path& plan, double timeout_s) {
   HarnessSpec spec;
   spec.harness = run.harness;
   spec.plan = plan;
@@ -40,14 +54,6 @@ HarnessSpec spec_for(const EvaluationRun& run, const fs::path& plan, double time
   return spec;
 }
 
-bool references_present(const Task& task, const fs::path& dir, const Trial& trial) {
-  for (const TensorSpec& output : task.outputs)
-    if (!fs::is_regular_file(dir / (trial.reference_key + "." + output.name + ".bin"))) return false;
-  return fs::is_regular_file(dir / (trial.reference_key + ".json"));
-}
-
-}  // namespace
-
 EvaluatorShared::EvaluatorShared(const Config& settings, ProcessRunner& process_runner, fs::path cache)
     : config(settings),
       runner(process_runner),
@@ -55,6 +61,7 @@ EvaluatorShared::EvaluatorShared(const Config& settings, ProcessRunner& process_
       host(config, runner, cache_dir),
       cuda(config, runner, cache_dir, host.compile_slots()),
       peaks(config, runner, host, cache_dir),
+      gpu_peaks(config, runner, cache_dir),
       evaluator_secret(fresh_secret()) {}
 
 std::uint64_t fresh_secret() {
@@ -100,7 +107,7 @@ std::optional<Judgement> prepare_references(EvaluationRun& run, std::uint64_t se
     add_trials(plan, run.battery, chunks[chunk], run.reference_dir, std::vector<double>(run.battery.trials.size(), stage_timeout));
     const fs::path plan_file = run.scratch / ("plan-reference-" + std::to_string(chunk) + ".json");
     write_json_atomic(plan_file, plan);
-    HarnessSpec spec = spec_for(run, plan_file, stage_timeout);
+    HarnessSpec spec = harness_spec(run, plan_file, stage_timeout);
     spec.reference = reference.library;
     if (run.reference_dir.parent_path() != run.scratch) spec.writable.push_back(run.reference_dir);
     runs.push_back(std::async(std::launch::async, [&run, spec] { return run_harness(run.shared.runner, spec); }));
@@ -174,7 +181,7 @@ std::optional<Judgement> run_correctness(EvaluationRun& run, const fs::path& can
   plan["determinism_trial"] = determinism ? run.battery.determinism_trial : -1;
   const fs::path plan_file = run.scratch / "plan-correctness.json";
   write_json_atomic(plan_file, plan);
-  HarnessSpec spec = spec_for(run, plan_file, config.get<double>("eval.stages.correctness.timeout_s"));
+  HarnessSpec spec = harness_spec(run, plan_file, config.get<double>("eval.stages.correctness.timeout_s"));
   spec.candidate = candidate;
   HarnessRun harness_run = run_harness(run.shared.runner, spec);
   if (std::optional<Judgement> failure = judge_process(harness_run, run.battery, false)) return failure;
@@ -214,7 +221,7 @@ TimingResult run_timing(EvaluationRun& run, const fs::path& candidate, const fs:
                     {"clock", config.get<std::string>("eval.timing.clock")}};
   const fs::path plan_file = run.scratch / "plan-timing.json";
   write_json_atomic(plan_file, plan);
-  HarnessSpec spec = spec_for(run, plan_file, config.get<double>("eval.stages.timing.timeout_s"));
+  HarnessSpec spec = harness_spec(run, plan_file, config.get<double>("eval.stages.timing.timeout_s"));
   spec.candidate = candidate;
   spec.baseline = baseline;
   const auto lock_timeout = std::chrono::milliseconds(static_cast<long>(config.get<double>("eval.stages.timing.lock_timeout_s") * 1000));
@@ -230,7 +237,7 @@ TimingResult run_timing(EvaluationRun& run, const fs::path& candidate, const fs:
     result.failure = failure;
     return result;
   }
-  std::optional<Peaks> peaks = run.shared.peaks.get(false);
+  std::optional<Peaks> peaks = device_peaks(run, false);
   result.outcome = analyze_timing(harness_run, run.battery, config.get<int>("eval.timing.bootstrap_resamples"),
                                   config.get<double>("eval.timing.fresh_ratio"), peaks);
   result.failure = result.outcome.failure;
@@ -253,7 +260,7 @@ std::optional<Judgement> check_timing_gates(EvaluationRun& run, EvalResult& resu
   };
   if (over_roof() != nullptr) {
     // Measured peaks may come from a busy moment; measure again before accusing the candidate.
-    std::optional<Peaks> peaks = run.shared.peaks.get(true);
+    std::optional<Peaks> peaks = device_peaks(run, true);
     std::vector<double> fractions;
     for (WorkloadResult& workload : result.workloads) {
       if (const BatteryWorkload* entry = battery_workload(workload))
@@ -302,6 +309,7 @@ std::optional<Judgement> check_timing_gates(EvaluationRun& run, EvalResult& resu
 }
 
 std::optional<Judgement> run_profile(EvaluationRun& run, const fs::path& candidate, nlohmann::json* profile) {
+  if (run.task.target == Target::cuda) return run_cuda_profile(run, candidate, profile);
   const Config& config = run.shared.config;
   if (run.battery.rotation.empty()) return infra("no workload to profile");
   const int trial_id = run.battery.rotation.begin()->second.front();
@@ -310,7 +318,7 @@ std::optional<Judgement> run_profile(EvaluationRun& run, const fs::path& candida
   plan["profile"] = {{"trial", trial_id}, {"time_s", config.get<double>("eval.profile.time_s")}};
   const fs::path plan_file = run.scratch / "plan-profile.json";
   write_json_atomic(plan_file, plan);
-  HarnessSpec spec = spec_for(run, plan_file, config.get<double>("eval.stages.profile.timeout_s"));
+  HarnessSpec spec = harness_spec(run, plan_file, config.get<double>("eval.stages.profile.timeout_s"));
   spec.candidate = candidate;
   const fs::path perf_file = run.scratch / "perf.txt";
   std::optional<fs::path> perf = config.get<std::string>("eval.profile.perf") == "off" ? std::nullopt : find_program("perf");

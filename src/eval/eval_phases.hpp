@@ -15,6 +15,8 @@
 #include "eval/battery.hpp"
 #include "eval/classify.hpp"
 #include "eval/cuda_backend.hpp"
+#include "eval/gpu_peaks.hpp"
+#include "eval/harness_run.hpp"
 #include "eval/host_build.hpp"
 #include "eval/machine_peaks.hpp"
 
@@ -30,6 +32,7 @@ struct EvaluatorShared {
   HostBuilder host;
   CudaBuilder cuda;
   MachinePeaks peaks;
+  GpuPeaks gpu_peaks;
   std::uint64_t evaluator_secret;
   std::once_flag sandbox_probe;
   bool bwrap_usable = false;
@@ -49,7 +52,15 @@ struct EvaluationRun {
   std::vector<double> deadlines_s;  // per trial: the candidate's per-call deadline
   double reference_s = 0;
   bool references_cached = true;
+  nlohmann::json build_report = nlohmann::json::object();  // the candidate's build report (static profile for CUDA)
 };
+
+// The peaks the task's device is measured against: the CPU's or the GPU's.
+std::optional<Peaks> device_peaks(EvaluationRun& run, bool remeasure);
+
+// A harness process for one plan of this evaluation: sandbox, deadline, readable references, and for CUDA the
+// GPU's device nodes and no address-space limit.
+HarnessSpec harness_spec(const EvaluationRun& run, const std::filesystem::path& plan, double timeout_s);
 
 // A fresh secret for seeds (from the OS's random source).
 std::uint64_t fresh_secret();
@@ -80,5 +91,10 @@ std::optional<Judgement> check_timing_gates(EvaluationRun& run, EvalResult& resu
 
 // The profile summary, or a failure verdict when the candidate misbehaved under the profiler.
 std::optional<Judgement> run_profile(EvaluationRun& run, const std::filesystem::path& candidate, nlohmann::json* profile);
+
+// CUDA (cuda_profile.cpp): Nsight Compute on the harness's profile mode where ncu is installed, parsed into the
+// compact summary; else the static profile from the build (ptxas, PTX/SASS counts), marked "source": "static".
+std::optional<Judgement> run_cuda_profile(EvaluationRun& run, const std::filesystem::path& candidate, nlohmann::json* profile);
+nlohmann::json static_cuda_profile(const nlohmann::json& build_report, const std::string& why);
 
 }  // namespace evoteam::eval

@@ -218,9 +218,18 @@ EvalResult Evaluator::evaluate(const Task& task, const Candidate& candidate, con
   }
   record_stage(result, "build", build.cache_hit ? "cached" : "passed", build_only_s);
   result.verdict = Verdict::pass;
+  run.build_report = build.report;
   if (no_device) {
-    for (Stage stage : stages)
-      if (stage != Stage::static_checks && stage != Stage::build) record_stage(result, to_string(stage), "skipped", 0, no_device->reason);
+    for (Stage stage : stages) {
+      if (stage == Stage::static_checks || stage == Stage::build) continue;
+      if (stage == Stage::profile && task.target == Target::cuda) {
+        // What the build learned still helps an agent: registers, spills, tensor-core and TMA instruction counts.
+        result.profile = eval::static_cuda_profile(build.report, "no GPU: static profile from the build");
+        record_stage(result, "profile", "static", 0, "from ptxas and the PTX/SASS scan");
+        continue;
+      }
+      record_stage(result, to_string(stage), "skipped", 0, no_device->reason);
+    }
     conclude(result, *no_device);
     return finish(result);
   }

@@ -6,6 +6,7 @@
 //   cuda_harness --result-fd N --example [--n E] [--samples S] [--candidate lib.so]
 //                                                 times the built-in example implementation, or the `scale`
 //                                                 entry point (same contract: y = 2x) of a shared object
+//   cuda_harness --result-fd N --peaks            measured memory bandwidth and bf16 GEMM rate of device 0
 //   cuda_harness --plan plan.json --result-fd N [--candidate X.so] [--baseline Y.so] [--reference Z.so]
 //                                                 the plan-driven modes (plan_modes.hpp), through the task's glue
 #include <cuda_runtime.h>
@@ -23,6 +24,7 @@
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "l2_flush.hpp"
+#include "peaks.hpp"
 #include "plan_modes.hpp"
 #include "../harness_abi.h"
 
@@ -228,6 +230,7 @@ int main(int argc, char** argv) {
   if (plan != nullptr) return evoteam_harness::cuda::run_plan(plan, paths);
   if (mode == "--self-test") return evoteam_harness::cuda::self_test();
   if (mode == "--probe") return evoteam_harness::cuda::probe();
+  if (mode == "--peaks") return evoteam_harness::cuda::probe() == 0 ? evoteam_harness::cuda::measure_peaks() : 4;
   if (mode == "--example") {
     evoteam_harness::cuda::ScaleEntry entry = example_scale;
     if (candidate != nullptr) {
