@@ -131,6 +131,11 @@ struct EvalResult {
   static EvalResult from_json(const nlohmann::json& value);
 };
 
+// Why this machine cannot run the task's correctness and timing stages (a CUDA task without a GPU, with
+// eval.cuda.run off, or needing more GPUs than the harness uses), or nullopt when it can. Cheap: looks at device
+// nodes and the configuration only; the evaluator still probes the GPU before trusting it.
+std::optional<std::string> run_stages_unavailable(const Task& task, const Config& config);
+
 class Evaluator {
  public:
   // `cache_dir` holds build outputs, cached results and measured machine peaks; created when missing.

@@ -140,14 +140,8 @@ std::optional<Judgement> device_unavailable(EvaluationRun& run) {
   const nlohmann::json evidence = {{"target", "cuda"}, {"archs", run.task.archs}, {"min_devices", run.task.min_devices}};
   const std::string advice = ": correctness and timing need a GPU (the static and build stages ran here); "
                              "run `evoteam eval` on a machine with one";
-  if (run.shared.config.get<std::string>("eval.cuda.run") == "off")
-    return Judgement{Verdict::infra_error, "eval.cuda.run is off" + advice, evidence};
+  if (std::optional<std::string> why = run_stages_unavailable(run.task, run.shared.config)) return Judgement{Verdict::infra_error, *why + advice, evidence};
   const std::vector<fs::path> nodes = gpu_device_nodes();
-  if (nodes.empty()) return Judgement{Verdict::infra_error, "no CUDA device on this machine" + advice, evidence};
-  if (run.task.min_devices > 1)
-    return Judgement{Verdict::infra_error, "task " + run.task.name + " needs " + std::to_string(run.task.min_devices) +
-                                               " GPUs; the harness runs one process on one GPU, so multi-GPU tasks build and "
-                                               "check statically but cannot run yet", evidence};
   try {
     run.harness = run.backend.harness(run.task);
   } catch (const Error& error) {

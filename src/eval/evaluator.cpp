@@ -85,6 +85,15 @@ std::string stages_text(const std::vector<Stage>& stages) {
 
 }  // namespace
 
+std::optional<std::string> run_stages_unavailable(const Task& task, const Config& config) {
+  if (task.target != Target::cuda) return std::nullopt;
+  if (config.get<std::string>("eval.cuda.run") == "off") return "eval.cuda.run is off";
+  if (eval::gpu_device_nodes().empty()) return "no CUDA device on this machine";
+  if (task.min_devices > 1)
+    return "task " + task.name + " needs " + std::to_string(task.min_devices) + " GPUs; the harness runs one process on one GPU";
+  return std::nullopt;
+}
+
 Evaluator::Evaluator(const Config& config, ProcessRunner& runner, std::filesystem::path cache_dir)
     : m_impl(std::make_unique<Impl>(config, runner, std::move(cache_dir))) {
   evoteam::create_directories(m_impl->shared.cache_dir);

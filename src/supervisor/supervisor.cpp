@@ -11,6 +11,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <evoteam/evaluator.hpp>
 #include <evoteam/fs.hpp>
 #include <evoteam/lab.hpp>
 #include <evoteam/llm_team.hpp>
@@ -311,6 +312,10 @@ nlohmann::json RunOutcome::to_json() const {
 
 RunOutcome optimize(const Config& config, const OptimizeOptions& options) {
   Task task = load_task(options.task_dir);  // validate before creating anything
+  // A search whose every evaluation must stop after the build would only burn its budget.
+  if (std::optional<std::string> why = run_stages_unavailable(task, config))
+    throw Error("cannot optimize " + task.name + " here: " + *why + ". Candidates need correctness and timing on a GPU; " +
+                "`evoteam eval " + options.task_dir.string() + " --stages static,build` checks builds on this machine");
   RunState state;
   state.options = options;
   state.options.task_dir = std::filesystem::absolute(options.task_dir);

@@ -19,6 +19,8 @@
 #include "eval/cuda_tools.hpp"
 #include "eval/sandbox.hpp"
 #include "eval_test_support.hpp"
+#include "support/cli_runner.hpp"
+#include "support/temp_dir.hpp"
 
 namespace evoteam::eval {
 namespace {
@@ -195,6 +197,18 @@ TEST(CudaEval, WithoutADeviceTheEvaluationBuildsAndThenSaysATimingDeviceIsNeeded
     EXPECT_FALSE(result.profile["archs"][arch]["kernels"].empty()) << arch;
     EXPECT_GT(result.profile["archs"][arch]["kernels"][0].value("registers", 0), 0) << arch;
   }
+}
+
+TEST(CudaEval, OptimizeRefusesACudaTaskWithoutADeviceAndCreatesNoRun) {
+  if (!gpu_device_nodes().empty()) GTEST_SKIP() << "this machine has a GPU";
+  evoteam::testing::TempDir runs;
+  const ProcessResult result = evoteam::testing::run_evoteam(
+      {"optimize", (install_root() / "kernels" / "rmsnorm_h4096").string(), "--max-cycles", "2", "--runs-dir", runs.path().string()},
+      std::chrono::seconds(120));
+  EXPECT_EQ(result.exit_code, 1) << evoteam::testing::describe(result);
+  EXPECT_NE(result.err.text.find("no CUDA device"), std::string::npos) << result.err.text;
+  EXPECT_NE(result.err.text.find("--stages static,build"), std::string::npos) << result.err.text;
+  EXPECT_FALSE(evoteam::testing::only_run(runs.path()).has_value()) << "a refused run must leave no run directory";
 }
 
 }  // namespace
