@@ -255,7 +255,11 @@ TimingOutcome analyze_timing(const HarnessRun& run, const Battery& battery, int 
                                  {"other_threads_cpu_s", record->value("other_threads_cpu_s", 0.0)},
                                  {"in_window_other_cpu_s", record->value("candidate_window_other_cpu_s", 0.0)},
                                  {"timed_s", record->value("timed_s", 0.0)}};
-      outcome.failure = make(Verdict::timing_side_work, "other threads did work around the measured calls", evidence);
+      // The CUDA harness also traces kernels: work outside the measured windows says so in words.
+      const std::string traced = record->value("side_work_evidence", std::string());
+      if (!traced.empty()) evidence["kernels"] = traced;
+      outcome.failure = make(Verdict::timing_side_work,
+                             traced.empty() ? "other threads did work around the measured calls" : traced, evidence);
     }
     const std::vector<double> candidate_probe = record->value("candidate_probe", std::vector<double>{});
     const std::vector<double> baseline_probe = record->value("baseline_probe", std::vector<double>{});

@@ -177,8 +177,9 @@ fs::path CudaBuilder::harness(const Task& task) {
   argv.insert(argv.end(), {"-cudart", "shared", "-I", common_dir().string(), "glue.cpp"});
   if (!hooks.empty()) argv.push_back((task.dir / task.hooks_file).string());
   for (const auto& entry : fs::directory_iterator(objects)) argv.push_back(entry.path().string());
-  // cuBLAS for the peaks probe only; implementations never see it unless their task allows it.
-  argv.insert(argv.end(), {"-o", "harness", "-lcublas", "-ldl"});
+  // cuBLAS for the peaks probe only (implementations never see it unless their task allows it); CUPTI for the
+  // kernel trace of timing runs.
+  argv.insert(argv.end(), {"-o", "harness", "-lcublas", "-lcupti", "-ldl"});
   const ProcessResult result = run_tool(argv, temporary, 900, SandboxMode::none, temporary);
   if (!result.ok()) {
     std::error_code ignored;

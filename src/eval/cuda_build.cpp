@@ -259,6 +259,12 @@ void CudaBuilder::judge_objects(const BuildRequest& request, const fs::path& dir
     policy.arch = arch;
     policy.allowed_host_symbols = allowed;
     if (request.untrusted) policy.shape_literals = workload_literals(task);
+    // The harness tells its own kernels from the implementation's by the evoteam_ prefix.
+    for (const std::string& entry : signals.ptx.entries)
+      if (request.untrusted && entry.rfind("evoteam_", 0) == 0) {
+        reject(outcome, "kernel " + entry + " uses the harness's reserved evoteam_ prefix (" + arch + ")", {{"kernel", entry}, {"arch", arch}});
+        return;
+      }
     const CudaStaticVerdict verdict = cuda::judge_static(signals, policy);
     per_arch[arch] = verdict.report;
     outcome.report["static_profile"][arch] = cuda::static_profile(signals, policy);

@@ -53,7 +53,7 @@ else
 fi
 HARNESS=$BUILD/cuda/cuda_harness
 if "$NVCC" -gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -lineinfo -cudart shared -Ikernels/common -o "$HARNESS" \
-     kernels/common/cuda/*.cu kernels/common/*.cpp tests/gpu/example_glue.cpp -lcublas -ldl >"$BUILD/cuda/harness.log" 2>&1; then
+     kernels/common/cuda/*.cu kernels/common/*.cpp tests/gpu/example_glue.cpp -lcublas -lcupti -ldl >"$BUILD/cuda/harness.log" 2>&1; then
   row "build cuda harness ($ARCH)" "PASS" ""
 else
   row "build cuda harness ($ARCH)" "FAIL" "see $BUILD/cuda/harness.log"

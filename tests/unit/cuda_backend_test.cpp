@@ -136,7 +136,7 @@ BuildOutcome build_candidate(Builder& builder, const std::string& task_name, con
   return build_files(builder, task, files, true);
 }
 
-TEST(CudaStaticStage, RejectsASideStreamAllocationAndALibraryTheTaskForbids) {
+TEST(CudaStaticStage, RejectsASideStreamAnAllocationAHarnessKernelNameAndBrokenCode) {
   REQUIRE_NVCC();
   Builder builder;
   const std::string prefix = R"(#include <cuda_runtime.h>
@@ -153,6 +153,12 @@ extern "C" cudaError_t rmsnorm(const __nv_bfloat16* x, const __nv_bfloat16* w, _
   const BuildOutcome allocation = build_candidate(builder, "rmsnorm_h4096", "kernel.cu",
       prefix + "  void* p; cudaMalloc(&p, 64); (void)x; (void)w; (void)y; (void)batch_size; (void)hidden_size; (void)eps; (void)stream;\n  return cudaSuccess;\n}\n");
   EXPECT_EQ(allocation.status, BuildStatus::static_reject) << describe(allocation);
+
+  const BuildOutcome reserved = build_candidate(builder, "rmsnorm_h4096", "kernel.cu",
+      "extern \"C\" __global__ void evoteam_harness_read_all(float* p) { p[0] = 1; }\n" + prefix +
+      "  (void)x; (void)w; (void)y; (void)batch_size; (void)hidden_size; (void)eps; (void)stream;\n  return cudaSuccess;\n}\n");
+  EXPECT_EQ(reserved.status, BuildStatus::static_reject) << describe(reserved);
+  EXPECT_NE(reserved.reason.find("reserved"), std::string::npos) << reserved.reason;
 
   const BuildOutcome broken = build_candidate(builder, "rmsnorm_h4096", "kernel.cu", prefix + "  return this_does_not_compile;\n}\n");
   EXPECT_EQ(broken.status, BuildStatus::compile_error) << describe(broken);

@@ -150,6 +150,13 @@ TEST(EvalClassify, TimingRecordsBecomeStatisticsAndGates) {
   EXPECT_EQ(analyze_timing(finished_run({timing}), b, 200, 3.0, std::nullopt).failure->verdict, Verdict::timing_inconsistent);
   timing["side_work"] = true;
   EXPECT_EQ(analyze_timing(finished_run({timing}), b, 200, 3.0, std::nullopt).failure->verdict, Verdict::timing_side_work);
+  // The CUDA harness's kernel trace names what it saw.
+  timing["side_work_evidence"] = "kernel late_work ran outside every measured window";
+  const std::optional<Judgement> traced = analyze_timing(finished_run({timing}), b, 200, 3.0, std::nullopt).failure;
+  ASSERT_TRUE(traced.has_value());
+  EXPECT_EQ(traced->verdict, Verdict::timing_side_work);
+  EXPECT_NE(traced->reason.find("late_work"), std::string::npos) << traced->reason;
+  EXPECT_EQ(traced->evidence.value("kernels", ""), "kernel late_work ran outside every measured window");
   HarnessRun recheck = finished_run({{{"ev", "recheck_fail"}, {"side", "candidate"}, {"status", "unwritten_output"}, {"trial", 0}}});
   EXPECT_EQ(analyze_timing(recheck, b, 200, 3.0, std::nullopt).failure->verdict, Verdict::recheck_fail);
   recheck.records[0]["side"] = "baseline";

@@ -16,6 +16,7 @@
 #include "../harness_abi.h"
 #include "../stop_rule.hpp"
 #include "cuda_check.hpp"
+#include "kernel_trace.hpp"
 #include "l2_flush.hpp"
 #include "plan_modes.hpp"
 
@@ -102,7 +103,7 @@ struct Timer {
 
 // One sample on the side's next set. Returns false after emitting a recheck failure.
 bool take_sample(const Plan& plan, std::vector<RotationSet>& sets, Side& side, L2Flusher& flusher, Timer& timer,
-                 cudaStream_t stream, double* sample_s) {
+                 KernelTrace& trace, cudaStream_t stream, double* sample_s) {
   const std::size_t index = side.next_set;
   side.next_set = (side.next_set + 1) % sets.size();
   RotationSet& set = sets[index];
@@ -110,12 +111,14 @@ bool take_sample(const Plan& plan, std::vector<RotationSet>& sets, Side& side, L
   poison(plan, set, side, index, pattern, stream);
   flusher.flush(stream);
   set_phase(side.implementation->phase);
+  trace.begin_window(side.name);
   EVOTEAM_CUDA_CHECK(cudaEventRecord(timer.start, stream));
   const int returned = evoteam_glue_call(side.implementation->entry, side.pointers[index].data(),
                                          plan.workloads[set.trial->workload].axes.data(), stream);
   EVOTEAM_CUDA_CHECK(cudaEventRecord(timer.stop, stream));
   check_launch(returned, side.implementation->phase);
   wait_with_deadline(stream, plan.call_deadline_s, set.trial->id, side.implementation->phase);
+  trace.end_window();
   set_phase("harness");
   float ms = 0;
   EVOTEAM_CUDA_CHECK(cudaEventElapsedTime(&ms, timer.start, timer.stop));
@@ -131,7 +134,7 @@ bool take_sample(const Plan& plan, std::vector<RotationSet>& sets, Side& side, L
   return false;
 }
 
-bool time_workload(const CudaContext& context, const TimingWorkloadPlan& entry, L2Flusher& flusher) {
+bool time_workload(const CudaContext& context, const TimingWorkloadPlan& entry, L2Flusher& flusher, KernelTrace& trace) {
   const Plan& plan = context.plan;
   cudaStream_t stream = context.stream;
   const double setup_begin = now_s();
@@ -150,11 +153,12 @@ bool time_workload(const CudaContext& context, const TimingWorkloadPlan& entry, 
   const double setup_s = now_s() - setup_begin;
   const int threads_before = thread_count();
   Timer timer;
+  trace.start();
   const double begin = now_s();
   double sample = 0;
   for (int round = 0; now_s() - begin < plan.warmup_s || round < 2; ++round)
     for (Side* side : {&candidate, &baseline})
-      if (!take_sample(plan, sets, *side, flusher, timer, stream, &sample)) return false;
+      if (!take_sample(plan, sets, *side, flusher, timer, trace, stream, &sample)) return false;
   const double measure_begin = now_s();
   double timed = 0;
   StopReason reason = StopReason::none;
@@ -162,7 +166,7 @@ bool time_workload(const CudaContext& context, const TimingWorkloadPlan& entry, 
     Side* order[2] = {&candidate, &baseline};
     if (pair % 2 == 1) std::swap(order[0], order[1]);
     for (Side* side : order) {
-      if (!take_sample(plan, sets, *side, flusher, timer, stream, &sample)) return false;
+      if (!take_sample(plan, sets, *side, flusher, timer, trace, stream, &sample)) return false;
       side->samples.push_back(sample);
       side->tracker.add(sample);
       timed += sample;
@@ -174,7 +178,7 @@ bool time_workload(const CudaContext& context, const TimingWorkloadPlan& entry, 
     Side* order[2] = {&candidate_probe, &baseline_probe};
     if (index % 2 == 1) std::swap(order[0], order[1]);
     for (Side* side : order) {
-      if (!take_sample(plan, probes, *side, flusher, timer, stream, &sample)) return false;
+      if (!take_sample(plan, probes, *side, flusher, timer, trace, stream, &sample)) return false;
       side->samples.push_back(sample);
     }
   }
@@ -197,8 +201,13 @@ bool time_workload(const CudaContext& context, const TimingWorkloadPlan& entry, 
   line.field("setup_s", setup_s).field("warmup_s", measure_begin - begin).field("measured_s", measured_s);
   line.field("flush_bytes", static_cast<std::int64_t>(flusher.bytes()));
   line.field("threads_before", threads_before).field("threads_after", threads_after);
-  // Kernels launched outside the measured window are not visible without CUPTI activity records; host threads are.
-  line.field("side_work", threads_after > threads_before).field("side_work_check", "host threads only");
+  // Kernels outside the measured windows, or a different set of kernels in some sample, come from CUPTI's activity
+  // records where it can be enabled; new host threads are checked always.
+  const TraceVerdict traced = trace.finish();
+  line.field("side_work", threads_after > threads_before || traced.side_work);
+  line.field("side_work_check", traced.available ? "cupti kernel activity and host threads" : "host threads only (CUPTI unavailable)");
+  if (traced.available) line.field("kernels_traced", traced.kernels).field("kernels_outside_windows", traced.outside_windows);
+  if (!traced.evidence.empty()) line.field("side_work_evidence", traced.evidence);
   emit(line);
   return true;
 }
@@ -213,8 +222,10 @@ int run_timing(const CudaContext& context) {
   int device = 0;
   EVOTEAM_CUDA_CHECK(cudaGetDevice(&device));
   L2Flusher flusher(device);
-  for (const TimingWorkloadPlan& entry : context.plan.timing)
-    if (!time_workload(context, entry, flusher)) break;
+  for (const TimingWorkloadPlan& entry : context.plan.timing) {
+    KernelTrace trace;  // one per workload: its verdict goes into that workload's record
+    if (!time_workload(context, entry, flusher, trace)) break;
+  }
   return 0;
 }
 
