@@ -3,7 +3,8 @@
 // stream; the stop event is waited for with the call deadline before it is read. Candidate and baseline
 // alternate in ABBA order over rotating input sets with different data; every timed output is re-checked
 // against its reference; after the rotation each side is timed once on fresh sets it has never seen (results
-// reused across calls show up there). Host threads started during timing are side work. Clocks and device
+// reused across calls show up there). Kernels outside the measured windows (CUPTI) and host threads started during
+// timing are side work. Samples taken while NVML reports a power or thermal slowdown are dropped. Clocks and device
 // settings are never changed; persisting-L2 state is reset before timing.
 #include <cuda_runtime.h>
 
@@ -17,6 +18,7 @@
 #include "../stop_rule.hpp"
 #include "cuda_check.hpp"
 #include "kernel_trace.hpp"
+#include "sm_clock.hpp"
 #include "l2_flush.hpp"
 #include "plan_modes.hpp"
 
@@ -134,7 +136,8 @@ bool take_sample(const Plan& plan, std::vector<RotationSet>& sets, Side& side, L
   return false;
 }
 
-bool time_workload(const CudaContext& context, const TimingWorkloadPlan& entry, L2Flusher& flusher, KernelTrace& trace) {
+bool time_workload(const CudaContext& context, const TimingWorkloadPlan& entry, L2Flusher& flusher, KernelTrace& trace,
+                   const SmClock& clock) {
   const Plan& plan = context.plan;
   cudaStream_t stream = context.stream;
   const double setup_begin = now_s();
@@ -161,15 +164,23 @@ bool time_workload(const CudaContext& context, const TimingWorkloadPlan& entry, 
       if (!take_sample(plan, sets, *side, flusher, timer, trace, stream, &sample)) return false;
   const double measure_begin = now_s();
   double timed = 0;
+  std::int64_t throttled = 0;
+  std::vector<double> clocks_mhz;
   StopReason reason = StopReason::none;
   for (std::size_t pair = 0; reason == StopReason::none; ++pair) {
     Side* order[2] = {&candidate, &baseline};
     if (pair % 2 == 1) std::swap(order[0], order[1]);
     for (Side* side : order) {
       if (!take_sample(plan, sets, *side, flusher, timer, trace, stream, &sample)) return false;
+      timed += sample;
+      // A sample taken while the GPU slowed itself down measures the cooling, not the kernel.
+      if (clock.throttled()) {
+        ++throttled;
+        continue;
+      }
+      if (clock.readable()) clocks_mhz.push_back(static_cast<double>(clock.mhz()));
       side->samples.push_back(sample);
       side->tracker.add(sample);
-      timed += sample;
     }
     reason = should_stop(candidate.tracker, baseline.tracker, plan.stop, timed, now_s() - measure_begin);
   }
@@ -199,7 +210,13 @@ bool time_workload(const CudaContext& context, const TimingWorkloadPlan& entry, 
   line.field("batch_candidate", 1).field("batch_baseline", 1);
   line.field("sets", static_cast<std::int64_t>(sets.size())).field("elapsed_s", now_s() - begin).field("timed_s", timed);
   line.field("setup_s", setup_s).field("warmup_s", measure_begin - begin).field("measured_s", measured_s);
-  line.field("flush_bytes", static_cast<std::int64_t>(flusher.bytes()));
+  line.field("flush_bytes", static_cast<std::int64_t>(flusher.bytes())).field("throttled_samples_dropped", throttled);
+  line.field("sm_clock", clock.readable() ? "nvml" : "not readable");
+  if (!clocks_mhz.empty()) {
+    std::sort(clocks_mhz.begin(), clocks_mhz.end());
+    line.field("sm_clock_mhz_min", clocks_mhz.front()).field("sm_clock_mhz_median", clocks_mhz[clocks_mhz.size() / 2]);
+    line.field("sm_clock_mhz_max", clocks_mhz.back());
+  }
   line.field("threads_before", threads_before).field("threads_after", threads_after);
   // Kernels outside the measured windows, or a different set of kernels in some sample, come from CUPTI's activity
   // records where it can be enabled; new host threads are checked always.
@@ -222,9 +239,11 @@ int run_timing(const CudaContext& context) {
   int device = 0;
   EVOTEAM_CUDA_CHECK(cudaGetDevice(&device));
   L2Flusher flusher(device);
+  SmClock clock;
+  clock.open(device);
   for (const TimingWorkloadPlan& entry : context.plan.timing) {
     KernelTrace trace;  // one per workload: its verdict goes into that workload's record
-    if (!time_workload(context, entry, flusher, trace)) break;
+    if (!time_workload(context, entry, flusher, trace, clock)) break;
   }
   return 0;
 }
