@@ -97,4 +97,8 @@ std::optional<Judgement> run_profile(EvaluationRun& run, const std::filesystem::
 std::optional<Judgement> run_cuda_profile(EvaluationRun& run, const std::filesystem::path& candidate, nlohmann::json* profile);
 nlohmann::json static_cuda_profile(const nlohmann::json& build_report, const std::string& why);
 
+// CUDA (cuda_sanitizer.cpp): eval.cuda.sanitizer_tools under compute-sanitizer on the smallest correctness trial;
+// a finding is RUNTIME_FAULT. `report` says per tool "clean", "errors", or why nothing ran.
+std::optional<Judgement> run_cuda_sanitizer(EvaluationRun& run, const std::filesystem::path& candidate, nlohmann::json* report);
+
 }  // namespace evoteam::eval

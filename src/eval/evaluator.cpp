@@ -260,6 +260,14 @@ EvalResult Evaluator::evaluate(const Task& task, const Candidate& candidate, con
     const auto stage_start = Clock::now();
     std::optional<Judgement> failure = eval::run_correctness(run, build.library);
     record_stage(result, "correctness", failure ? "failed" : "passed", since(stage_start), failure ? failure->reason : "");
+    if (!failure && task.target == Target::cuda) {
+      const auto sanitizer_start = Clock::now();
+      nlohmann::json sanitizer;
+      failure = eval::run_cuda_sanitizer(run, build.library, &sanitizer);
+      result.protocol["sanitizer"] = sanitizer;
+      record_stage(result, "sanitizer", failure ? "failed" : (sanitizer.contains("skipped") ? "skipped" : "passed"),
+                   since(sanitizer_start), failure ? failure->reason : sanitizer.value("skipped", ""));
+    }
     if (failure) {
       conclude(result, *failure);
       if (!is_infra(result.verdict) && options.result_cache != CachePolicy::bypass) m_impl->results.put(key, result);
