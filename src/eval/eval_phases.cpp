@@ -141,17 +141,24 @@ std::optional<Judgement> device_unavailable(EvaluationRun& run) {
   const std::string advice = ": correctness and timing need a GPU (the static and build stages ran here); "
                              "run `evoteam eval` on a machine with one";
   if (std::optional<std::string> why = run_stages_unavailable(run.task, run.shared.config)) return Judgement{Verdict::infra_error, *why + advice, evidence};
-  const std::vector<fs::path> nodes = gpu_device_nodes();
   try {
     run.harness = run.backend.harness(run.task);
   } catch (const Error& error) {
     return infra(error.what());
   }
+  std::string why;
+  if (probe_gpu(run, &why)) return std::nullopt;
+  nlohmann::json failed = evidence;
+  failed["probe"] = why;
+  return Judgement{Verdict::infra_error, "the GPU probe failed" + advice, failed};
+}
+
+bool probe_gpu(EvaluationRun& run, std::string* why) {
   Command probe;
   SandboxSpec sandbox;
   sandbox.writable.push_back(run.scratch);
   sandbox.readable.push_back(run.harness.parent_path());
-  sandbox.devices = nodes;
+  sandbox.devices = gpu_device_nodes();
   probe.argv = sandbox_argv(run.sandbox, {run.harness.string(), "--result-fd", "3", "--probe"}, sandbox);
   probe.cwd = run.scratch;
   probe.result_fd = 3;
@@ -159,9 +166,9 @@ std::optional<Judgement> device_unavailable(EvaluationRun& run) {
   const ProcessResult result = run.shared.runner.run(probe);
   bool truncated = false;
   for (const nlohmann::json& record : parse_records(result.result.text, &truncated))
-    if (record.value("ev", "") == "probe" && record.value("ok", false)) return std::nullopt;
-  return Judgement{Verdict::infra_error, "the GPU probe failed (" + result.describe() + ")" + advice,
-                   {{"stderr", result.err.text.substr(0, 2000)}, {"records", result.result.text.substr(0, 2000)}}};
+    if (record.value("ev", "") == "probe" && record.value("ok", false)) return true;
+  if (why != nullptr) *why = result.describe() + " " + result.result.text.substr(0, 300) + result.err.text.substr(0, 300);
+  return false;
 }
 
 std::optional<Judgement> run_correctness(EvaluationRun& run, const fs::path& candidate) {

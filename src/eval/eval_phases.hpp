@@ -72,6 +72,9 @@ std::optional<Judgement> prepare_references(EvaluationRun& run, std::uint64_t se
 // Whether the task's device can run code: nullopt when it can; for a CUDA task on a machine without a usable
 // GPU (no device nodes, or the harness's probe in a fresh process fails), INFRA_ERROR saying so. Host: nullopt.
 std::optional<Judgement> device_unavailable(EvaluationRun& run);
+// The CUDA harness's health probe in a fresh process: whether the GPU still runs a kernel (after a candidate's
+// fault it may not). `why` gets the probe's output when it fails.
+bool probe_gpu(EvaluationRun& run, std::string* why = nullptr);
 
 std::optional<Judgement> run_correctness(EvaluationRun& run, const std::filesystem::path& candidate);
 

@@ -42,6 +42,24 @@ void conclude(EvalResult& result, const Judgement& judgement) {
   result.evidence = judgement.evidence;
 }
 
+// After a CUDA candidate crashed, hung or faulted, a fresh process checks that the GPU still works. When it does
+// not, nothing measured next on it can be trusted and the machine, not the candidate, is the problem.
+void check_gpu_after_fault(eval::EvaluationRun& run, EvalResult& result) {
+  if (run.task.target != Target::cuda) return;
+  if (result.verdict != Verdict::runtime_fault && result.verdict != Verdict::hang_timeout &&
+      result.verdict != Verdict::worker_crash && result.verdict != Verdict::oob_write)
+    return;
+  std::string why;
+  if (eval::probe_gpu(run, &why)) {
+    result.evidence["gpu_after_fault"] = "usable";
+    return;
+  }
+  result.evidence["gpu_after_fault"] = "unusable: " + why;
+  result.evidence["candidate_verdict"] = to_string(result.verdict);
+  result.verdict = Verdict::infra_error;
+  result.reason = "the GPU is unusable after the candidate's " + result.reason + "; later evaluations need a healthy GPU";
+}
+
 void record_stage(EvalResult& result, const std::string& name, const std::string& status, double wall_s,
                   const std::string& detail = "") {
   result.stages.push_back({name, status, wall_s, detail});
@@ -270,6 +288,7 @@ EvalResult Evaluator::evaluate(const Task& task, const Candidate& candidate, con
     }
     if (failure) {
       conclude(result, *failure);
+      check_gpu_after_fault(run, result);
       if (!is_infra(result.verdict) && options.result_cache != CachePolicy::bypass) m_impl->results.put(key, result);
       return finish(result);
     }
@@ -325,6 +344,7 @@ EvalResult Evaluator::evaluate(const Task& task, const Candidate& candidate, con
                  failure ? failure->reason : "lock wait " + std::to_string(timing.lock_wait_s).substr(0, 5) + " s");
     if (failure) {
       conclude(result, *failure);
+      check_gpu_after_fault(run, result);
       if (!outputs_verified(result.verdict)) {
         result.speedup.reset();
         result.speedup_low.reset();
