@@ -1,9 +1,136 @@
 #include "team/builtin_common.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <set>
 #include <sstream>
+#include <unordered_set>
 
 namespace evoteam::builtin {
+
+namespace {
+
+// The search's settings. The score is in log-speedup units: 0.05 is about 5% of speedup.
+constexpr double k_uncertainty_weight = 2.0;  // optimism: mean + 2 sd
+constexpr double k_pair_bonus = 0.3;          // for the most untried value pairs a candidate would measure
+constexpr double k_change_preference = 0.05;  // a single change wins unless a jump scores 5% better
+constexpr double k_kernel_pairs = 0.5;        // weight of shared value pairs against shared values
+constexpr double k_noise = 0.01;              // measurement noise, relative to the prior variance
+constexpr double k_ridge = 0.3;               // regularisation of the additive fit of param effects
+constexpr std::size_t k_model_points = 160;   // the model keeps at most this many (the best) measurements
+constexpr std::size_t k_candidate_limit = 4096;  // larger spaces are sampled rather than enumerated
+
+// In-place Cholesky factorisation of a symmetric positive definite n x n matrix (row-major, lower part).
+void cholesky(std::vector<double>& a, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j <= i; ++j) {
+      double sum = a[i * n + j];
+      for (std::size_t k = 0; k < j; ++k) sum -= a[i * n + k] * a[j * n + k];
+      a[i * n + j] = i == j ? std::sqrt(std::max(sum, 1e-12)) : sum / a[j * n + j];
+    }
+}
+
+std::vector<double> solve_lower(const std::vector<double>& l, std::size_t n, std::vector<double> b) {
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t k = 0; k < i; ++k) b[i] -= l[i * n + k] * b[k];
+    b[i] /= l[i * n + i];
+  }
+  return b;
+}
+
+std::vector<double> solve_upper_transposed(const std::vector<double>& l, std::size_t n, std::vector<double> b) {
+  for (std::size_t i = n; i-- > 0;) {
+    for (std::size_t k = i + 1; k < n; ++k) b[i] -= l[k * n + i] * b[k];
+    b[i] /= l[i * n + i];
+  }
+  return b;
+}
+
+// A point as the index of each param's value (-1: absent or not a declared value).
+std::vector<int> encode_point(const std::vector<ParamSpec>& space, const ParamValues& params) {
+  std::vector<int> point(space.size(), -1);
+  for (std::size_t p = 0; p < space.size(); ++p) {
+    auto it = params.find(space[p].name);
+    const std::string& value = it == params.end() ? space[p].default_value : it->second;
+    auto at = std::find(space[p].values.begin(), space[p].values.end(), value);
+    if (at != space[p].values.end()) point[p] = static_cast<int>(at - space[p].values.begin());
+  }
+  return point;
+}
+
+ParamValues decode_point(const std::vector<ParamSpec>& space, const std::vector<int>& point) {
+  ParamValues params;
+  for (std::size_t p = 0; p < space.size(); ++p) params[space[p].name] = space[p].values[static_cast<std::size_t>(point[p])];
+  return params;
+}
+
+bool complete(const std::vector<int>& point) {
+  return std::all_of(point.begin(), point.end(), [](int value) { return value >= 0; });
+}
+
+std::string point_key(const std::vector<int>& point) {
+  std::string key;
+  for (int value : point) key += std::to_string(value) + ",";
+  return key;
+}
+
+int distance(const std::vector<int>& a, const std::vector<int>& b) {
+  int count = 0;
+  for (std::size_t p = 0; p < a.size(); ++p) count += a[p] != b[p] ? 1 : 0;
+  return count;
+}
+
+std::uint64_t pair_key(std::size_t p, int a, std::size_t q, int b) {
+  return (static_cast<std::uint64_t>(p) << 48) | (static_cast<std::uint64_t>(a) << 32) |
+         (static_cast<std::uint64_t>(q) << 16) | static_cast<std::uint64_t>(b);
+}
+
+// Admissible points not attempted yet: the whole space when it is small, else a sample of it plus every
+// single change from the head (so climbing never depends on the sample).
+std::vector<std::vector<int>> candidate_points(const SearchRequest& request, const std::vector<int>& head,
+                                               const std::unordered_set<std::string>& tried,
+                                               std::mt19937_64& rng) {
+  const std::vector<ParamSpec>& space = request.space;
+  std::vector<std::vector<int>> result;
+  std::unordered_set<std::string> listed;
+  auto consider = [&](const std::vector<int>& point) {
+    std::string key = point_key(point);
+    if (tried.count(key) || !listed.insert(key).second) return;
+    if (request.admissible && !request.admissible(decode_point(space, point))) return;
+    result.push_back(point);
+  };
+  double size = 1;
+  for (const ParamSpec& spec : space) size *= static_cast<double>(spec.values.size());
+  if (size <= static_cast<double>(k_candidate_limit)) {
+    std::vector<int> point(space.size(), 0);
+    while (true) {
+      consider(point);
+      std::size_t p = space.size();
+      while (p > 0 && ++point[p - 1] == static_cast<int>(space[p - 1].values.size())) point[--p] = 0;
+      if (p == 0) break;
+    }
+    return result;
+  }
+  if (complete(head))
+    for (std::size_t p = 0; p < space.size(); ++p)
+      for (int value = 0; value < static_cast<int>(space[p].values.size()); ++value) {
+        if (value == head[p]) continue;
+        std::vector<int> point = head;
+        point[p] = value;
+        consider(point);
+      }
+  for (std::size_t draw = 0; draw < k_candidate_limit; ++draw) {
+    std::vector<int> point(space.size());
+    for (std::size_t p = 0; p < space.size(); ++p)
+      point[p] = std::uniform_int_distribution<int>(0, static_cast<int>(space[p].values.size()) - 1)(rng);
+    consider(point);
+  }
+  return result;
+}
+
+std::string percent(double log_sd) { return fixed(100.0 * (std::exp(log_sd) - 1.0), 0) + "%"; }
+
+}  // namespace
 
 std::string fixed(double value, int digits) {
   std::ostringstream out;
@@ -31,63 +158,277 @@ Move make_move(const ParamValues& from, const ParamValues& to) {
   return move;
 }
 
-std::vector<Move> neighbour_moves(const ParamValues& from, const std::vector<ParamSpec>& space,
-                                  const std::vector<std::string>& focus, std::mt19937_64& rng) {
-  std::vector<std::pair<int, Move>> ranked;
-  for (const ParamSpec& spec : space) {
-    auto current = from.find(spec.name);
-    auto position = std::find(spec.values.begin(), spec.values.end(),
-                              current == from.end() ? spec.default_value : current->second);
-    if (position == spec.values.end()) continue;
-    std::size_t index = static_cast<std::size_t>(position - spec.values.begin());
-    auto rank_it = std::find(focus.begin(), focus.end(), spec.name);
-    int rank = rank_it == focus.end() ? static_cast<int>(focus.size()) : static_cast<int>(rank_it - focus.begin());
-    for (int step : {-1, 1}) {
-      if ((step < 0 && index == 0) || index + step >= spec.values.size()) continue;
-      ParamValues to = from;
-      to[spec.name] = spec.values[index + step];
-      ranked.emplace_back(rank, make_move(from, to));
+ProfilerAdvice current_advice(const TurnContext& context) {
+  auto field_of = [](const std::string& text, const std::string& name) {
+    std::size_t at = text.rfind(name + "=");
+    if (at == std::string::npos) return std::string();
+    std::string value = text.substr(at + name.size() + 1);
+    return value.substr(0, value.find_first_of(" ;\n"));
+  };
+  std::string focus = field_of(context.handoff_note, "focus");
+  std::string relevance = field_of(context.handoff_note, "relevance");
+  if (focus.empty() && context.team->knowledge != KnowledgeMode::none) {
+    std::vector<KnowledgeEntry> notes = context.knowledge->entries(KnowledgeKind::hardware);
+    for (auto it = notes.rbegin(); it != notes.rend() && focus.empty(); ++it)
+      if (auto found = it->fields.find("focus"); found != it->fields.end()) {
+        focus = found->second;
+        auto weights = it->fields.find("relevance");
+        relevance = weights == it->fields.end() ? "" : weights->second;
+      }
+  }
+  ProfilerAdvice advice;
+  std::stringstream names(focus);
+  for (std::string name; std::getline(names, name, ',');)
+    if (!name.empty()) advice.focus.push_back(name);
+  std::stringstream weights(relevance);
+  for (std::string item; std::getline(weights, item, ',');) {
+    std::size_t colon = item.find(':');
+    if (colon == std::string::npos) continue;
+    try {
+      advice.relevance[item.substr(0, colon)] = std::stod(item.substr(colon + 1));
+    } catch (const std::exception&) {
+      // A malformed weight is ignored: the search then weighs that param like the unmeasured ones.
     }
   }
-  std::shuffle(ranked.begin(), ranked.end(), rng);
-  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<Move> moves;
-  for (auto& [rank, move] : ranked) moves.push_back(std::move(move));
-  return moves;
+  return advice;
 }
 
-ParamValues random_point(const std::vector<ParamSpec>& space, std::mt19937_64& rng) {
-  ParamValues point;
-  for (const ParamSpec& spec : space) {
-    std::uniform_int_distribution<std::size_t> pick(0, spec.values.size() - 1);
-    point[spec.name] = spec.values[pick(rng)];
-  }
-  return point;
-}
-
-std::vector<std::string> current_focus(const TurnContext& context) {
-  std::string list;
-  std::size_t at = context.handoff_note.find("focus=");
-  if (at != std::string::npos) {
-    list = context.handoff_note.substr(at + 6);
-    list = list.substr(0, list.find_first_of(" ;\n"));
-  } else if (context.team->knowledge != KnowledgeMode::none) {
-    std::vector<KnowledgeEntry> notes = context.knowledge->entries(KnowledgeKind::hardware);
-    for (auto it = notes.rbegin(); it != notes.rend() && list.empty(); ++it)
-      if (auto focus = it->fields.find("focus"); focus != it->fields.end()) list = focus->second;
-  }
-  std::vector<std::string> focus;
-  std::stringstream stream(list);
-  for (std::string name; std::getline(stream, name, ',');)
-    if (!name.empty()) focus.push_back(name);
-  return focus;
-}
+std::vector<std::string> current_focus(const TurnContext& context) { return current_advice(context).focus; }
 
 std::optional<EvaluationRecord> lineage_head(const TurnContext& context) {
   RunHistory history = context.lab->snapshot();
   if (std::optional<EvaluationRecord> best = history.best()) return best;
   if (!history.evaluations.empty()) return history.evaluations.front();
   return std::nullopt;
+}
+
+std::vector<Measurement> measurements_of(const RunHistory& history, const std::string& sources_hash) {
+  std::vector<Measurement> measured;
+  for (const EvaluationRecord& record : history.evaluations) {
+    if (record.blocked_by_knowledge || record.sources_hash != sources_hash) continue;
+    Measurement point{record.params, Measurement::Outcome::failed, 0};
+    // A candidate rejected for bundling changes was still measured; one rejected on re-verification was not sound.
+    bool sound = !record.rejected || record.ruling.rfind("several changes", 0) == 0;
+    if (record.verdict == "PENDING" || record.verdict == "INFRA_ERROR") {
+      point.outcome = Measurement::Outcome::pending;
+    } else if (record.passed && record.speedup && *record.speedup > 0 && sound) {
+      point.outcome = Measurement::Outcome::passed;
+      point.speedup = *record.speedup;
+    }
+    measured.push_back(point);
+  }
+  return measured;
+}
+
+std::map<std::string, double> param_effects(const std::vector<ParamSpec>& space,
+                                            const std::vector<Measurement>& measured) {
+  std::vector<std::size_t> offset;
+  std::size_t width = 0;
+  for (const ParamSpec& spec : space) offset.push_back(width), width += spec.values.size();
+  std::vector<std::vector<int>> points;
+  std::vector<double> ys;
+  for (const Measurement& point : measured) {
+    if (point.outcome != Measurement::Outcome::passed) continue;
+    std::vector<int> encoded = encode_point(space, point.params);
+    if (!complete(encoded)) continue;
+    points.push_back(encoded);
+    ys.push_back(std::log(point.speedup));
+  }
+  std::map<std::string, double> effects;
+  if (points.size() < 2 || width == 0) return effects;
+  double mean = 0;
+  for (double y : ys) mean += y / static_cast<double>(ys.size());
+  // Ridge regression on one-hot values: (X'X + ridge I) w = X'(y - mean).
+  std::vector<double> normal(width * width, 0.0), rhs(width, 0.0);
+  for (std::size_t i = 0; i < points.size(); ++i)
+    for (std::size_t p = 0; p < space.size(); ++p) {
+      std::size_t a = offset[p] + static_cast<std::size_t>(points[i][p]);
+      rhs[a] += ys[i] - mean;
+      for (std::size_t q = 0; q < space.size(); ++q) normal[a * width + offset[q] + static_cast<std::size_t>(points[i][q])] += 1.0;
+    }
+  for (std::size_t a = 0; a < width; ++a) normal[a * width + a] += k_ridge;
+  cholesky(normal, width);
+  std::vector<double> weights = solve_upper_transposed(normal, width, solve_lower(normal, width, rhs));
+  for (std::size_t p = 0; p < space.size(); ++p) {
+    std::set<int> values;
+    for (const std::vector<int>& point : points) values.insert(point[p]);
+    if (values.size() < 2) continue;
+    double low = 1e300, high = -1e300;
+    for (int value : values) {
+      double weight = weights[offset[p] + static_cast<std::size_t>(value)];
+      low = std::min(low, weight), high = std::max(high, weight);
+    }
+    effects[space[p].name] = high - low;
+  }
+  return effects;
+}
+
+std::map<std::string, double> relevance_of(const std::vector<ParamSpec>& space,
+                                           const std::map<std::string, double>& effects) {
+  std::map<std::string, double> relevance;
+  double strongest = 0;
+  for (const auto& [name, effect] : effects) strongest = std::max(strongest, effect);
+  if (effects.empty()) return relevance;
+  for (const ParamSpec& spec : space) {
+    auto it = effects.find(spec.name);
+    relevance[spec.name] = it == effects.end() ? 1.0 : 0.5 + (strongest > 0 ? it->second / strongest : 0.0);
+  }
+  return relevance;
+}
+
+Surrogate::Surrogate(const std::vector<ParamSpec>& space, const std::vector<Measurement>& measured) : m_space(space) {
+  std::vector<std::pair<double, std::vector<int>>> passing;
+  std::vector<std::vector<int>> failing;
+  for (const Measurement& point : measured) {
+    std::vector<int> encoded = encode_point(space, point.params);
+    if (point.outcome == Measurement::Outcome::passed) passing.emplace_back(std::log(point.speedup), encoded);
+    if (point.outcome == Measurement::Outcome::failed) failing.push_back(encoded);
+  }
+  if (passing.empty()) return;
+  double worst = std::min_element(passing.begin(), passing.end())->first;
+  for (std::vector<int>& point : failing) passing.emplace_back(worst, std::move(point));
+  // A long run keeps the best measurements: the model matters where the search is headed.
+  if (passing.size() > k_model_points) {
+    std::stable_sort(passing.begin(), passing.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    passing.resize(k_model_points);
+  }
+  const std::size_t n = passing.size();
+  std::vector<double> ys;
+  for (auto& [y, point] : passing) m_points.push_back(point), ys.push_back(y);
+  for (double y : ys) m_mean += y / static_cast<double>(n);
+  double variance = 0;
+  for (double y : ys) variance += (y - m_mean) * (y - m_mean) / static_cast<double>(std::max<std::size_t>(1, n - 1));
+  m_scale = std::sqrt(std::max(variance, 1e-4));
+  m_chol.assign(n * n, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j <= i; ++j) m_chol[i * n + j] = kernel(m_points[i], m_points[j]) + (i == j ? k_noise : 0.0);
+  cholesky(m_chol, n);
+  std::vector<double> centred;
+  for (double y : ys) centred.push_back(y - m_mean);
+  m_alpha = solve_upper_transposed(m_chol, n, solve_lower(m_chol, n, centred));
+}
+
+double Surrogate::kernel(const std::vector<int>& a, const std::vector<int>& b) const {
+  const double params = static_cast<double>(a.size());
+  double shared = 0;
+  for (std::size_t p = 0; p < a.size(); ++p) shared += a[p] == b[p] && a[p] >= 0 ? 1.0 : 0.0;
+  double single = params > 0 ? shared / params : 0.0;
+  double pairs = params > 1 ? shared * (shared - 1) / (params * (params - 1)) : 0.0;
+  double pair_weight = params > 1 ? k_kernel_pairs : 0.0;
+  return (1.0 + single + pair_weight * pairs) / (2.0 + pair_weight);
+}
+
+std::vector<int> Surrogate::encode(const ParamValues& params) const { return encode_point(m_space, params); }
+
+Surrogate::Prediction Surrogate::predict(const ParamValues& params) const {
+  if (!usable()) return {m_mean, m_scale};
+  std::vector<int> point = encode(params);
+  const std::size_t n = m_points.size();
+  std::vector<double> similarity(n);
+  double mean = m_mean;
+  for (std::size_t i = 0; i < n; ++i) {
+    similarity[i] = kernel(point, m_points[i]);
+    mean += similarity[i] * m_alpha[i];
+  }
+  std::vector<double> v = solve_lower(m_chol, n, similarity);
+  double explained = 0;
+  for (double x : v) explained += x * x;
+  return {mean, std::sqrt(std::max(1e-12, kernel(point, point) - explained)) * m_scale};
+}
+
+std::optional<Proposal> propose_next(const SearchRequest& request, std::mt19937_64& rng) {
+  const std::vector<ParamSpec>& space = request.space;
+  if (space.empty()) return std::nullopt;
+  std::unordered_set<std::string> tried;
+  std::vector<std::vector<bool>> seen_values;
+  for (const ParamSpec& spec : space) seen_values.emplace_back(spec.values.size(), false);
+  std::unordered_set<std::uint64_t> seen_pairs;
+  for (const Measurement& point : request.measured) {
+    std::vector<int> encoded = encode_point(space, point.params);
+    tried.insert(point_key(encoded));
+    for (std::size_t p = 0; p < space.size(); ++p) {
+      if (encoded[p] < 0) continue;
+      seen_values[p][static_cast<std::size_t>(encoded[p])] = true;
+      for (std::size_t q = p + 1; q < space.size(); ++q)
+        if (encoded[q] >= 0) seen_pairs.insert(pair_key(p, encoded[p], q, encoded[q]));
+    }
+  }
+  const std::vector<int> head = encode_point(space, request.head);
+  std::vector<std::vector<int>> candidates = candidate_points(request, head, tried, rng);
+  if (candidates.empty()) return std::nullopt;
+  std::shuffle(candidates.begin(), candidates.end(), rng);  // ties go to a random one
+
+  Surrogate model(space, request.measured);
+  std::vector<double> optimism(candidates.size(), 0.0);
+  std::vector<Surrogate::Prediction> predicted(candidates.size());
+  for (std::size_t c = 0; c < candidates.size() && model.usable(); ++c) {
+    predicted[c] = model.predict(decode_point(space, candidates[c]));
+    optimism[c] = predicted[c].mean + k_uncertainty_weight * predicted[c].sd;
+  }
+  auto forecast = [&](std::size_t c) {
+    if (!model.usable()) return std::string();
+    return "; model predicts " + fixed(std::exp(predicted[c].mean)) + "x ±" + percent(predicted[c].sd) +
+           (request.head_speedup ? " (head " + fixed(*request.head_speedup) + "x)" : "");
+  };
+
+  // First measure every declared value once: the model knows nothing of a value it has never seen.
+  std::vector<int> unseen(candidates.size(), 0);
+  for (std::size_t c = 0; c < candidates.size(); ++c)
+    for (std::size_t p = 0; p < space.size(); ++p) unseen[c] += seen_values[p][static_cast<std::size_t>(candidates[c][p])] ? 0 : 1;
+  const int most_unseen = *std::max_element(unseen.begin(), unseen.end());
+  if (most_unseen > 0) {
+    std::size_t pick = candidates.size();
+    for (std::size_t c = 0; c < candidates.size(); ++c)
+      if (unseen[c] == most_unseen && (pick == candidates.size() || optimism[c] > optimism[pick])) pick = c;
+    std::string values;
+    for (std::size_t p = 0; p < space.size(); ++p)
+      if (!seen_values[p][static_cast<std::size_t>(candidates[pick][p])])
+        values += (values.empty() ? "" : ", ") + space[p].name + "=" + space[p].values[static_cast<std::size_t>(candidates[pick][p])];
+    return Proposal{decode_point(space, candidates[pick]), ProposalKind::cover,
+                    "explore: measure " + values + " for the first time" + forecast(pick)};
+  }
+
+  // Then the model's choice: optimism plus a bonus for value pairs never measured together (interactions the
+  // additive view cannot see), pairs of relevant params counting more.
+  auto relevance = [&](std::size_t p) {
+    auto it = request.relevance.find(space[p].name);
+    return it == request.relevance.end() ? 1.0 : it->second;
+  };
+  std::vector<double> novelty(candidates.size(), 0.0);
+  std::vector<int> new_pairs(candidates.size(), 0);
+  for (std::size_t c = 0; c < candidates.size(); ++c)
+    for (std::size_t p = 0; p < space.size(); ++p)
+      for (std::size_t q = p + 1; q < space.size(); ++q)
+        if (!seen_pairs.count(pair_key(p, candidates[c][p], q, candidates[c][q])))
+          novelty[c] += relevance(p) * relevance(q), ++new_pairs[c];
+  const double most_novel = *std::max_element(novelty.begin(), novelty.end());
+  std::vector<double> score(candidates.size());
+  for (std::size_t c = 0; c < candidates.size(); ++c)
+    score[c] = optimism[c] + (most_novel > 0 ? k_pair_bonus * novelty[c] / most_novel : 0.0);
+
+  auto best_where = [&](auto&& accept) {
+    std::size_t pick = candidates.size();
+    for (std::size_t c = 0; c < candidates.size(); ++c)
+      if (accept(c) && (pick == candidates.size() || score[c] > score[pick])) pick = c;
+    return pick;
+  };
+  const bool has_head = complete(head);
+  std::size_t pick = candidates.size();
+  if (request.mode == SearchMode::new_lineage && has_head)
+    pick = best_where([&](std::size_t c) { return distance(candidates[c], head) >= 2; });
+  if (pick == candidates.size()) {
+    pick = best_where([](std::size_t) { return true; });
+    std::size_t change = has_head ? best_where([&](std::size_t c) { return distance(candidates[c], head) == 1; })
+                                  : candidates.size();
+    if (change != candidates.size() && score[change] >= score[pick] - k_change_preference) pick = change;
+  }
+  ParamValues params = decode_point(space, candidates[pick]);
+  if (has_head && distance(candidates[pick], head) == 1)
+    return Proposal{params, ProposalKind::change,
+                    "change " + make_move(request.head, params).description + forecast(pick)};
+  return Proposal{params, ProposalKind::jump,
+                  "jump to a new lineage: the model's best-ranked unexplored point, measuring " +
+                      std::to_string(new_pairs[pick]) + " untried value pair(s)" + forecast(pick)};
 }
 
 }  // namespace evoteam::builtin

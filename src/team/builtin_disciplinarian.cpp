@@ -45,7 +45,9 @@ class Disciplinarian : public TeamMember {
           continue;
         }
       } else {
-        lab.rule(record.candidate_id, true, context.role.name, "one change, measured: accepted");
+        lab.rule(record.candidate_id, true, context.role.name,
+                 parent == nullptr ? "new lineage (a sample of the space, no parent), measured: accepted"
+                                   : "one change, measured: accepted");
       }
       ++accepted;
     }

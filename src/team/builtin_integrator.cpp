@@ -1,7 +1,9 @@
 // The builtin Knowledge Integrator: at the end of a cycle turns the cycle's measurements into knowledge —
 // validated param changes (with the candidates and figures that validate them), constraints inferred from
-// recurring failures — and rewrites the action plan every agent reads.
+// recurring failures, failed configurations (never re-tried) — and rewrites the action plan every agent reads,
+// with the param effects measured so far.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -72,8 +74,19 @@ class KnowledgeIntegrator : public TeamMember {
     std::string focus_text;
     for (const std::string& name : focus) focus_text += (focus_text.empty() ? "" : ",") + name;
     plan += "- focus: " + (focus_text.empty() ? "unmeasured; profile the best first" : focus_text) + "\n";
+    // Param effects as measured so far (an additive fit over every measurement on the best's sources), so a
+    // reader sees which params matter without replaying the history.
+    if (best) {
+      std::map<std::string, double> effects =
+          param_effects(context.lab->param_space(), measurements_of(history, best->sources_hash));
+      std::string effects_text;
+      for (const auto& [name, effect] : effects)
+        effects_text += (effects_text.empty() ? "" : ", ") + name + " " + fixed(100.0 * (std::exp(effect) - 1.0), 0) + "%";
+      if (!effects_text.empty()) plan += "- param effects (largest minus smallest value): " + effects_text + "\n";
+    }
     plan += "- respect constraints: " + std::to_string(known_constraints.size()) + " recorded (constraints.md)\n";
-    plan += "- next: one change at a time from the best, along the focus order; never retry a recorded failure\n";
+    plan += "- next: one change at a time from the best where the model rates it well, else a new lineage where "
+            "it expects more; never retry a measured configuration or a recorded failure\n";
     knowledge.write_action_plan(plan);
     knowledge.add_role_record(context.role.name,
                               KnowledgeEntry{"cycle " + std::to_string(context.cycle),

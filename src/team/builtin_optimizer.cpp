@@ -1,9 +1,15 @@
-// The builtin Optimizer: samples the param space first, then first-improvement hill climbing with single
-// changes from the lineage head, in the order the Profiling Scientist's focus suggests. On a stagnation
-// directive it restarts from unexplored points (new lineages).
+// The builtin Optimizer: a model-guided search over the task's declared params. It first measures every
+// declared value once (roots), then climbs from the best with single changes while a surrogate fit on every
+// measurement rates them about as well as anything else, and jumps to a new lineage (a root) where the model
+// expects more: an optimistic prediction or value combinations never measured together. The Profiling
+// Scientist's relevance weights bias which combinations it explores; a stagnation directive makes its next
+// point a root away from the best. Nothing is ever evaluated twice, nor a point the task or the recorded
+// constraints rule out.
 #include <set>
 
+#include <evoteam/knowledge.hpp>
 #include <evoteam/process.hpp>
+#include <evoteam/task.hpp>
 
 #include "team/builtin_common.hpp"
 
@@ -11,95 +17,90 @@ namespace evoteam::builtin {
 
 namespace {
 
+const char* kind_name(ProposalKind kind) {
+  switch (kind) {
+    case ProposalKind::cover: return "cover";
+    case ProposalKind::change: return "change";
+    case ProposalKind::jump: return "jump";
+  }
+  return "jump";
+}
+
 class Optimizer : public TeamMember {
  public:
   TurnOutcome act(TurnContext& context) override {
     TurnOutcome outcome;
     std::mt19937_64 rng(context.seed);
     Lab& lab = *context.lab;
-    std::vector<ParamSpec> space = lab.param_space();
+    const std::vector<ParamSpec> space = lab.param_space();
     std::optional<EvaluationRecord> head = lineage_head(context);
     if (!head || space.empty()) {
       outcome.summary = "nothing to optimise (no params or no starting candidate)";
       return outcome;
     }
-    const std::vector<std::string> focus = current_focus(context);
-    // The task declares which param combinations are valid; proposing an invalid one would only buy a rejection.
+    // Proposing a point the task declares invalid, or one a recorded constraint screens out, would only buy a
+    // rejection or a block: such points are never candidates.
     const Task* task = lab.task();
-    auto valid = [&](const ParamValues& params) { return task == nullptr || !param_error(*task, params); };
-    int spent = 0, improved = 0;
-    std::string log;
+    const Lab::Screening screening = context.screening();
+    std::vector<std::string> constraints;
+    if (screening == Lab::Screening::against_knowledge)
+      for (const KnowledgeEntry& entry : context.knowledge->entries(KnowledgeKind::constraint))
+        if (auto when = entry.fields.find("when"); when != entry.fields.end()) constraints.push_back(when->second);
+    std::set<std::string> refused;  // answered without an evaluation (screened or already known): skip them
+    auto admissible = [&](const ParamValues& params) {
+      if (refused.count(describe(params)) || (task != nullptr && param_error(*task, params))) return false;
+      for (const std::string& when : constraints)
+        if (constraint_matches(when, params)) return false;
+      return true;
+    };
+    const ProfilerAdvice advice = current_advice(context);
+    bool new_lineage = context.directive_active("Stagnation");
 
-    // A root starts a new lineage (no parent): it is a sample of the space, not a change to review.
-    enum class Kind { change, root };
-    auto try_point = [&](const ParamValues& params, const std::string& hypothesis,
-                         Kind kind = Kind::change) -> std::optional<EvaluationRecord> {
+    int spent = 0, improved = 0;
+    std::map<ProposalKind, int> kinds;
+    std::set<std::string> proposed;
+    std::string log, stop = "budget spent";
+    while (spent < context.evaluation_budget) {
+      if (interrupted()) { stop = "interrupted"; break; }
+      RunHistory history = lab.snapshot();
+      SearchRequest search{space, measurements_of(history, head->sources_hash), head->params, head->speedup,
+                           admissible, advice.relevance, new_lineage ? SearchMode::new_lineage : SearchMode::climb};
+      std::optional<Proposal> proposal = propose_next(search, rng);
+      if (!proposal) { stop = "every admissible point is measured"; break; }
+      // The lab records every evaluation, so a point proposed twice means it did not: stop rather than spin.
+      if (!proposed.insert(describe(proposal->params)).second) { stop = "the lab did not record " + describe(proposal->params); break; }
+
       LabRequest request;
-      request.parent_id = kind == Kind::root ? "" : head->candidate_id;
+      // A root starts a new lineage (no parent): it is a sample of the space, not a change to review.
+      request.parent_id = proposal->kind == ProposalKind::change ? head->candidate_id : "";
       request.author_role = context.role.name;
       request.lineage = context.role.lineage;
-      request.hypothesis = hypothesis;
-      request.params = params;
+      request.hypothesis = proposal->rationale;
+      request.params = proposal->params;
       request.sources_dir = lab.sources_of(head->candidate_id);
-      LabOutcome result = lab.evaluate(request, context.cycle, context.screening());
-      // Already known, or screened out by a recorded constraint: costs nothing, try the next move.
-      if (result.reused || result.record.blocked_by_knowledge) return std::nullopt;
+      LabOutcome result = lab.evaluate(request, context.cycle, screening);
+      if (result.record.verdict == "BUDGET") { stop = "the run's evaluation budget is spent"; break; }
+      if (result.reused || result.record.blocked_by_knowledge) {
+        refused.insert(describe(proposal->params));
+        continue;
+      }
       ++spent;
-      if (!result.record.blocked_by_knowledge)
-        log += result.record.candidate_id + " " + result.record.verdict +
-               (result.record.speedup ? " " + fixed(*result.record.speedup) + "x" : "") + "; ";
-      return result.record;
-    };
-
-    if (context.directive_active("Stagnation")) {
-      // A new lineage: the best of a few unexplored random points becomes the head.
-      std::optional<EvaluationRecord> restart;
-      for (int attempt = 0; attempt < 32 && spent < std::max(1, context.evaluation_budget / 3); ++attempt) {
-        ParamValues point = random_point(space, rng);
-        if (!valid(point)) continue;
-        std::optional<EvaluationRecord> result = try_point(point, "restart: explore a new region", Kind::root);
-        if (result && result->passed && result->speedup && (!restart || *result->speedup > *restart->speedup))
-          restart = result;
+      ++kinds[proposal->kind];
+      new_lineage = false;  // one root away from the best answers the directive; the search goes on from there
+      const EvaluationRecord& record = result.record;
+      log += record.candidate_id + " " + kind_name(proposal->kind) + " " + record.verdict +
+             (record.speedup ? " " + fixed(*record.speedup) + "x" : "") + "; ";
+      if (record.passed && record.speedup && head->speedup && *record.speedup > *head->speedup) {
+        head = record;
+        ++improved;
       }
-      if (restart) head = restart;
-    }
-
-    // Before any change has been measured, the first turn samples the space so that hill climbing starts
-    // from the best region found rather than from the starting kernel's corner.
-    RunHistory seen = lab.snapshot();
-    int passing = 0;
-    for (const EvaluationRecord& record : seen.evaluations) passing += record.passed ? 1 : 0;
-    if (passing <= 1 && !context.directive_active("Stagnation")) {
-      for (int attempt = 0; attempt < 64 && spent < context.evaluation_budget && !interrupted(); ++attempt) {
-        ParamValues point = random_point(space, rng);
-        if (!valid(point)) continue;
-        std::optional<EvaluationRecord> result = try_point(point, "explore: sample the param space", Kind::root);
-        if (result && result->passed && result->speedup && head->speedup && *result->speedup > *head->speedup)
-          head = result;
-      }
-    }
-
-    std::set<std::string> tried;
-    while (spent < context.evaluation_budget && !interrupted()) {
-      std::vector<Move> moves = neighbour_moves(head->params, space, focus, rng);
-      bool moved = false;
-      for (std::size_t i = 0; i < moves.size() && spent < context.evaluation_budget && !interrupted(); ++i) {
-        const Move& move = moves[i];
-        if (!valid(move.params) || !tried.insert(describe(move.params)).second) continue;
-        std::optional<EvaluationRecord> result = try_point(move.params, "change " + move.description);
-        if (result && result->passed && result->speedup && head->speedup && *result->speedup > *head->speedup) {
-          head = result;
-          ++improved;
-          moved = true;
-          break;
-        }
-      }
-      if (!moved) break;  // a local optimum of the neighbourhood: nothing left to try from here
     }
     outcome.usage.evaluations = spent;
-    outcome.summary = "spent " + std::to_string(spent) + " evaluations, improved " + std::to_string(improved) +
-                      " times; head " + head->candidate_id +
-                      (head->speedup ? " " + fixed(*head->speedup) + "x" : "");
+    outcome.summary = "spent " + std::to_string(spent) + " evaluations (" + std::to_string(kinds[ProposalKind::cover]) +
+                      " to cover values, " + std::to_string(kinds[ProposalKind::change]) + " single changes, " +
+                      std::to_string(kinds[ProposalKind::jump]) + " jumps), improved " + std::to_string(improved) +
+                      " times; head " + head->candidate_id + (head->speedup ? " " + fixed(*head->speedup) + "x" : "") +
+                      "; stopped: " + stop;
     outcome.handoff_note = outcome.summary + (log.empty() ? "" : "; results: " + log);
     return outcome;
   }

@@ -1,6 +1,7 @@
 // The builtin Profiling Scientist: profiles the current best (after every change of the best), measures each
-// param's effect from pairs of candidates that differ in that param alone, and hands the Optimizer a focus
-// order: the params with the largest measured effect first, then the unmeasured ones, then the flat ones.
+// param's effect with an additive fit of log speedup over every measurement on the best's sources, and hands
+// the Optimizer a focus order (largest measured effect first, then the unmeasured params, then the flat ones)
+// and relevance weights that bias which param combinations the Optimizer explores.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -29,43 +30,44 @@ class ProfilingScientist : public TeamMember {
       }
     }
 
-    // Effect of each param: mean |log speedup ratio| over parent/child pairs that differ in it alone.
+    const std::vector<ParamSpec> space = lab.param_space();
     RunHistory history = lab.snapshot();
-    std::map<std::string, std::pair<double, int>> effect;
-    for (const EvaluationRecord& child : history.evaluations) {
-      const EvaluationRecord* parent = history.find(child.parent_id);
-      if (!parent || !child.passed || !parent->passed || !child.speedup || !parent->speedup) continue;
-      Move move = make_move(parent->params, child.params);
-      if (move.changed.size() != 1) continue;
-      auto& [sum, count] = effect[move.changed.front()];
-      sum += std::fabs(std::log(*child.speedup / *parent->speedup));
-      ++count;
-    }
+    std::vector<Measurement> measured;
+    if (best) measured = measurements_of(history, best->sources_hash);
+    int passing = 0;
+    for (const Measurement& point : measured) passing += point.outcome == Measurement::Outcome::passed ? 1 : 0;
+    const std::map<std::string, double> effects = param_effects(space, measured);
+    const std::map<std::string, double> relevance = relevance_of(space, effects);
+
     std::vector<std::pair<double, std::string>> ranked;
-    for (const ParamSpec& spec : lab.param_space()) {
-      auto it = effect.find(spec.name);
+    for (const ParamSpec& spec : space) {
+      auto it = effects.find(spec.name);
       // Unmeasured params rank between strong (> 5%) and flat ones: they may hide a gain.
-      double score = it == effect.end() ? 0.05 : it->second.first / it->second.second;
-      ranked.emplace_back(-score, spec.name);
+      ranked.emplace_back(-(it == effects.end() ? 0.05 : it->second), spec.name);
     }
-    std::sort(ranked.begin(), ranked.end());
-    std::string focus, effects;
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::string focus, weights, effects_text;
     for (const auto& [score, name] : ranked) {
       focus += (focus.empty() ? "" : ",") + name;
-      auto it = effect.find(name);
-      if (it != effect.end())
-        effects += name + " ±" + fixed(100.0 * (std::exp(it->second.first / it->second.second) - 1.0), 0) + "% (" +
-                   std::to_string(it->second.second) + " pair(s)); ";
+      if (auto weight = relevance.find(name); weight != relevance.end())
+        weights += (weights.empty() ? "" : ",") + name + ":" + fixed(weight->second);
+      if (auto effect = effects.find(name); effect != effects.end())
+        effects_text += name + " " + fixed(100.0 * (std::exp(effect->second) - 1.0), 0) + "%; ";
     }
+    if (!effects_text.empty())
+      effects_text = "Measured param effects (additive fit over " + std::to_string(passing) +
+                     " passing measurements, largest minus smallest value): " + effects_text;
     if (best) {
+      std::map<std::string, std::string> fields = {{"candidate", best->candidate_id}, {"bound", bound}, {"focus", focus}};
+      if (!weights.empty()) fields["relevance"] = weights;
       context.knowledge->add(KnowledgeKind::hardware,
-                             KnowledgeEntry{best->candidate_id + " is " + bound + "-bound",
-                                            {{"candidate", best->candidate_id}, {"bound", bound}, {"focus", focus}},
-                                            profile_summary + (effects.empty() ? "" : "\nMeasured param effects: " + effects)});
+                             KnowledgeEntry{best->candidate_id + " is " + bound + "-bound", fields,
+                                            profile_summary + (effects_text.empty() ? "" : "\n" + effects_text)});
     }
     outcome.summary = (best ? "profiled " + best->candidate_id + " (" + bound + "-bound); " : std::string()) +
-                      "focus " + focus;
-    outcome.handoff_note = outcome.summary + "; focus=" + focus;
+                      "focus " + focus + (effects_text.empty() ? "" : "; " + effects_text);
+    outcome.handoff_note = outcome.summary + "; focus=" + focus + (weights.empty() ? "" : "; relevance=" + weights);
     return outcome;
   }
 };

@@ -269,7 +269,7 @@ TEST_F(LabWithFakeEvaluator, ProfileMarksTheCandidateProfiled) {
   EXPECT_EQ(journaled("profile"), 1);
 }
 
-TEST_F(LabWithFakeEvaluator, OptimizerSpendsItsBudgetOnSingleChanges) {
+TEST_F(LabWithFakeEvaluator, OptimizerSpendsItsBudgetOnCoverRootsThenSingleChanges) {
   lab.ensure_start(1);
   TurnOutcome outcome = act("optimizer", 1, 3);
   EXPECT_LE(outcome.usage.evaluations, 3);

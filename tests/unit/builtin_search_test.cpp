@@ -1,0 +1,284 @@
+// The builtin team's model-guided search over declared params: on synthetic landscapes it finds the best within
+// a small fraction of the space, never proposes a point twice nor an invalid one, steers away from failing
+// regions, and the Optimizer does the same through the lab (roots without a parent, changes of one param).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include <evoteam/fs.hpp>
+#include <evoteam/lab.hpp>
+#include <evoteam/store.hpp>
+#include <evoteam/task.hpp>
+#include <evoteam/team.hpp>
+
+#include "support/temp_dir.hpp"
+#include "team/builtin_common.hpp"
+
+namespace evoteam {
+namespace {
+
+using builtin::Measurement;
+using builtin::Proposal;
+using builtin::ProposalKind;
+using builtin::SearchMode;
+using builtin::SearchRequest;
+
+std::vector<ParamSpec> synthetic_space() {
+  return {{"A", {"1", "2", "4", "8"}, "1", "tile"},
+          {"B", {"1", "2", "4", "8"}, "1", "unroll"},
+          {"C", {"0", "1", "2"}, "0", "mode"},
+          {"D", {"0", "1", "2"}, "0", "order"}};
+}
+
+// A separable landscape: the speedup is a product of one factor per param; D barely matters.
+double separable_speedup(const ParamValues& params) {
+  static const std::map<std::string, std::map<std::string, double>> factors = {
+      {"A", {{"1", 1.0}, {"2", 1.6}, {"4", 2.2}, {"8", 1.9}}},
+      {"B", {{"1", 1.0}, {"2", 1.3}, {"4", 1.5}, {"8", 1.2}}},
+      {"C", {{"0", 1.0}, {"1", 0.8}, {"2", 1.1}}},
+      {"D", {{"0", 1.0}, {"1", 1.02}, {"2", 0.99}}}};
+  double speedup = 1.0;
+  for (const auto& [name, value] : params) speedup *= factors.at(name).at(value);
+  return speedup;
+}
+
+// The declared constraint of the synthetic task: A * B <= 32 (A=8 with B=8 is invalid).
+bool valid_point(const ParamValues& params) { return std::stoi(params.at("A")) * std::stoi(params.at("B")) <= 32; }
+
+double best_valid_speedup() {
+  double best = 0;
+  for (const char* a : {"1", "2", "4", "8"})
+    for (const char* b : {"1", "2", "4", "8"})
+      for (const char* c : {"0", "1", "2"})
+        for (const char* d : {"0", "1", "2"}) {
+          ParamValues point{{"A", a}, {"B", b}, {"C", c}, {"D", d}};
+          if (valid_point(point)) best = std::max(best, separable_speedup(point));
+        }
+  return best;
+}
+
+const ParamValues k_start{{"A", "1"}, {"B", "1"}, {"C", "0"}, {"D", "0"}};
+
+// Runs the search from the starting point for `evaluations` evaluations of `speedup_of` (nullopt: fails).
+struct SearchRun {
+  std::vector<Measurement> measured;
+  std::vector<Proposal> proposals;
+  double best = 0;
+  int evaluations_to_best = 0;
+};
+
+SearchRun run_search(int evaluations, std::uint64_t seed,
+                     const std::function<std::optional<double>(const ParamValues&)>& speedup_of) {
+  SearchRun run;
+  run.measured.push_back({k_start, Measurement::Outcome::passed, *speedup_of(k_start)});
+  run.best = run.measured.back().speedup;
+  run.evaluations_to_best = 1;
+  std::mt19937_64 rng(seed);
+  ParamValues head = k_start;
+  while (static_cast<int>(run.measured.size()) < evaluations) {
+    SearchRequest request{synthetic_space(), run.measured, head, run.best, valid_point, {}, SearchMode::climb};
+    std::optional<Proposal> proposal = builtin::propose_next(request, rng);
+    if (!proposal) break;
+    run.proposals.push_back(*proposal);
+    std::optional<double> speedup = speedup_of(proposal->params);
+    run.measured.push_back({proposal->params, speedup ? Measurement::Outcome::passed : Measurement::Outcome::failed,
+                            speedup.value_or(0)});
+    if (speedup && *speedup > run.best) {
+      run.best = *speedup;
+      head = proposal->params;
+      run.evaluations_to_best = static_cast<int>(run.measured.size());
+    }
+  }
+  return run;
+}
+
+TEST(BuiltinSearch, FindsTheBestOfASeparableLandscapeWithinASmallFractionOfTheSpace) {
+  const double best = best_valid_speedup();
+  // 135 valid points; the search must reach the best within 20 evaluations (15% of the space) for every seed.
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    SearchRun run = run_search(20, seed, [](const ParamValues& params) { return separable_speedup(params); });
+    EXPECT_DOUBLE_EQ(run.best, best) << "seed " << seed;
+    EXPECT_LE(run.evaluations_to_best, 20) << "seed " << seed;
+  }
+}
+
+TEST(BuiltinSearch, NeverProposesAMeasuredOrAnInvalidPoint) {
+  // Run until the space is exhausted: every valid point exactly once, then no proposal.
+  SearchRun run = run_search(1000, 3, [](const ParamValues& params) { return separable_speedup(params); });
+  std::set<std::string> seen;
+  for (const Measurement& point : run.measured) {
+    EXPECT_TRUE(valid_point(point.params)) << builtin::describe(point.params);
+    EXPECT_TRUE(seen.insert(builtin::describe(point.params)).second) << "twice: " << builtin::describe(point.params);
+  }
+  EXPECT_EQ(seen.size(), 135u);
+}
+
+TEST(BuiltinSearch, MeasuresEveryValueBeforeTrustingTheModel) {
+  SearchRun run = run_search(12, 5, [](const ParamValues& params) { return separable_speedup(params); });
+  std::map<std::string, std::set<std::string>> values;
+  std::size_t covering = 0;
+  for (const Proposal& proposal : run.proposals) {
+    if (proposal.kind != ProposalKind::cover) break;
+    ++covering;
+    for (const auto& [name, value] : proposal.params) values[name].insert(value);
+  }
+  for (const auto& [name, value] : k_start) values[name].insert(value);
+  ASSERT_GE(covering, 2u);
+  // Four values of A and B need at least three roots besides the start; every value is measured by then.
+  for (const ParamSpec& spec : synthetic_space()) EXPECT_EQ(values[spec.name].size(), spec.values.size()) << spec.name;
+  for (std::size_t i = covering; i < run.proposals.size(); ++i) EXPECT_NE(run.proposals[i].kind, ProposalKind::cover);
+}
+
+TEST(BuiltinSearch, StaysAwayFromAFailingValueOnceItFailed) {
+  // Every point with C=1 fails (a build error, say): after the first failure the model rates C=1 as the worst.
+  int failures = 0;
+  SearchRun run = run_search(30, 11, [&](const ParamValues& params) -> std::optional<double> {
+    if (params.at("C") == "1") return std::nullopt;
+    return separable_speedup(params);
+  });
+  for (const Measurement& point : run.measured) failures += point.outcome == Measurement::Outcome::failed ? 1 : 0;
+  EXPECT_GE(failures, 1);
+  EXPECT_LE(failures, 4) << "of " << run.measured.size();
+}
+
+TEST(BuiltinSearch, SingleChangesAreMadeFromTheHeadAndJumpsGoElsewhere) {
+  SearchRun run = run_search(25, 2, [](const ParamValues& params) { return separable_speedup(params); });
+  // Replay: each change differs from the best-so-far in one param, each jump in more than one.
+  ParamValues head = k_start;
+  double best = separable_speedup(k_start);
+  int changes = 0;
+  for (const Proposal& proposal : run.proposals) {
+    std::size_t differ = builtin::make_move(head, proposal.params).changed.size();
+    if (proposal.kind == ProposalKind::change) {
+      EXPECT_EQ(differ, 1u) << proposal.rationale;
+      ++changes;
+    }
+    if (proposal.kind == ProposalKind::jump) {
+      EXPECT_GE(differ, 2u) << proposal.rationale;
+    }
+    if (separable_speedup(proposal.params) > best) best = separable_speedup(proposal.params), head = proposal.params;
+  }
+  EXPECT_GE(changes, 1);
+}
+
+TEST(BuiltinSearch, NewLineageModeProposesARootAwayFromTheHead) {
+  SearchRun run = run_search(8, 4, [](const ParamValues& params) { return separable_speedup(params); });
+  ParamValues head = k_start;
+  for (const Measurement& point : run.measured)
+    if (point.speedup > separable_speedup(head)) head = point.params;
+  std::mt19937_64 rng(9);
+  SearchRequest request{synthetic_space(), run.measured, head, separable_speedup(head), valid_point, {},
+                        SearchMode::new_lineage};
+  std::optional<Proposal> proposal = builtin::propose_next(request, rng);
+  ASSERT_TRUE(proposal.has_value());
+  EXPECT_EQ(proposal->kind, ProposalKind::jump);
+  EXPECT_GE(builtin::make_move(head, proposal->params).changed.size(), 2u);
+}
+
+TEST(BuiltinSearch, ParamEffectsRankTheParamsThatMatter) {
+  SearchRun run = run_search(20, 6, [](const ParamValues& params) { return separable_speedup(params); });
+  std::map<std::string, double> effects = builtin::param_effects(synthetic_space(), run.measured);
+  ASSERT_EQ(effects.size(), 4u);
+  EXPECT_GT(effects["A"], effects["D"]);
+  EXPECT_GT(effects["B"], effects["D"]);
+  EXPECT_GT(effects["C"], effects["D"]);
+  std::map<std::string, double> relevance = builtin::relevance_of(synthetic_space(), effects);
+  EXPECT_DOUBLE_EQ(relevance["A"], 1.5);
+  EXPECT_LT(relevance["D"], 1.0);
+
+  // A param measured at a single value has no effect on record (unknown is not flat).
+  std::vector<Measurement> one_value = {{k_start, Measurement::Outcome::passed, 1.0},
+                                        {{{"A", "2"}, {"B", "1"}, {"C", "0"}, {"D", "0"}}, Measurement::Outcome::passed, 1.6}};
+  std::map<std::string, double> partial = builtin::param_effects(synthetic_space(), one_value);
+  EXPECT_EQ(partial.count("B"), 0u);
+  EXPECT_EQ(partial.count("A"), 1u);
+  EXPECT_DOUBLE_EQ(builtin::relevance_of(synthetic_space(), partial)["B"], 1.0);
+}
+
+// The same landscape behind the lab, with the constraint declared by a task: the Optimizer's turns.
+class SeparableEvaluator : public CandidateEvaluator {
+ public:
+  explicit SeparableEvaluator(std::filesystem::path start) : m_start(std::move(start)) {
+    m_task.name = "separable";
+    m_task.params = synthetic_space();
+    m_task.param_constraints = {"A * B <= 32"};
+  }
+  Result evaluate(const std::filesystem::path&, const ParamValues& params, EvalDepth, std::uint64_t) override {
+    ++calls;
+    Result result;
+    result.verdict = "PASS";
+    result.speedup = separable_speedup(params);
+    result.summary = "passes";
+    result.eval_json = {{"verdict", "PASS"}};
+    return result;
+  }
+  Profile profile(const std::filesystem::path&, const ParamValues&) override {
+    return {"compute", "fake profile", nlohmann::json::object()};
+  }
+  std::vector<ParamSpec> param_space() const override { return synthetic_space(); }
+  std::filesystem::path starting_sources() const override { return m_start; }
+  const Task* task() const override { return &m_task; }
+
+  int calls = 0;
+
+ private:
+  std::filesystem::path m_start;
+  Task m_task;
+};
+
+TEST(BuiltinOptimizer, ReachesTheBestThroughTheLabWithRootsAndSingleChanges) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir / "start");
+  write_file_atomic(dir / "start" / "kernel.cpp", "// the starting kernel\n");
+  SeparableEvaluator evaluator(dir / "start");
+  RunDir run = RunDir::create(dir / "runs", "separable", nlohmann::json::object());
+  KnowledgeBase knowledge(run.knowledge_dir());
+  RunHistory history;
+  Lab lab(run, evaluator, knowledge, history);
+  lab.ensure_start(1);
+  TeamSpec team;
+  team.roles = {{"optimizer", 1.0, "best"}};
+  team.knowledge = KnowledgeMode::digest;
+
+  // Turns of four evaluations, as a cycle's share would be, until 20 evaluations are spent.
+  for (int cycle = 1; lab.snapshot().evaluation_count() < 20; ++cycle) {
+    TurnContext context;
+    context.cycle = cycle;
+    context.team = &team;
+    context.role = team.roles.front();
+    context.evaluation_budget = 4;
+    context.handoff_note = "none";
+    context.lab = &lab;
+    context.knowledge = &knowledge;
+    context.seed = 100 + static_cast<std::uint64_t>(cycle);
+    TurnOutcome outcome = make_builtin_member("optimizer", 100.0)->act(context);
+    EXPECT_EQ(outcome.usage.evaluations, 4) << outcome.summary;
+    ASSERT_LT(cycle, 10) << "no progress: " << outcome.summary;
+  }
+
+  RunHistory snapshot = lab.snapshot();
+  ASSERT_TRUE(snapshot.best().has_value());
+  EXPECT_DOUBLE_EQ(*snapshot.best()->speedup, best_valid_speedup());
+  EXPECT_EQ(evaluator.calls, snapshot.evaluation_count());
+  std::set<std::string> keys;
+  int roots = 0, changes = 0;
+  for (const EvaluationRecord& record : snapshot.evaluations) {
+    EXPECT_TRUE(keys.insert(record.key()).second) << "evaluated twice: " << record.candidate_id;
+    EXPECT_TRUE(valid_point(record.params)) << record.candidate_id << " " << builtin::describe(record.params);
+    EXPECT_FALSE(record.hypothesis.empty()) << record.candidate_id;
+    if (record.author_role != "optimizer") continue;
+    // A change names its parent and differs from it in one param; a root starts a lineage without one.
+    if (record.parent_id.empty()) {
+      ++roots;
+    } else {
+      ++changes;
+      EXPECT_EQ(record.changes, 1) << record.candidate_id << ": " << record.hypothesis;
+    }
+  }
+  EXPECT_GE(roots, 2);
+  EXPECT_GE(changes, 1);
+}
+
+}  // namespace
+}  // namespace evoteam
