@@ -83,40 +83,15 @@ const CudaToolchain& CudaBuilder::toolchain() {
 
 std::string CudaBuilder::harness_version() {
   std::lock_guard<std::mutex> lock(m_mutex);
-  if (!m_harness_version.empty()) return m_harness_version;
   // The shared files and the CUDA harness; the host harness (kernels/common/host) does not change it.
-  std::vector<fs::path> files;
-  std::error_code error;
-  for (const fs::path& dir : {common_dir(), common_dir() / "cuda"})
-    for (const auto& entry : fs::directory_iterator(dir, error))
-      if (entry.is_regular_file()) files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  if (files.empty()) throw Error("the harness sources are missing: " + common_dir().string() + " (set EVOTEAM_HOME?)");
-  std::string material = "cuda\n";
-  for (const fs::path& file : files) material += fs::relative(file, common_dir()).string() + "\n" + read_file(file) + "\n";
-  m_harness_version = sha256_hex(material).substr(0, 16);
+  if (m_harness_version.empty()) m_harness_version = hash_harness_sources({common_dir(), common_dir() / "cuda"}, common_dir(), "cuda\n");
   return m_harness_version;
 }
 
 ProcessResult CudaBuilder::run_tool(const std::vector<std::string>& argv, const fs::path& cwd, double timeout_s,
                                     SandboxMode sandbox, const fs::path& writable) {
-  Command command;
-  SandboxSpec spec;
-  spec.writable.push_back(writable);
-  command.argv = sandbox_argv(sandbox, argv, spec);
-  command.cwd = cwd;
-  command.timeout = std::chrono::milliseconds(static_cast<long>(timeout_s * 1000));
-  command.output_cap = 16u << 20;
-  m_slots.acquire();
-  ProcessResult result;
-  try {
-    result = m_runner.run(command);
-  } catch (...) {
-    m_slots.release();
-    throw;
-  }
-  m_slots.release();
-  return result;
+  // No address-space limit: the CUDA toolchain and runtime reserve far more than they use.
+  return run_compile_tool(m_runner, m_slots, argv, cwd, timeout_s, sandbox, writable, 0);
 }
 
 fs::path CudaBuilder::harness_objects(const std::vector<std::string>& archs) {

@@ -83,6 +83,16 @@ class HostBuilder : public TargetBackend {
 // InvalidInput for a library the configuration does not know.
 void library_settings(const Config& config, const Task& task, std::vector<std::string>* link, std::vector<std::string>* symbols);
 
+// Runs a compiler or inspection tool inside the sandbox (only `writable` writable) while holding one compile slot.
+ProcessResult run_compile_tool(ProcessRunner& runner, CompileSlots& slots, const std::vector<std::string>& argv,
+                               const std::filesystem::path& cwd, double timeout_s, SandboxMode sandbox,
+                               const std::filesystem::path& writable, std::uint64_t max_address_space);
+
+// A harness version: a hash over every file directly in `dirs`, named relative to `base`. Throws Error when there
+// are none (the sources are missing).
+std::string hash_harness_sources(const std::vector<std::filesystem::path>& dirs, const std::filesystem::path& base,
+                                 const std::string& salt);
+
 // A directory's name for a fresh temporary sibling (unique within and across processes).
 std::filesystem::path unique_sibling(const std::filesystem::path& final_dir);
 

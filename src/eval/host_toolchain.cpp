@@ -118,26 +118,22 @@ const HostToolchain& HostBuilder::toolchain() {
   return *m_toolchain;
 }
 
-std::string HostBuilder::harness_version() {
-  std::lock_guard<std::mutex> lock(m_mutex);
-  if (!m_harness_version.empty()) return m_harness_version;
-  // The shared files and the host harness; other targets' harnesses (kernels/common/cuda) do not change it.
+std::string hash_harness_sources(const std::vector<fs::path>& dirs, const fs::path& base, const std::string& salt) {
   std::vector<fs::path> files;
   std::error_code error;
-  for (const fs::path& dir : {harness_source_dir(), harness_source_dir() / "host"})
+  for (const fs::path& dir : dirs)
     for (const auto& entry : fs::directory_iterator(dir, error))
       if (entry.is_regular_file()) files.push_back(entry.path());
   std::sort(files.begin(), files.end());
-  if (files.empty()) throw Error("the harness sources are missing: " + harness_source_dir().string() + " (set EVOTEAM_HOME?)");
-  std::string material;
-  for (const fs::path& file : files)
-    material += fs::relative(file, harness_source_dir()).string() + "\n" + read_file(file) + "\n";
-  m_harness_version = sha256_hex(material).substr(0, 16);
-  return m_harness_version;
+  if (files.empty()) throw Error("the harness sources are missing: " + base.string() + " (set EVOTEAM_HOME?)");
+  std::string material = salt;
+  for (const fs::path& file : files) material += fs::relative(file, base).string() + "\n" + read_file(file) + "\n";
+  return sha256_hex(material).substr(0, 16);
 }
 
-ProcessResult HostBuilder::run_tool(std::vector<std::string> argv, const fs::path& cwd, double timeout_s,
-                                    SandboxMode sandbox, const fs::path& writable) {
+ProcessResult run_compile_tool(ProcessRunner& runner, CompileSlots& slots, const std::vector<std::string>& argv,
+                               const fs::path& cwd, double timeout_s, SandboxMode sandbox, const fs::path& writable,
+                               std::uint64_t max_address_space) {
   Command command;
   SandboxSpec spec;
   spec.writable.push_back(writable);
@@ -145,17 +141,30 @@ ProcessResult HostBuilder::run_tool(std::vector<std::string> argv, const fs::pat
   command.cwd = cwd;
   command.timeout = std::chrono::milliseconds(static_cast<long>(timeout_s * 1000));
   command.output_cap = 16u << 20;
-  command.max_address_space = toolchain().max_address_space;
-  m_slots.acquire();
+  command.max_address_space = max_address_space;
+  slots.acquire();
   ProcessResult result;
   try {
-    result = m_runner.run(command);
+    result = runner.run(command);
   } catch (...) {
-    m_slots.release();
+    slots.release();
     throw;
   }
-  m_slots.release();
+  slots.release();
   return result;
+}
+
+std::string HostBuilder::harness_version() {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  // The shared files and the host harness; other targets' harnesses (kernels/common/cuda) do not change it.
+  if (m_harness_version.empty())
+    m_harness_version = hash_harness_sources({harness_source_dir(), harness_source_dir() / "host"}, harness_source_dir(), "");
+  return m_harness_version;
+}
+
+ProcessResult HostBuilder::run_tool(std::vector<std::string> argv, const fs::path& cwd, double timeout_s,
+                                    SandboxMode sandbox, const fs::path& writable) {
+  return run_compile_tool(m_runner, m_slots, argv, cwd, timeout_s, sandbox, writable, toolchain().max_address_space);
 }
 
 fs::path HostBuilder::harness_objects() {
