@@ -47,35 +47,37 @@ evoteam_build() {
   fi
 }
 
-# Best effort, never fatal: cuobjdump (SASS checks of CUDA candidates) from its PyPI wheel into the build tree, when
-# nvcc is here but the toolkit lacks cuobjdump; the static stage falls back to the PTX scan without it. Prints the
-# path on success.
+# Best effort, never fatal: cuobjdump (SASS checks of CUDA candidates) and the nvdisasm it runs, from their PyPI
+# wheels into the build tree, when nvcc is here but the toolkit lacks them; the static stage falls back to the PTX
+# scan without them. Prints the cuobjdump path on success.
 evoteam_fetch_cuobjdump() {
   local dest="$EVOTEAM_BUILD_DIR/tools/cuobjdump"
-  if [ -x "$dest/bin/cuobjdump" ]; then echo "$dest/bin/cuobjdump"; return 0; fi
+  if [ -x "$dest/bin/cuobjdump" ] && [ -x "$dest/bin/nvdisasm" ]; then echo "$dest/bin/cuobjdump"; return 0; fi
   command -v python3 >/dev/null 2>&1 || return 0
-  mkdir -p "$dest"
-  timeout 120 python3 - "$dest" <<'PY' >&2 || return 0
+  mkdir -p "$dest/bin"
+  timeout 180 python3 - "$dest/bin" <<'PY' >&2 || return 0
 import io, json, os, sys, urllib.parse, urllib.request, zipfile
-dest = sys.argv[1]
-index = "https://pypi.org/pypi/nvidia-cuda-cuobjdump/json"
-meta = json.load(urllib.request.urlopen(index, timeout=30))
-wheels = [f for f in meta["urls"] if f["filename"].endswith(".whl") and "x86_64" in f["filename"]]
-if not wheels:
-    sys.exit("no x86_64 wheel of nvidia-cuda-cuobjdump")
-# Mirrors may answer with relative links.
-data = urllib.request.urlopen(urllib.parse.urljoin(index, wheels[0]["url"]), timeout=60).read()
-with zipfile.ZipFile(io.BytesIO(data)) as wheel:
-    for name in wheel.namelist():
-        if name.endswith("/bin/cuobjdump"):
-            os.makedirs(os.path.join(dest, "bin"), exist_ok=True)
-            target = os.path.join(dest, "bin", "cuobjdump")
-            with open(target, "wb") as out:
-                out.write(wheel.read(name))
-            os.chmod(target, 0o755)
-            print("evoteam: cuobjdump from " + wheels[0]["filename"])
-            break
+bin_dir = sys.argv[1]
+for package, tool in (("nvidia-cuda-cuobjdump", "cuobjdump"), ("nvidia-cuda-nvdisasm", "nvdisasm")):
+    index = "https://pypi.org/pypi/%s/json" % package
+    meta = json.load(urllib.request.urlopen(index, timeout=30))
+    wheels = [f for f in meta["urls"] if f["filename"].endswith(".whl") and "x86_64" in f["filename"]]
+    if not wheels:
+        sys.exit("no x86_64 wheel of " + package)
+    # Mirrors may answer with relative links.
+    data = urllib.request.urlopen(urllib.parse.urljoin(index, wheels[0]["url"]), timeout=60).read()
+    with zipfile.ZipFile(io.BytesIO(data)) as wheel:
+        for name in wheel.namelist():
+            if name.endswith("/bin/" + tool):
+                target = os.path.join(bin_dir, tool)
+                with open(target, "wb") as out:
+                    out.write(wheel.read(name))
+                os.chmod(target, 0o755)
+                print("evoteam: %s from %s" % (tool, wheels[0]["filename"]))
+                break
 PY
-  [ -x "$dest/bin/cuobjdump" ] && "$dest/bin/cuobjdump" --version >/dev/null 2>&1 && echo "$dest/bin/cuobjdump"
+  # cuobjdump runs nvdisasm from its own folder for SASS; without it the output has no instructions.
+  [ -x "$dest/bin/cuobjdump" ] && [ -x "$dest/bin/nvdisasm" ] && "$dest/bin/cuobjdump" --version >/dev/null 2>&1 &&
+    echo "$dest/bin/cuobjdump"
   return 0
 }
