@@ -143,6 +143,9 @@ struct Task {
   Baseline baseline;
   bool deterministic = true;   // false waives the bitwise repeat check (e.g. atomics)
   int min_devices = 1;         // GPUs one evaluation needs (multi-GPU tasks say so here)
+  // The var axis whose value is a workload's group size: one harness process (and GPU) per rank. Empty for
+  // tasks that run in one process; required when min_devices > 1.
+  std::string ranks_axis;
   std::string content_hash;    // sha256 over task.json and every file it names
 
   const Axis* find_axis(const std::string& name) const;

@@ -22,6 +22,13 @@ DType parse_dtype(const std::string& name) {
 
 }  // namespace
 
+std::uint64_t rank_seed(std::uint64_t seed, int rank) {
+  std::uint64_t value = seed ^ (0x9E3779B97F4A7C15ull * (static_cast<std::uint64_t>(rank) + 1));
+  value = (value ^ (value >> 30)) * 0xBF58476D1CE4E5B9ull;
+  value = (value ^ (value >> 27)) * 0x94D049BB133111EBull;
+  return value ^ (value >> 31);
+}
+
 std::size_t dtype_size(DType dtype) {
   switch (dtype) {
     case DType::float32: case DType::int32: return 4;
@@ -116,6 +123,24 @@ Plan load_plan(const std::string& path) {
   if (root.contains("profile")) {
     plan.profile_trial = root["profile"].at("trial").get<int>();
     plan.profile_time_s = root["profile"].at("time_s").get<double>();
+  }
+  if (root.contains("ranks")) {
+    const auto& ranks = root["ranks"];
+    plan.ranks.enabled = true;
+    plan.ranks.rank = ranks.at("rank").get<int>();
+    plan.ranks.device = ranks.value("device", plan.ranks.rank);
+    plan.ranks.axis = ranks.at("axis").get<int>();
+    plan.ranks.id_prefix = ranks.at("id_prefix").get<std::string>();
+    plan.ranks.abort_file = ranks.at("abort_file").get<std::string>();
+    plan.ranks.init_timeout_s = ranks.value("init_timeout_s", 120.0);
+    for (TrialPlan& trial : plan.trials) {
+      const WorkloadPlan& workload = plan.workloads[static_cast<std::size_t>(trial.workload)];
+      if (plan.ranks.axis < 0 || plan.ranks.axis >= static_cast<int>(workload.axes.size()) ||
+          plan.ranks.rank >= workload.axes[static_cast<std::size_t>(plan.ranks.axis)])
+        throw std::runtime_error("plan: rank " + std::to_string(plan.ranks.rank) + " is outside workload " + workload.name + "'s group");
+      trial.seed = rank_seed(trial.seed, plan.ranks.rank);
+      if (!trial.reference.empty()) trial.reference += ".r" + std::to_string(plan.ranks.rank);
+    }
   }
   return plan;
 }

@@ -54,6 +54,22 @@ struct TimingWorkloadPlan {
   std::vector<int> probes;  // trial ids of fresh sets timed once each after the rotation
 };
 
+// One rank of a group (tasks with a ranks axis): the evaluator starts one harness process per rank, each with
+// its own plan file that differs only here. Absent for single-process tasks.
+struct RankPlan {
+  bool enabled = false;
+  int rank = 0;
+  int device = 0;           // the CUDA device this process uses
+  int axis = -1;            // index of the ranks axis in WorkloadPlan::axes: a workload's group size
+  std::string id_prefix;    // communicator ids: rank 0 publishes <id_prefix>.<n>.id for its n-th communicator
+  std::string abort_file;   // created by the evaluator when another rank of the group failed
+  double init_timeout_s = 120;  // waiting for an id file, and for the communicator to form
+};
+
+// A rank's inputs come from its own seed: the trial's seed mixed with the rank, so shards differ across ranks
+// and the same (trial, rank) always gives the same bits.
+std::uint64_t rank_seed(std::uint64_t seed, int rank);
+
 struct Plan {
   std::string mode;  // reference | correctness | timing | profile
   std::vector<TensorPlan> tensors;
@@ -73,11 +89,14 @@ struct Plan {
   // profile
   int profile_trial = -1;
   double profile_time_s = 0.3;
+  RankPlan ranks;
 
   const TrialPlan& trial(int id) const;
 };
 
 // Throws std::runtime_error with a message on a malformed plan (the evaluator wrote it, so that is a bug).
+// For a rank, every trial's seed becomes rank_seed(seed, rank) and its reference prefix gains ".r<rank>"
+// (each rank keeps its own reference outputs).
 Plan load_plan(const std::string& path);
 
 }  // namespace evoteam_harness

@@ -1,4 +1,5 @@
 #include "eval/battery.hpp"
+#include "eval/rank_group.hpp"
 
 #include <evoteam/error.hpp>
 #include <evoteam/fs.hpp>
@@ -58,6 +59,7 @@ BatteryWorkload make_workload(const Task& task, const std::string& name, const s
 
 std::vector<std::map<std::string, std::int64_t>> hidden_shapes(const Task& task, const std::vector<std::int64_t>& edge_values,
                                                              std::int64_t edge_base) {
+  if (!task.ranks_axis.empty()) return ranked_hidden_shapes(task, edge_values, edge_base);
   std::vector<std::string> var_axes;
   for (const Axis& axis : task.axes)
     if (!axis.is_const) var_axes.push_back(axis.name);
@@ -161,12 +163,14 @@ nlohmann::json Battery::describe() const {
   for (const Trial& trial : trials) correctness_trials += trial.correctness ? 1 : 0;
   nlohmann::json rotation_json = nlohmann::json::object();
   for (const auto& [workload, sets] : rotation) rotation_json[workloads[static_cast<std::size_t>(workload)].name] = sets.size();
-  return {{"seeds_per_workload", seeds},
-          {"distributions", distributions},
-          {"correctness_trials", correctness_trials},
-          {"hidden_shapes", hidden},
-          {"determinism_check", determinism_trial >= 0},
-          {"rotation_sets", rotation_json}};
+  nlohmann::json description = {{"seeds_per_workload", seeds},
+                                 {"distributions", distributions},
+                                 {"correctness_trials", correctness_trials},
+                                 {"hidden_shapes", hidden},
+                                 {"determinism_check", determinism_trial >= 0},
+                                 {"rotation_sets", rotation_json}};
+  if (!skipped_workloads.empty()) description["skipped_workloads"] = skipped_workloads;
+  return description;
 }
 
 }  // namespace evoteam::eval

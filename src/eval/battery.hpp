@@ -42,6 +42,9 @@ struct Battery {
   std::map<int, std::vector<int>> rotation;  // visible workload -> trial ids of its timing input sets
   std::map<int, std::vector<int>> probes;    // visible workload -> trial ids of its fresh probe sets
   int determinism_trial = -1;
+  // Workloads left out because the machine lacks the GPUs their group needs (eval/rank_group.hpp): reported,
+  // never passed.
+  nlohmann::json skipped_workloads = nlohmann::json::array();
   std::vector<std::string> distributions;
   int seeds = 0;
 

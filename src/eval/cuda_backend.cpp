@@ -155,6 +155,8 @@ fs::path CudaBuilder::harness(const Task& task) {
   // cuBLAS for the peaks probe only (implementations never see it unless their task allows it); CUPTI for the
   // kernel trace of timing runs.
   argv.insert(argv.end(), {"-o", "harness", "-lcublas", "-lcupti", "-ldl"});
+  // A task with a ranks axis: the glue creates the harness's communicator and passes it to every call.
+  if (!task.ranks_axis.empty()) argv.push_back("-lnccl");
   const ProcessResult result = run_tool(argv, temporary, 900, SandboxMode::none, temporary);
   if (!result.ok()) {
     std::error_code ignored;

@@ -32,6 +32,10 @@ std::optional<Judgement> run_cuda_profile(EvaluationRun& run, const fs::path& ca
     *profile = static_cuda_profile(run.build_report, "ncu (Nsight Compute) is not installed");
     return std::nullopt;
   }
+  if (!run.task.ranks_axis.empty()) {
+    *profile = static_cuda_profile(run.build_report, "a group of ranks (one process per GPU) is not profiled under ncu yet");
+    return std::nullopt;
+  }
   if (run.battery.rotation.empty()) return Judgement{Verdict::infra_error, "no workload to profile", nlohmann::json::object()};
   const int trial_id = run.battery.rotation.begin()->second.front();
   nlohmann::json plan = base_plan(run.task, run.battery, config, "profile");

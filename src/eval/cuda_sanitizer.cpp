@@ -35,6 +35,10 @@ std::optional<Judgement> run_cuda_sanitizer(EvaluationRun& run, const fs::path& 
   *report = nlohmann::json::object();
   const std::vector<std::string> tools = config.get<std::vector<std::string>>("eval.cuda.sanitizer_tools");
   if (run.task.target != Target::cuda || tools.empty()) return std::nullopt;
+  if (!run.task.ranks_axis.empty()) {
+    (*report)["skipped"] = "a group of ranks (one process per GPU) does not run under compute-sanitizer yet";
+    return std::nullopt;
+  }
   const std::optional<fs::path> sanitizer = cuda::find_cuda_tool("compute-sanitizer");
   if (!sanitizer) {
     (*report)["skipped"] = "compute-sanitizer is not installed";

@@ -114,6 +114,8 @@ HarnessRun run_harness(ProcessRunner& runner, const HarnessSpec& spec) {
   for (const auto& path : spec.readable) sandbox.readable.push_back(path);
   for (const auto& path : spec.writable) sandbox.writable.push_back(path);
   sandbox.devices = spec.devices;
+  sandbox.rank_group = spec.rank_group;
+  sandbox.shared_memory = spec.shared_memory;
   Command command;
   command.argv = sandbox_argv(spec.sandbox, argv, sandbox);
   command.cwd = spec.scratch;

@@ -41,8 +41,11 @@ std::vector<std::string> sandbox_argv(SandboxMode mode, const std::vector<std::s
   for (const auto& path : spec.readable) wrapped.insert(wrapped.end(), {"--ro-bind", path.string(), path.string()});
   for (const auto& path : spec.writable) wrapped.insert(wrapped.end(), {"--bind", path.string(), path.string()});
   for (const auto& path : spec.devices) wrapped.insert(wrapped.end(), {"--dev-bind-try", path.string(), path.string()});
-  wrapped.insert(wrapped.end(), {"--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-pid",
-                                 "--new-session", "--die-with-parent"});
+  if (!spec.shared_memory.empty()) wrapped.insert(wrapped.end(), {"--bind", spec.shared_memory.string(), "/dev/shm"});
+  if (spec.rank_group) wrapped.insert(wrapped.end(), {"--unshare-uts", "--new-session", "--die-with-parent"});
+  else
+    wrapped.insert(wrapped.end(), {"--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-pid",
+                                   "--new-session", "--die-with-parent"});
   if (!spec.writable.empty()) wrapped.insert(wrapped.end(), {"--chdir", spec.writable.front().string()});
   wrapped.push_back("--");
   wrapped.insert(wrapped.end(), argv.begin(), argv.end());

@@ -15,6 +15,10 @@ struct SandboxSpec {
   std::vector<std::filesystem::path> writable;  // bound read-write; the first one is the working directory
   std::vector<std::filesystem::path> readable;  // re-exposed read-only (they may sit under hidden directories)
   std::vector<std::filesystem::path> devices;   // device nodes bound into the fresh /dev (GPU runs)
+  // The ranks of a group (eval/rank_group.hpp) talk to each other: they keep the host's network (NCCL's
+  // bootstrap sockets), IPC and PID namespaces (CUDA IPC over NVLink) and share `shared_memory` as /dev/shm.
+  bool rank_group = false;
+  std::filesystem::path shared_memory;
 };
 
 // The GPU's device nodes (/dev/nvidia*), which a sandboxed CUDA process needs; empty on a machine without them.

@@ -23,7 +23,7 @@ const std::vector<std::string> k_top_level_keys = {
     "outputs", "constraints", "entry",      "reference",   "kernel",      "hooks",
     "workloads", "distributions", "tolerances", "flops",   "bytes",       "params",
     "param_constraints", "static_constraints", "libraries", "baseline", "deterministic",
-    "scalars", "min_devices"};
+    "scalars", "min_devices", "ranks_axis"};
 
 const std::set<std::string> k_distributions = {"normal", "uniform", "heavy_tailed", "small_int"};
 
@@ -420,6 +420,7 @@ Task load_task(const std::filesystem::path& task_dir) {
 
   std::string workloads_text;
   task.workloads = task_detail::parse_workloads(reader, reader.require(root, "workloads", ""), task, &workloads_text);
+  task.ranks_axis = task_detail::parse_ranks_axis(reader, root.contains("ranks_axis") ? &root["ranks_axis"] : nullptr, task);
   task.content_hash = content_hash(task, text, workloads_text);
   return task;
 }

@@ -43,5 +43,8 @@ std::vector<Workload> parse_workloads(const FieldReader& reader, const nlohmann:
                                       std::string* workloads_file_text);
 std::vector<ParamSpec> parse_params(const FieldReader& reader, const nlohmann::json& params);
 void check_param_constraints(const FieldReader& reader, const Task& task);
+// `ranks_axis` (task_ranks.cpp): a var axis, required exactly when min_devices > 1, whose value in every
+// workload is a group size between min_devices and 64.
+std::string parse_ranks_axis(const FieldReader& reader, const nlohmann::json* value, const Task& task);
 
 }  // namespace evoteam::task_detail

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -26,6 +27,8 @@
 #include "l2_flush.hpp"
 #include "peaks.hpp"
 #include "plan_modes.hpp"
+#include "rank_exchange.hpp"
+#include "rank_group.hpp"
 #include "../harness_abi.h"
 
 extern "C" cudaError_t example_scale(const float* x, float* y, std::int64_t n, cudaStream_t stream);
@@ -64,6 +67,14 @@ int self_test() {
   before[255] = 1;
   expect(find_guard_damage(before, after).offset == 0 && !find_guard_damage(before, after).after, "damage before the payload wins");
   expect(flush_bytes(std::size_t{50} << 20) == std::size_t{100} << 20, "flush is twice the L2");
+  expect(rank_seed(42, 0) != rank_seed(42, 1) && rank_seed(42, 1) == rank_seed(42, 1), "ranks get their own seeds");
+  expect(ranks::id_file("/x/ids", 3) == "/x/ids.3.id", "communicator id files are numbered");
+  const int ranks_axis = evoteam_glue_ranks_axis();
+  expect(ranks_axis >= -1 && ranks_axis < evoteam_glue_axis_count(), "the glue's ranks axis is one of its axes");
+  if (ranks_axis < 0) {
+    unsigned char id[k_comm_id_bytes];
+    expect(evoteam_glue_comm_unique_id(id, k_comm_id_bytes) != 0, "a task without ranks has no communicator");
+  }
   JsonLine line;
   emit(line.field("ev", "self_test").field("checks", checks).field("failed", failed));
   return failed == 0 ? 0 : 1;
@@ -89,7 +100,7 @@ int probe() {
   EVOTEAM_CUDA_CHECK(cudaMemset(x.data(), 0, x.bytes()));
   check_candidate(example_scale(static_cast<const float*>(x.data()), static_cast<float*>(y.data()), 4096, nullptr), "probe");
   JsonLine line;
-  emit(line.field("ev", "probe").field("ok", true).field("device", properties.name).field("uuid", uuid)
+  emit(line.field("ev", "probe").field("ok", true).field("device", properties.name).field("uuid", uuid).field("devices", count)
            .field("cc", std::to_string(properties.major) + "." + std::to_string(properties.minor))
            .field("l2_bytes", static_cast<std::int64_t>(properties.l2CacheSize)));
   return 0;
@@ -180,6 +191,19 @@ int run_plan(const char* plan_path, const char* const paths[3]) {
     return k_exit_infra;
   }
   set_phase("setup");
+  std::unique_ptr<RankGroup> ranks;
+  if (context.plan.ranks.enabled) {
+    // One GPU per rank; the group's communicators come per workload (rank_group.hpp).
+    if (context.plan.ranks.device >= count) {
+      emit(JsonLine().field("ev", "no_device").field("class", "INFRA_ERROR")
+               .field("error", "rank " + std::to_string(context.plan.ranks.rank) + " needs device " +
+                                   std::to_string(context.plan.ranks.device) + "; " + std::to_string(count) + " visible"));
+      return k_exit_infra;
+    }
+    EVOTEAM_CUDA_CHECK(cudaSetDevice(context.plan.ranks.device));
+    ranks = std::make_unique<RankGroup>(context.plan);
+    context.ranks = ranks.get();
+  }
   EVOTEAM_CUDA_CHECK(cudaStreamCreateWithFlags(&context.stream, cudaStreamNonBlocking));
   set_phase("harness");
   try {
@@ -190,11 +214,14 @@ int run_plan(const char* plan_path, const char* const paths[3]) {
     else if (mode == "timing") code = run_timing(context);
     else if (mode == "profile") code = run_profile(context);
     else throw std::runtime_error("unknown mode " + mode);
+    if (ranks) ranks->close();
     EVOTEAM_CUDA_CHECK(cudaStreamDestroy(context.stream));
     emit(JsonLine().field("ev", "done").field("mode", mode));
     return code;
   } catch (const std::exception& error) {
     emit(JsonLine().field("ev", "error").field("message", error.what()));
+    // A peer may still be inside a collective with this rank: leave the communicator to the process's end.
+    static_cast<void>(ranks.release());
     return 2;
   }
 }

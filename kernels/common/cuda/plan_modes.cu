@@ -25,6 +25,7 @@
 #include "device_buffer.hpp"
 #include "l2_flush.hpp"
 #include "plan_modes.hpp"
+#include "rank_group.hpp"
 
 namespace evoteam_harness::cuda {
 
@@ -176,11 +177,19 @@ std::pair<std::size_t, std::int64_t> mutated_input(const Plan& plan, const Trial
   return {plan.tensors.size(), -1};
 }
 
+// Ranks of a group meet before each call, so a peer still preparing its inputs does not eat into the call's
+// deadline (the call's collectives wait for every rank).
+static void meet(const CudaContext& context, const TrialPlan& trial) {
+  if (context.ranks != nullptr) context.ranks->barrier(context.stream, group_deadline_s(trial.deadline_s));
+}
+
 int run_reference(const CudaContext& context) {
   const Plan& plan = context.plan;
   for (const TrialPlan& trial : plan.trials) {
+    if (context.ranks != nullptr) context.ranks->use_workload(trial.workload, context.stream);
     std::vector<Bytes> host = host_tensors(plan, trial, 0);
     DeviceSet set = upload(plan, host);
+    meet(context, trial);
     const double wall = call(context.reference, plan, trial, set, context.stream);
     for (std::size_t t = 0; t < plan.tensors.size(); ++t) {
       if (set.buffers[t].check_guards().damaged) throw std::runtime_error("the reference wrote outside tensor " + plan.tensors[t].name);
@@ -202,9 +211,11 @@ int run_reference(const CudaContext& context) {
 int run_correctness(const CudaContext& context) {
   const Plan& plan = context.plan;
   for (const TrialPlan& trial : plan.trials) {
+    if (context.ranks != nullptr) context.ranks->use_workload(trial.workload, context.stream);
     emit(JsonLine().field("ev", "begin").field("trial", trial.id).field("workload", trial.workload));
     std::vector<Bytes> host = host_tensors(plan, trial, trial.poison);
     DeviceSet set = upload(plan, host);
+    meet(context, trial);
     const double wall = call(context.candidate, plan, trial, set, context.stream);
     JsonLine line;
     line.field("ev", "trial").field("trial", trial.id).field("workload", trial.workload).field("wall_s", wall);
@@ -218,13 +229,18 @@ int run_correctness(const CudaContext& context) {
       }
     }
     if (status == "ok") status = compare_outputs(plan, trial, set, load_references(plan, trial), trial.poison, line, &outputs);
+    // Ranks compare their outputs bit for bit through the evaluator.
+    if (context.ranks != nullptr && status == "ok") line.field("output_hash", outputs_hash(plan, outputs));
     line.field("status", status);
     emit(line);
-    if (status != "ok" || trial.id != plan.determinism_trial) continue;
+    // Every rank repeats the same trial, whatever its own status: the repeat is a collective call.
+    if ((status != "ok" && context.ranks == nullptr) || trial.id != plan.determinism_trial) continue;
     // Determinism: the same inputs in new buffers under another poison; outputs must match bit for bit.
     std::vector<Bytes> again = host_tensors(plan, trial, trial.poison + 1);
     DeviceSet repeat = upload(plan, again);
+    meet(context, trial);
     call(context.candidate, plan, trial, repeat, context.stream);
+    if (status != "ok") continue;
     JsonLine determinism;
     determinism.field("ev", "determinism").field("trial", trial.id);
     bool identical = true;
@@ -247,6 +263,7 @@ int run_profile(const CudaContext& context) {
   // Under Nsight Compute the evaluator selects the launches; this mode only makes them, a few times.
   const Plan& plan = context.plan;
   const TrialPlan& trial = plan.trial(plan.profile_trial);
+  if (context.ranks != nullptr) context.ranks->use_workload(trial.workload, context.stream);
   std::vector<Bytes> host = host_tensors(plan, trial, 0);
   DeviceSet set = upload(plan, host);
   std::vector<double> samples;

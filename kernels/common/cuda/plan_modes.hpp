@@ -22,12 +22,15 @@ struct Implementation {
   const char* phase = "candidate";
 };
 
+class RankGroup;
+
 struct CudaContext {
   Plan plan;
   Implementation candidate;
   Implementation baseline;
   Implementation reference;
   cudaStream_t stream = nullptr;  // the harness's stream, handed to every implementation
+  RankGroup* ranks = nullptr;     // this process's rank of a group (rank_group.hpp); null for one-process tasks
 };
 
 struct DeviceSet {

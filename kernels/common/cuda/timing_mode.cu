@@ -21,6 +21,7 @@
 #include "sm_clock.hpp"
 #include "l2_flush.hpp"
 #include "plan_modes.hpp"
+#include "rank_group.hpp"
 
 namespace evoteam_harness::cuda {
 namespace {
@@ -103,9 +104,19 @@ struct Timer {
   }
 };
 
-// One sample on the side's next set. Returns false after emitting a recheck failure.
-bool take_sample(const Plan& plan, std::vector<RotationSet>& sets, Side& side, L2Flusher& flusher, Timer& timer,
-                 KernelTrace& trace, cudaStream_t stream, double* sample_s) {
+// One sample, as every rank of a group agrees on it: the maximum of the ranks' times (the group is as slow as
+// its slowest rank), whether any rank's recheck failed, whether any GPU was throttled, and the longest elapsed
+// time since `epoch` (so loops bounded by time end on the same round everywhere). One process: its own values.
+struct Sample {
+  bool ok = true;
+  double sample_s = 0;
+  bool throttled = false;
+  double elapsed_s = 0;
+};
+
+// One sample on the side's next set. A recheck failure is emitted here (by the rank that saw it).
+Sample take_sample(const Plan& plan, std::vector<RotationSet>& sets, Side& side, L2Flusher& flusher, Timer& timer,
+                   KernelTrace& trace, const SmClock& clock, cudaStream_t stream, RankGroup* ranks, double epoch) {
   const std::size_t index = side.next_set;
   side.next_set = (side.next_set + 1) % sets.size();
   RotationSet& set = sets[index];
@@ -113,33 +124,54 @@ bool take_sample(const Plan& plan, std::vector<RotationSet>& sets, Side& side, L
   poison(plan, set, side, index, pattern, stream);
   flusher.flush(stream);
   set_phase(side.implementation->phase);
+  // The window holds the harness's collectives of a group too (the same ones in every sample), so none of
+  // its kernels runs outside every window; the timed events hold the implementation's launches alone.
   trace.begin_window(side.name);
+  if (ranks != nullptr) {
+    // All ranks start together: a host-side meeting (the flush done everywhere), then a collective right
+    // before the start event, so no rank's clock runs while it waits for a late peer's launch.
+    ranks->barrier(stream, group_deadline_s(plan.call_deadline_s));
+    ranks->enqueue_barrier(stream);
+    set_phase(side.implementation->phase);
+  }
   EVOTEAM_CUDA_CHECK(cudaEventRecord(timer.start, stream));
   const int returned = evoteam_glue_call(side.implementation->entry, side.pointers[index].data(),
                                          plan.workloads[set.trial->workload].axes.data(), stream);
   EVOTEAM_CUDA_CHECK(cudaEventRecord(timer.stop, stream));
   check_launch(returned, side.implementation->phase);
   wait_with_deadline(stream, plan.call_deadline_s, set.trial->id, side.implementation->phase);
-  trace.end_window();
   set_phase("harness");
+  Sample sample;
   float ms = 0;
   EVOTEAM_CUDA_CHECK(cudaEventElapsedTime(&ms, timer.start, timer.stop));
-  *sample_s = static_cast<double>(ms) * 1e-3;
+  sample.sample_s = static_cast<double>(ms) * 1e-3;
+  sample.throttled = clock.throttled();
   // The timed outputs must still be right: a sample that skipped work cannot count.
   JsonLine line;
   std::string status = check_guards(plan, side.outputs[index], line);
   if (status == "ok") status = compare_outputs(plan, *set.trial, side.outputs[index], set.references, pattern, line);
-  if (status == "ok") return true;
-  line.field("ev", "recheck_fail").field("side", side.name).field("status", status);
-  line.field("trial", set.trial->id).field("workload", set.trial->workload).field("sample", static_cast<std::int64_t>(side.samples.size()));
-  emit(line);
-  return false;
+  if (status != "ok") {
+    line.field("ev", "recheck_fail").field("side", side.name).field("status", status);
+    line.field("trial", set.trial->id).field("workload", set.trial->workload).field("sample", static_cast<std::int64_t>(side.samples.size()));
+    emit(line);
+    sample.ok = false;
+  }
+  sample.elapsed_s = now_s() - epoch;
+  if (ranks != nullptr) {
+    std::vector<double> values = {sample.sample_s, sample.ok ? 0.0 : 1.0, sample.throttled ? 1.0 : 0.0, sample.elapsed_s};
+    ranks->max_over_ranks(values, stream, group_deadline_s(plan.call_deadline_s));
+    sample = {values[1] == 0, values[0], values[2] > 0, values[3]};
+  }
+  trace.end_window();
+  return sample;
 }
 
 bool time_workload(const CudaContext& context, const TimingWorkloadPlan& entry, L2Flusher& flusher, KernelTrace& trace,
                    const SmClock& clock) {
   const Plan& plan = context.plan;
   cudaStream_t stream = context.stream;
+  RankGroup* ranks = context.ranks;
+  if (ranks != nullptr) ranks->use_workload(entry.workload, stream);
   const double setup_begin = now_s();
   std::vector<RotationSet> sets, probes;
   for (int id : entry.sets) sets.push_back(make_set(plan, id));
@@ -158,12 +190,15 @@ bool time_workload(const CudaContext& context, const TimingWorkloadPlan& entry, 
   Timer timer;
   trace.start();
   const double begin = now_s();
-  double sample = 0;
-  for (int round = 0; now_s() - begin < plan.warmup_s || round < 2; ++round)
-    for (Side* side : {&candidate, &baseline})
-      if (!take_sample(plan, sets, *side, flusher, timer, trace, stream, &sample)) return false;
+  for (int round = 0, warm = 0; warm == 0 || round < 2; ++round)
+    for (Side* side : {&candidate, &baseline}) {
+      const Sample sample = take_sample(plan, sets, *side, flusher, timer, trace, clock, stream, ranks, begin);
+      if (!sample.ok) return false;
+      warm = sample.elapsed_s >= plan.warmup_s ? 1 : 0;
+    }
   const double measure_begin = now_s();
   double timed = 0;
+  double elapsed = 0;
   std::int64_t throttled = 0;
   std::vector<double> clocks_mhz;
   StopReason reason = StopReason::none;
@@ -171,36 +206,49 @@ bool time_workload(const CudaContext& context, const TimingWorkloadPlan& entry, 
     Side* order[2] = {&candidate, &baseline};
     if (pair % 2 == 1) std::swap(order[0], order[1]);
     for (Side* side : order) {
-      if (!take_sample(plan, sets, *side, flusher, timer, trace, stream, &sample)) return false;
-      timed += sample;
+      const Sample sample = take_sample(plan, sets, *side, flusher, timer, trace, clock, stream, ranks, measure_begin);
+      if (!sample.ok) return false;
+      elapsed = sample.elapsed_s;
+      timed += sample.sample_s;
       // A sample taken while the GPU slowed itself down measures the cooling, not the kernel.
-      if (clock.throttled()) {
+      if (sample.throttled) {
         ++throttled;
         continue;
       }
       if (clock.readable()) clocks_mhz.push_back(static_cast<double>(clock.mhz()));
-      side->samples.push_back(sample);
-      side->tracker.add(sample);
+      side->samples.push_back(sample.sample_s);
+      side->tracker.add(sample.sample_s);
     }
-    reason = should_stop(candidate.tracker, baseline.tracker, plan.stop, timed, now_s() - measure_begin);
+    reason = should_stop(candidate.tracker, baseline.tracker, plan.stop, timed, elapsed);
   }
   const double measured_s = now_s() - measure_begin;
   for (std::size_t index = 0; index < probes.size(); ++index) {
     Side* order[2] = {&candidate_probe, &baseline_probe};
     if (index % 2 == 1) std::swap(order[0], order[1]);
     for (Side* side : order) {
-      if (!take_sample(plan, probes, *side, flusher, timer, trace, stream, &sample)) return false;
-      side->samples.push_back(sample);
+      const Sample sample = take_sample(plan, probes, *side, flusher, timer, trace, clock, stream, ranks, measure_begin);
+      if (!sample.ok) return false;
+      side->samples.push_back(sample.sample_s);
     }
   }
+  bool mutated_here = false;
   for (const RotationSet& set : sets) {
     const auto [mutated, first] = mutated_input(plan, *set.trial, set.device, set.host);
     if (mutated < plan.tensors.size()) {
       emit(JsonLine().field("ev", "input_mutated").field("trial", set.trial->id).field("workload", set.trial->workload)
                .field("tensor", plan.tensors[mutated].name).field("first_bad", first));
-      return false;
+      mutated_here = true;
+      break;
     }
   }
+  // Every rank stops after this workload when any rank's inputs changed (the agreement in a window of its own,
+  // so its kernel is not taken for side work).
+  if (ranks != nullptr) {
+    trace.begin_window("harness");
+    mutated_here = ranks->any(mutated_here, stream, group_deadline_s(plan.call_deadline_s));
+    trace.end_window();
+  }
+  if (mutated_here) return false;
   const int threads_after = thread_count();
   JsonLine line;
   line.field("ev", "timing").field("workload", entry.workload).field("stop", to_string(reason)).field("clock", "cuda_events");
