@@ -85,6 +85,9 @@ struct WorkloadResult {
   int batch = 1;           // calls per sample (candidate)
   int rotation_sets = 0;
   std::uint64_t rotation_bytes = 0;
+  // Where the timing harness spent this workload's time: input and buffer setup, warm-up, the measured samples
+  // (calls plus their rechecks) and the whole measurement; timed_s is the measured calls alone.
+  double setup_s = 0, warmup_s = 0, measured_s = 0, elapsed_s = 0, timed_s = 0;
   nlohmann::json to_json() const;
 };
 
@@ -132,7 +135,7 @@ struct EvalResult {
 };
 
 // Why this machine cannot run the task's correctness and timing stages (a CUDA task without a GPU, with
-// eval.cuda.run off, or needing more GPUs than the harness uses), or nullopt when it can. Cheap: looks at device
+// eval.cuda.run off, or needing more GPUs (min_devices) than the machine has), or nullopt when it can. Cheap: looks at device
 // nodes and the configuration only; the evaluator still probes the GPU before trusting it.
 std::optional<std::string> run_stages_unavailable(const Task& task, const Config& config);
 

@@ -12,8 +12,6 @@
 namespace evoteam_harness {
 namespace {
 
-constexpr double k_two_pi = 6.283185307179586;
-
 // Normal, uniform, heavy-tailed (normal with about 1 in 64 elements scaled by 1e2..1e3) or small integers in
 // [-2, 2] (exact in any float type, for exact-arithmetic checks).
 template <typename T>
@@ -25,11 +23,16 @@ void fill_float(T* data, std::int64_t count, const std::string& distribution, Xo
   } else {
     const bool heavy = distribution == "heavy_tailed";
     for (std::int64_t i = 0; i < count; i += 2) {
-      // Box-Muller, both values used.
-      const double u1 = 1.0 - rng.uniform01();
-      const double u2 = rng.uniform01();
-      const double radius = std::sqrt(-2.0 * std::log(u1));
-      double values[2] = {radius * std::cos(k_two_pi * u2), radius * std::sin(k_two_pi * u2)};
+      // Marsaglia's polar method, both values used: exact normals without the sine and cosine of Box-Muller,
+      // half the cost (input generation is a visible share of an evaluation's time).
+      double u = 0, v = 0, s = 0;
+      do {
+        u = 2.0 * rng.uniform01() - 1.0;
+        v = 2.0 * rng.uniform01() - 1.0;
+        s = u * u + v * v;
+      } while (s >= 1.0 || s == 0.0);
+      const double scale = std::sqrt(-2.0 * std::log(s) / s);
+      double values[2] = {u * scale, v * scale};
       for (int k = 0; k < 2 && i + k < count; ++k) {
         if (heavy && (rng.next() & 63) == 0) values[k] *= std::pow(10.0, 2.0 + rng.uniform01());
         data[i + k] = static_cast<T>(values[k]);

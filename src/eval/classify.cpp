@@ -246,7 +246,12 @@ TimingOutcome analyze_timing(const HarnessRun& run, const Battery& battery, int 
     result.batch = record->value("batch_candidate", 1);
     result.rotation_sets = record->value("sets", 0);
     result.rotation_bytes = static_cast<std::uint64_t>(result.rotation_sets) * workload.set_bytes;
-    outcome.timed_s += record->value("timed_s", 0.0);
+    result.setup_s = record->value("setup_s", 0.0);
+    result.warmup_s = record->value("warmup_s", 0.0);
+    result.measured_s = record->value("measured_s", 0.0);
+    result.elapsed_s = record->value("elapsed_s", 0.0);
+    result.timed_s = record->value("timed_s", 0.0);
+    outcome.timed_s += result.timed_s;
     outcome.capped |= result.stop == "cap";
     if (record->value("side_work", false) && !outcome.failure) {
       nlohmann::json evidence = {{"workload", workload.name},

@@ -13,6 +13,7 @@
 #include "eval/device_lock.hpp"
 #include "eval/harness_run.hpp"
 #include "eval/host_profile.hpp"
+#include "eval/rank_group.hpp"
 #include "eval/sandbox.hpp"
 #include "eval/statistics.hpp"
 
@@ -70,6 +71,7 @@ std::uint64_t fresh_secret() {
 }
 
 std::optional<Judgement> prepare_references(EvaluationRun& run, std::uint64_t secret) {
+  if (is_ranked(run.task)) return prepare_ranked_references(run, secret);
   const auto start = Clock::now();
   const Config& config = run.shared.config;
   // Rotating input sets must defeat the cache the implementation runs against: the host's last level, or the
@@ -141,6 +143,7 @@ std::optional<Judgement> device_unavailable(EvaluationRun& run) {
   const std::string advice = ": correctness and timing need a GPU (the static and build stages ran here); "
                              "run `evoteam eval` on a machine with one";
   if (std::optional<std::string> why = run_stages_unavailable(run.task, run.shared.config)) return Judgement{Verdict::infra_error, *why + advice, evidence};
+  if (is_ranked(run.task)) return ranked_device_unavailable(run);
   try {
     run.harness = run.backend.harness(run.task);
   } catch (const Error& error) {
@@ -172,6 +175,7 @@ bool probe_gpu(EvaluationRun& run, std::string* why) {
 }
 
 std::optional<Judgement> run_correctness(EvaluationRun& run, const fs::path& candidate) {
+  if (is_ranked(run.task)) return run_ranked_correctness(run, candidate);
   const Config& config = run.shared.config;
   nlohmann::json plan = base_plan(run.task, run.battery, config, "correctness");
   std::vector<int> ids;
@@ -192,6 +196,7 @@ std::optional<Judgement> run_correctness(EvaluationRun& run, const fs::path& can
 }
 
 TimingResult run_timing(EvaluationRun& run, const fs::path& candidate, const fs::path& baseline) {
+  if (is_ranked(run.task)) return run_ranked_timing(run, candidate, baseline);
   TimingResult result;
   const Config& config = run.shared.config;
   nlohmann::json plan = base_plan(run.task, run.battery, config, "timing");
@@ -347,6 +352,21 @@ std::optional<Judgement> run_profile(EvaluationRun& run, const fs::path& candida
                              record->value("samples", std::vector<double>{}), counters, run.shared.peaks.get(false));
   (*profile)["sandbox"] = to_string(run.sandbox);
   return std::nullopt;
+}
+
+std::future<ProfileOutcome> start_profile(EvaluationRun& run, const fs::path& candidate) {
+  device_peaks(run, false);
+  return std::async(std::launch::async, [&run, candidate] {
+    const auto start = Clock::now();
+    ProfileOutcome outcome;
+    try {
+      outcome.failure = run_profile(run, candidate, &outcome.profile);
+    } catch (const std::exception& error) {
+      outcome.failure = infra(std::string("profile: ") + error.what());
+    }
+    outcome.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+    return outcome;
+  });
 }
 
 }  // namespace evoteam::eval

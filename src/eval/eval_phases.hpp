@@ -3,6 +3,7 @@
 // Each runs a fresh harness process and turns its records into a verdict (eval/classify.hpp).
 #include <cstdint>
 #include <filesystem>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -94,6 +95,16 @@ std::optional<Judgement> check_timing_gates(EvaluationRun& run, EvalResult& resu
 
 // The profile summary, or a failure verdict when the candidate misbehaved under the profiler.
 std::optional<Judgement> run_profile(EvaluationRun& run, const std::filesystem::path& candidate, nlohmann::json* profile);
+
+// The profile stage started on its own thread, to run beside correctness on a host with a core to spare (it needs
+// no timing lock). Reads the machine peaks first, measuring them on a first run, so that no measurement shares the
+// machine with another. The caller must get() the result before timing starts.
+struct ProfileOutcome {
+  std::optional<Judgement> failure;
+  nlohmann::json profile = nlohmann::json::object();
+  double wall_s = 0;
+};
+std::future<ProfileOutcome> start_profile(EvaluationRun& run, const std::filesystem::path& candidate);
 
 // CUDA (cuda_profile.cpp): Nsight Compute on the harness's profile mode where ncu is installed, parsed into the
 // compact summary; else the static profile from the build (ptxas, PTX/SASS counts), marked "source": "static".

@@ -115,7 +115,8 @@ nlohmann::json WorkloadResult::to_json() const {
           {"stop", stop},
           {"batch", batch},
           {"rotation_sets", rotation_sets},
-          {"rotation_bytes", rotation_bytes}};
+          {"rotation_bytes", rotation_bytes},
+          {"time_s", {{"setup", setup_s}, {"warmup", warmup_s}, {"measured", measured_s}, {"elapsed", elapsed_s}, {"timed", timed_s}}}};
 }
 
 nlohmann::json EvalResult::to_json() const {
@@ -204,6 +205,12 @@ EvalResult EvalResult::from_json(const nlohmann::json& value) {
     workload.batch = item.value("batch", 1);
     workload.rotation_sets = item.value("rotation_sets", 0);
     workload.rotation_bytes = item.value("rotation_bytes", std::uint64_t{0});
+    const nlohmann::json time = item.value("time_s", nlohmann::json::object());
+    workload.setup_s = time.value("setup", 0.0);
+    workload.warmup_s = time.value("warmup", 0.0);
+    workload.measured_s = time.value("measured", 0.0);
+    workload.elapsed_s = time.value("elapsed", 0.0);
+    workload.timed_s = time.value("timed", 0.0);
     result.workloads.push_back(workload);
   }
   result.static_warnings = value.value("static_warnings", std::vector<std::string>{});

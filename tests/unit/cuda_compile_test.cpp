@@ -2,6 +2,8 @@
 // arch for the whole test binary (nvcc is slow on a loaded machine): sm_90a as host objects (-c, so the host
 // code's undefined symbols can be read), sm_100a device-only (-cubin, the host side is the same). PTX is kept
 // (-keep) for the static scan. Skips with a reason when nvcc is not installed. Needs no GPU.
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <evoteam/fs.hpp>
@@ -95,11 +97,23 @@ const ArchBuild& arch_build(const std::string& arch) {
     build.nvcc.output = read_file(build.dir / "nvcc.log");
     return build;
   }
-  fs::create_directories(build.dir);
-  invocation.out = build.dir;
-  invocation.extra = {"-keep", "-keep-dir", build.dir.string(), "-Xcompiler", "-Wall,-Wextra,-Werror"};
-  build.nvcc = run_command(nvcc_command(invocation), build.dir / "nvcc.log");
-  write_file_atomic(stamp, std::to_string(build.nvcc.rc));  // written last: a half-made build is redone
+  // Each process builds in its own directory and publishes it by rename: test processes running side by side
+  // (ctest -j) must not write nvcc's intermediate files over each other.
+  const fs::path own = build.dir.string() + ".tmp-" + std::to_string(::getpid());
+  fs::remove_all(own);
+  fs::create_directories(own);
+  invocation.out = own;
+  invocation.extra = {"-keep", "-keep-dir", own.string(), "-Xcompiler", "-Wall,-Wextra,-Werror"};
+  build.nvcc = run_command(nvcc_command(invocation), own / "nvcc.log");
+  write_file_atomic(own / "nvcc.rc", std::to_string(build.nvcc.rc));
+  std::error_code taken;
+  if (fs::exists(build.dir) && !fs::exists(stamp)) fs::remove_all(build.dir, taken);  // a half-made earlier build
+  fs::rename(own, build.dir, taken);  // fails when another process published first: use its build
+  if (taken) {
+    fs::remove_all(own);
+    build.nvcc.rc = std::stoi(read_file(stamp));
+    build.nvcc.output = read_file(build.dir / "nvcc.log");
+  }
   return build;
 }
 

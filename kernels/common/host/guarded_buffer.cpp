@@ -14,6 +14,8 @@ constexpr unsigned char k_guard_before = 0xA5;
 constexpr unsigned char k_guard_after = 0x5A;
 constexpr int k_max_regions = 512;
 constexpr unsigned k_slots = 16;
+constexpr std::size_t k_huge_page = 2u << 20;
+constexpr std::size_t k_huge_page_min_payload = 256u << 10;
 
 struct Region {
   std::atomic<std::uintptr_t> map_begin{0};
@@ -43,11 +45,26 @@ GuardedBuffer::GuardedBuffer(std::size_t bytes, std::size_t guard_bytes, const c
   const std::size_t page = page_size();
   const std::size_t guard = round_up(guard_bytes < 64 ? 64 : guard_bytes, 64);
   const std::size_t offset = static_cast<std::size_t>(slot % k_slots) * 64;
-  const std::size_t inner = round_up(guard + round_up(bytes, 64) + offset + guard, page);
+  std::size_t inner = round_up(guard + round_up(bytes, 64) + offset + guard, page);
+  // Large buffers live in 2 MiB-aligned transparent huge pages where the kernel offers them: a cache indexed by
+  // physical address then sees the same layout in every process, instead of whatever 4 KiB frames this one got,
+  // so timings of a stride-sensitive kernel do not shift from one evaluation to the next.
+  const bool huge = bytes >= k_huge_page_min_payload;
+  if (huge) inner = round_up(inner, k_huge_page);
+  const std::size_t slack = huge ? k_huge_page : 0;
   m_map_bytes = inner + 2 * page;
-  void* map = mmap(nullptr, m_map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* map = mmap(nullptr, m_map_bytes + slack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (map == MAP_FAILED) throw std::bad_alloc();
   m_map = static_cast<unsigned char*>(map);
+  if (huge) {
+    // Keep the part whose inner region starts on a huge-page boundary; return the slack around it.
+    auto* aligned = reinterpret_cast<unsigned char*>(round_up(reinterpret_cast<std::uintptr_t>(m_map) + page, k_huge_page)) - page;
+    const std::size_t before = static_cast<std::size_t>(aligned - m_map);
+    if (before > 0) munmap(m_map, before);
+    if (slack - before > 0) munmap(aligned + m_map_bytes, slack - before);
+    m_map = aligned;
+    madvise(m_map + page, inner, MADV_HUGEPAGE);
+  }
   mprotect(m_map, page, PROT_NONE);
   mprotect(m_map + page + inner, page, PROT_NONE);
   m_inner_begin = m_map + page;
