@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <new>
@@ -37,6 +38,50 @@ std::size_t page_size() {
 
 std::size_t round_up(std::size_t value, std::size_t multiple) { return (value + multiple - 1) / multiple * multiple; }
 
+
+// Guards are checked after every call, and a huge-page layout makes the leading one up to 2 MiB: compare whole
+// chunks with memcmp against a pattern and look at single bytes only inside a chunk that differs.
+constexpr std::size_t k_chunk = 4096;
+
+struct GuardPatterns {
+  unsigned char before[k_chunk];
+  unsigned char after[k_chunk];
+  GuardPatterns() {
+    std::memset(before, k_guard_before, k_chunk);
+    std::memset(after, k_guard_after, k_chunk);
+  }
+};
+
+const unsigned char* pattern_of(unsigned char value) {
+  static const GuardPatterns patterns;
+  return value == k_guard_before ? patterns.before : patterns.after;
+}
+
+// First byte in [begin, end) that is not `value`, or null.
+const unsigned char* first_differing(const unsigned char* begin, const unsigned char* end, unsigned char value) {
+  const unsigned char* pattern = pattern_of(value);
+  for (const unsigned char* chunk = begin; chunk < end; chunk += k_chunk) {
+    const std::size_t size = std::min<std::size_t>(k_chunk, static_cast<std::size_t>(end - chunk));
+    if (std::memcmp(chunk, pattern, size) == 0) continue;
+    for (const unsigned char* byte = chunk; byte < chunk + size; ++byte)
+      if (*byte != value) return byte;
+  }
+  return nullptr;
+}
+
+// Last byte in [begin, end) that is not `value`, or null.
+const unsigned char* last_differing(const unsigned char* begin, const unsigned char* end, unsigned char value) {
+  const unsigned char* pattern = pattern_of(value);
+  for (const unsigned char* chunk_end = end; chunk_end > begin;) {
+    const std::size_t size = std::min<std::size_t>(k_chunk, static_cast<std::size_t>(chunk_end - begin));
+    const unsigned char* chunk = chunk_end - size;
+    if (std::memcmp(chunk, pattern, size) != 0)
+      for (const unsigned char* byte = chunk_end; byte-- > chunk;)
+        if (*byte != value) return byte;
+    chunk_end = chunk;
+  }
+  return nullptr;
+}
 
 }  // namespace
 
@@ -122,16 +167,10 @@ void GuardedBuffer::release() {
 GuardDamage GuardedBuffer::check_guards() const {
   GuardDamage damage;
   // Scan outward from the payload so the reported offset is the closest corrupted byte.
-  for (unsigned char* byte = m_payload; byte-- > m_inner_begin;)
-    if (*byte != k_guard_before) {
-      damage = {true, false, static_cast<std::int64_t>(m_payload - 1 - byte)};
-      return damage;
-    }
-  for (unsigned char* byte = m_payload + m_bytes; byte < m_inner_end; ++byte)
-    if (*byte != k_guard_after) {
-      damage = {true, true, static_cast<std::int64_t>(byte - (m_payload + m_bytes))};
-      return damage;
-    }
+  const unsigned char* before = last_differing(m_inner_begin, m_payload, k_guard_before);
+  if (before != nullptr) return {true, false, static_cast<std::int64_t>(m_payload - 1 - before)};
+  const unsigned char* after = first_differing(m_payload + m_bytes, m_inner_end, k_guard_after);
+  if (after != nullptr) return {true, true, static_cast<std::int64_t>(after - (m_payload + m_bytes))};
   return damage;
 }
 
