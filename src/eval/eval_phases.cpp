@@ -78,19 +78,8 @@ std::optional<Judgement> prepare_references(EvaluationRun& run, std::uint64_t se
   // GPU's L2 (k_gpu_l2_bound covers H100's 50 MB and B200's 126 MB).
   constexpr double k_gpu_l2_bound = 128.0 * (1 << 20);
   run.battery = design_battery(run.task, config, secret, run.task.target == Target::cuda ? k_gpu_l2_bound : last_level_cache_bytes());
-  try {
-    run.harness = run.backend.harness(run.task);
-  } catch (const Error& error) {
-    return infra(error.what());
-  }
-  BuildRequest request;
-  request.task = &run.task;
-  request.files[run.task.reference_file] = read_file(run.task.dir / run.task.reference_file);
-  request.untrusted = false;
-  request.role = "reference";
-  BuildOutcome reference = run.backend.build(request, run.sandbox);
-  if (reference.status != BuildStatus::ok)
-    return Judgement{Verdict::infra_error, "the reference does not build: " + reference.reason, {{"log", reference.log}}};
+  BuildOutcome reference;
+  if (std::optional<Judgement> failure = build_harness_and_reference(run, &reference)) return failure;
   evoteam::create_directories(run.reference_dir);
   std::vector<int> missing;
   for (const Trial& trial : run.battery.trials)
@@ -123,7 +112,31 @@ std::optional<Judgement> prepare_references(EvaluationRun& run, std::uint64_t se
       write_json_atomic(run.reference_dir / (trial.reference_key + ".json"), {{"wall_s", record->value("wall_s", 0.0)}});
     }
   }
+  if (!failure) failure = load_call_deadlines(run);
   if (failure) return failure;
+  run.reference_s = std::chrono::duration<double>(Clock::now() - start).count();
+  return std::nullopt;
+}
+
+std::optional<Judgement> build_harness_and_reference(EvaluationRun& run, BuildOutcome* reference) {
+  try {
+    run.harness = run.backend.harness(run.task);
+  } catch (const Error& error) {
+    return infra(error.what());
+  }
+  BuildRequest request;
+  request.task = &run.task;
+  request.files[run.task.reference_file] = read_file(run.task.dir / run.task.reference_file);
+  request.untrusted = false;
+  request.role = "reference";
+  *reference = run.backend.build(request, run.sandbox);
+  if (reference->status != BuildStatus::ok)
+    return Judgement{Verdict::infra_error, "the reference does not build: " + reference->reason, {{"log", reference->log}}};
+  return std::nullopt;
+}
+
+std::optional<Judgement> load_call_deadlines(EvaluationRun& run) {
+  const Config& config = run.shared.config;
   const double factor = config.get<double>("eval.correctness.call_deadline_factor");
   const double minimum = config.get<double>("eval.correctness.call_deadline_min_s");
   run.deadlines_s.assign(run.battery.trials.size(), minimum);
@@ -133,8 +146,30 @@ std::optional<Judgement> prepare_references(EvaluationRun& run, std::uint64_t se
     const double wall = read_json_file(sidecar).value("wall_s", 0.0);
     run.deadlines_s[static_cast<std::size_t>(trial.id)] = std::max(minimum, factor * wall);
   }
-  run.reference_s = std::chrono::duration<double>(Clock::now() - start).count();
   return std::nullopt;
+}
+
+nlohmann::json timing_settings(const Config& config, const nlohmann::json& workloads, double call_deadline_s) {
+  return {{"workloads", workloads},
+          {"min_samples", config.get<int>("eval.timing.min_samples")},
+          {"min_time_s", config.get<double>("eval.timing.min_time_s")},
+          {"max_time_s", config.get<double>("eval.timing.max_time_s")},
+          {"max_noise", config.get<double>("eval.timing.max_noise")},
+          {"noise_window", config.get<int>("eval.timing.noise_window")},
+          {"noise_stability", config.get<double>("eval.timing.noise_stability")},
+          {"warmup_s", config.get<double>("eval.timing.warmup_s")},
+          {"min_sample_s", config.get<double>("eval.timing.min_sample_s")},
+          {"side_work_fraction", config.get<double>("eval.timing.side_work_fraction")},
+          {"call_deadline_s", call_deadline_s},
+          {"clock", config.get<std::string>("eval.timing.clock")}};
+}
+
+std::optional<DeviceLock> acquire_timing_lock(const EvaluationRun& run, std::optional<Judgement>* failure) {
+  const Config& config = run.shared.config;
+  const auto timeout = std::chrono::milliseconds(static_cast<long>(config.get<double>("eval.stages.timing.lock_timeout_s") * 1000));
+  std::optional<DeviceLock> lock = DeviceLock::acquire(config.get<std::string>("eval.lock_dir"), run.backend.device(), timeout);
+  if (!lock) *failure = infra("timed out waiting for the timing lock of device " + run.backend.device());
+  return lock;
 }
 
 std::optional<Judgement> device_unavailable(EvaluationRun& run) {
@@ -213,29 +248,14 @@ TimingResult run_timing(EvaluationRun& run, const fs::path& candidate, const fs:
     timing_workloads.push_back({{"workload", workload}, {"sets", sets}, {"probes", probes}});
   }
   add_trials(plan, run.battery, ids, run.reference_dir, run.deadlines_s);
-  plan["timing"] = {{"workloads", timing_workloads},
-                    {"min_samples", config.get<int>("eval.timing.min_samples")},
-                    {"min_time_s", config.get<double>("eval.timing.min_time_s")},
-                    {"max_time_s", config.get<double>("eval.timing.max_time_s")},
-                    {"max_noise", config.get<double>("eval.timing.max_noise")},
-                    {"noise_window", config.get<int>("eval.timing.noise_window")},
-                    {"noise_stability", config.get<double>("eval.timing.noise_stability")},
-                    {"warmup_s", config.get<double>("eval.timing.warmup_s")},
-                    {"min_sample_s", config.get<double>("eval.timing.min_sample_s")},
-                    {"side_work_fraction", config.get<double>("eval.timing.side_work_fraction")},
-                    {"call_deadline_s", call_deadline},
-                    {"clock", config.get<std::string>("eval.timing.clock")}};
+  plan["timing"] = timing_settings(config, timing_workloads, call_deadline);
   const fs::path plan_file = run.scratch / "plan-timing.json";
   write_json_atomic(plan_file, plan);
   HarnessSpec spec = harness_spec(run, plan_file, config.get<double>("eval.stages.timing.timeout_s"));
   spec.candidate = candidate;
   spec.baseline = baseline;
-  const auto lock_timeout = std::chrono::milliseconds(static_cast<long>(config.get<double>("eval.stages.timing.lock_timeout_s") * 1000));
-  std::optional<DeviceLock> lock = DeviceLock::acquire(config.get<std::string>("eval.lock_dir"), run.backend.device(), lock_timeout);
-  if (!lock) {
-    result.failure = infra("timed out waiting for the timing lock of device " + run.backend.device());
-    return result;
-  }
+  std::optional<DeviceLock> lock = acquire_timing_lock(run, &result.failure);
+  if (!lock) return result;
   result.lock_wait_s = lock->waited_s();
   HarnessRun harness_run = run_harness(run.shared.runner, spec);
   lock.reset();

@@ -16,6 +16,7 @@
 #include "eval/battery.hpp"
 #include "eval/classify.hpp"
 #include "eval/cuda_backend.hpp"
+#include "eval/device_lock.hpp"
 #include "eval/gpu_peaks.hpp"
 #include "eval/harness_run.hpp"
 #include "eval/host_build.hpp"
@@ -69,6 +70,16 @@ std::uint64_t fresh_secret();
 // Designs the battery for `secret`, builds the harness and the reference, and computes every missing
 // reference output. Returns a failure (INFRA_ERROR) or nullopt.
 std::optional<Judgement> prepare_references(EvaluationRun& run, std::uint64_t secret);
+
+// Pieces of the phases shared by one-process and group (rank_phases.cpp) evaluations:
+// builds the harness and the reference (INFRA_ERROR when either fails); `reference` receives the reference build.
+std::optional<Judgement> build_harness_and_reference(EvaluationRun& run, BuildOutcome* reference);
+// Per-call deadlines from the reference times written beside the reference outputs.
+std::optional<Judgement> load_call_deadlines(EvaluationRun& run);
+// The "timing" section of a timing plan for these workloads.
+nlohmann::json timing_settings(const Config& config, const nlohmann::json& workloads, double call_deadline_s);
+// The device's timing lock (INFRA_ERROR in `failure` when the wait times out).
+std::optional<DeviceLock> acquire_timing_lock(const EvaluationRun& run, std::optional<Judgement>* failure);
 
 // Whether the task's device can run code: nullopt when it can; for a CUDA task on a machine without a usable
 // GPU (no device nodes, or the harness's probe in a fresh process fails), INFRA_ERROR saying so. Host: nullopt.

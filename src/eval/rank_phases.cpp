@@ -93,19 +93,8 @@ std::optional<Judgement> prepare_ranked_references(EvaluationRun& run, std::uint
   run.battery = design_battery(run.task, config, secret, k_gpu_l2_bound);
   skip_unrunnable_workloads(run.battery, run.task, visible_gpu_count());
   if (run.battery.rotation.empty()) return infra("no workload of task " + run.task.name + " fits the GPUs of this machine");
-  try {
-    run.harness = run.backend.harness(run.task);
-  } catch (const Error& error) {
-    return infra(error.what());
-  }
-  BuildRequest request;
-  request.task = &run.task;
-  request.files[run.task.reference_file] = read_file(run.task.dir / run.task.reference_file);
-  request.untrusted = false;
-  request.role = "reference";
-  BuildOutcome reference = run.backend.build(request, run.sandbox);
-  if (reference.status != BuildStatus::ok)
-    return Judgement{Verdict::infra_error, "the reference does not build: " + reference.reason, {{"log", reference.log}}};
+  BuildOutcome reference;
+  if (std::optional<Judgement> failure = build_harness_and_reference(run, &reference)) return failure;
   evoteam::create_directories(run.reference_dir);
   std::vector<int> missing;
   for (const Trial& trial : run.battery.trials)
@@ -127,14 +116,7 @@ std::optional<Judgement> prepare_ranked_references(EvaluationRun& run, std::uint
       write_json_atomic(run.reference_dir / (trial.reference_key + ".json"), {{"wall_s", record->value("wall_s", 0.0)}});
     }
   }
-  const double factor = config.get<double>("eval.correctness.call_deadline_factor");
-  const double minimum = config.get<double>("eval.correctness.call_deadline_min_s");
-  run.deadlines_s.assign(run.battery.trials.size(), minimum);
-  for (const Trial& trial : run.battery.trials) {
-    const fs::path sidecar = run.reference_dir / (trial.reference_key + ".json");
-    if (!fs::is_regular_file(sidecar)) return infra("reference output missing for trial " + std::to_string(trial.id));
-    run.deadlines_s[static_cast<std::size_t>(trial.id)] = std::max(minimum, factor * read_json_file(sidecar).value("wall_s", 0.0));
-  }
+  if (std::optional<Judgement> failure = load_call_deadlines(run)) return failure;
   run.reference_s = std::chrono::duration<double>(Clock::now() - start).count();
   return std::nullopt;
 }
@@ -180,30 +162,15 @@ TimingResult run_ranked_timing(EvaluationRun& run, const fs::path& candidate, co
     for (int id : ids) deadline_by_group[ranks] = std::max(deadline_by_group[ranks], run.deadlines_s[static_cast<std::size_t>(id)]);
     workloads_by_group[ranks].push_back({{"workload", workload}, {"sets", sets}, {"probes", probes}});
   }
-  const auto lock_timeout = std::chrono::milliseconds(static_cast<long>(config.get<double>("eval.stages.timing.lock_timeout_s") * 1000));
   // Every GPU of this machine is taken by some group; the device every evaluation locks stands for them all.
-  std::optional<DeviceLock> lock = DeviceLock::acquire(config.get<std::string>("eval.lock_dir"), run.backend.device(), lock_timeout);
-  if (!lock) {
-    result.failure = infra("timed out waiting for the timing lock of device " + run.backend.device());
-    return result;
-  }
+  std::optional<DeviceLock> lock = acquire_timing_lock(run, &result.failure);
+  if (!lock) return result;
   result.lock_wait_s = lock->waited_s();
   std::vector<HarnessRun> merged_groups;
   for (const auto& [ranks, ids] : ids_by_group) {
     nlohmann::json plan = base_plan(run.task, run.battery, config, "timing");
     add_trials(plan, run.battery, ids, run.reference_dir, run.deadlines_s);
-    plan["timing"] = {{"workloads", workloads_by_group[ranks]},
-                      {"min_samples", config.get<int>("eval.timing.min_samples")},
-                      {"min_time_s", config.get<double>("eval.timing.min_time_s")},
-                      {"max_time_s", config.get<double>("eval.timing.max_time_s")},
-                      {"max_noise", config.get<double>("eval.timing.max_noise")},
-                      {"noise_window", config.get<int>("eval.timing.noise_window")},
-                      {"noise_stability", config.get<double>("eval.timing.noise_stability")},
-                      {"warmup_s", config.get<double>("eval.timing.warmup_s")},
-                      {"min_sample_s", config.get<double>("eval.timing.min_sample_s")},
-                      {"side_work_fraction", config.get<double>("eval.timing.side_work_fraction")},
-                      {"call_deadline_s", deadline_by_group[ranks]},
-                      {"clock", config.get<std::string>("eval.timing.clock")}};
+    plan["timing"] = timing_settings(config, workloads_by_group[ranks], deadline_by_group[ranks]);
     HarnessSpec spec = harness_spec(run, run.scratch / "plan-timing.json", config.get<double>("eval.stages.timing.timeout_s"));
     spec.candidate = candidate;
     spec.baseline = baseline;
