@@ -178,7 +178,8 @@ std::optional<Judgement> device_unavailable(EvaluationRun& run) {
   const std::string advice = ": correctness and timing need a GPU (the static and build stages ran here); "
                              "run `evoteam eval` on a machine with one";
   if (std::optional<std::string> why = run_stages_unavailable(run.task, run.shared.config)) return Judgement{Verdict::infra_error, *why + advice, evidence};
-  if (is_ranked(run.task)) return ranked_device_unavailable(run);
+  if (is_ranked(run.task))
+    if (std::optional<Judgement> unfit = too_few_gpus_for_any_group(run)) return unfit;
   try {
     run.harness = run.backend.harness(run.task);
   } catch (const Error& error) {

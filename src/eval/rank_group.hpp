@@ -85,7 +85,9 @@ std::optional<Judgement> judge_group_process(const GroupRun& group, const Harnes
 std::optional<Judgement> judge_rank_agreement(const HarnessRun& merged, const Battery& battery);
 
 // The phases for ranked tasks (rank_phases.cpp), called by eval_phases.cpp in place of its own.
-std::optional<Judgement> ranked_device_unavailable(EvaluationRun& run);
+// INFRA_ERROR when even the smallest group needs more GPUs than the machine has; device_unavailable then probes
+// the GPU as for any CUDA task.
+std::optional<Judgement> too_few_gpus_for_any_group(const EvaluationRun& run);
 std::optional<Judgement> prepare_ranked_references(EvaluationRun& run, std::uint64_t secret);
 std::optional<Judgement> run_ranked_correctness(EvaluationRun& run, const std::filesystem::path& candidate);
 TimingResult run_ranked_timing(EvaluationRun& run, const std::filesystem::path& candidate, const std::filesystem::path& baseline);

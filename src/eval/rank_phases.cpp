@@ -62,28 +62,17 @@ HarnessRun concatenate(const std::vector<HarnessRun>& runs) {
 
 }  // namespace
 
-std::optional<Judgement> ranked_device_unavailable(EvaluationRun& run) {
+std::optional<Judgement> too_few_gpus_for_any_group(const EvaluationRun& run) {
   const int gpus = visible_gpu_count();
   std::int64_t smallest = 0;
   for (const Workload& workload : run.task.workloads) {
     const std::int64_t ranks = workload.axes.at(run.task.ranks_axis);
     smallest = smallest == 0 ? ranks : std::min(smallest, ranks);
   }
-  const nlohmann::json evidence = {{"target", "cuda"}, {"gpus", gpus}, {"min_devices", run.task.min_devices}, {"smallest_group", smallest}};
-  if (smallest > gpus)
-    return infra("no workload of task " + run.task.name + " can run: the smallest group needs " + std::to_string(smallest) +
-                     " GPUs and this machine has " + std::to_string(gpus),
-                 evidence);
-  try {
-    run.harness = run.backend.harness(run.task);
-  } catch (const Error& error) {
-    return infra(error.what());
-  }
-  std::string why;
-  if (probe_gpu(run, &why)) return std::nullopt;
-  nlohmann::json failed = evidence;
-  failed["probe"] = why;
-  return infra("the GPU probe failed: correctness and timing need working GPUs", failed);
+  if (smallest <= gpus) return std::nullopt;
+  return infra("no workload of task " + run.task.name + " can run: the smallest group needs " + std::to_string(smallest) +
+                   " GPUs and this machine has " + std::to_string(gpus),
+               {{"target", "cuda"}, {"gpus", gpus}, {"min_devices", run.task.min_devices}, {"smallest_group", smallest}});
 }
 
 std::optional<Judgement> prepare_ranked_references(EvaluationRun& run, std::uint64_t secret) {
