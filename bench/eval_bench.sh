@@ -116,13 +116,16 @@ def overhead(label, names):
         samples = r["timed_s"]
         calls = sum(w.get("time_s", {}).get("elapsed", 0) for w in r["workloads"])
         setup = sum(w.get("time_s", {}).get("setup", 0) for w in r["workloads"])
+        ahead = sum(w.get("time_s", {}).get("setup_ahead", 0) for w in r["workloads"])
+        outside = r["wall_s"] - build - calls
         ratios_samples.append(r["wall_s"] / (build + samples))
         ratios_calls.append(r["wall_s"] / (build + calls))
         print("   %-7s %s: process %.2f s, evaluate() %.2f s = %s" % (name, r["verdict"], process_s(name), r["wall_s"],
               " + ".join("%s %.2f" % kv for kv in stages.items())))
         print("           build %.2f s, timing-stage calls %.2f s (measured samples %.2f s), timing setup %.2f s"
+              " (%.2f s of it beside correctness); %.2f s outside build and calls"
               " -> %.2fx of build + calls, %.2fx of build + samples" % (
-              build, calls, samples, setup, ratios_calls[-1], ratios_samples[-1]))
+              build, calls, samples, setup, ahead, outside, ratios_calls[-1], ratios_samples[-1]))
     print("   median: %.2fx of build + timing-stage calls, %.2fx of build + measured samples (target <= 1.10x)" % (
         statistics.median(ratios_calls), statistics.median(ratios_samples)))
 

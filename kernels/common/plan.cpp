@@ -119,6 +119,8 @@ Plan load_plan(const std::string& path) {
     plan.side_work_fraction = timing.at("side_work_fraction").get<double>();
     plan.call_deadline_s = timing.at("call_deadline_s").get<double>();
     plan.thread_cpu_clock = timing.value("clock", std::string("thread_cpu")) == "thread_cpu";
+    plan.release_file = timing.value("release_file", std::string());
+    plan.release_wait_s = timing.value("release_wait_s", 0.0);
   }
   if (root.contains("profile")) {
     plan.profile_trial = root["profile"].at("trial").get<int>();

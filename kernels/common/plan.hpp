@@ -86,6 +86,10 @@ struct Plan {
   double side_work_fraction = 0.05;
   double call_deadline_s = 10;
   bool thread_cpu_clock = true;  // time samples by the calling thread's CPU time (else wall time)
+  // When set, the timing run is started beside correctness: it prepares its input sets, then times nothing
+  // until the evaluator writes "go" into this file ("stop", or no word within release_wait_s, ends it untimed).
+  std::string release_file;
+  double release_wait_s = 0;
   // profile
   int profile_trial = -1;
   double profile_time_s = 0.3;

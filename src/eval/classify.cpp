@@ -247,6 +247,7 @@ TimingOutcome analyze_timing(const HarnessRun& run, const Battery& battery, int 
     result.rotation_sets = record->value("sets", 0);
     result.rotation_bytes = static_cast<std::uint64_t>(result.rotation_sets) * workload.set_bytes;
     result.setup_s = record->value("setup_s", 0.0);
+    result.setup_ahead_s = record->value("setup_ahead_s", 0.0);
     result.warmup_s = record->value("warmup_s", 0.0);
     result.measured_s = record->value("measured_s", 0.0);
     result.elapsed_s = record->value("elapsed_s", 0.0);

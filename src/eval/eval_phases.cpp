@@ -231,46 +231,6 @@ std::optional<Judgement> run_correctness(EvaluationRun& run, const fs::path& can
   return std::nullopt;
 }
 
-TimingResult run_timing(EvaluationRun& run, const fs::path& candidate, const fs::path& baseline) {
-  if (is_ranked(run.task)) return run_ranked_timing(run, candidate, baseline);
-  TimingResult result;
-  const Config& config = run.shared.config;
-  nlohmann::json plan = base_plan(run.task, run.battery, config, "timing");
-  std::vector<int> ids;
-  double call_deadline = 0;
-  nlohmann::json timing_workloads = nlohmann::json::array();
-  for (const auto& [workload, sets] : run.battery.rotation) {
-    std::vector<int> probes;
-    if (auto found = run.battery.probes.find(workload); found != run.battery.probes.end()) probes = found->second;
-    ids.insert(ids.end(), sets.begin(), sets.end());
-    ids.insert(ids.end(), probes.begin(), probes.end());
-    for (int id : sets) call_deadline = std::max(call_deadline, run.deadlines_s[static_cast<std::size_t>(id)]);
-    for (int id : probes) call_deadline = std::max(call_deadline, run.deadlines_s[static_cast<std::size_t>(id)]);
-    timing_workloads.push_back({{"workload", workload}, {"sets", sets}, {"probes", probes}});
-  }
-  add_trials(plan, run.battery, ids, run.reference_dir, run.deadlines_s);
-  plan["timing"] = timing_settings(config, timing_workloads, call_deadline);
-  const fs::path plan_file = run.scratch / "plan-timing.json";
-  write_json_atomic(plan_file, plan);
-  HarnessSpec spec = harness_spec(run, plan_file, config.get<double>("eval.stages.timing.timeout_s"));
-  spec.candidate = candidate;
-  spec.baseline = baseline;
-  std::optional<DeviceLock> lock = acquire_timing_lock(run, &result.failure);
-  if (!lock) return result;
-  result.lock_wait_s = lock->waited_s();
-  HarnessRun harness_run = run_harness(run.shared.runner, spec);
-  lock.reset();
-  if (std::optional<Judgement> failure = judge_process(harness_run, run.battery, false)) {
-    result.failure = failure;
-    return result;
-  }
-  std::optional<Peaks> peaks = device_peaks(run, false);
-  result.outcome = analyze_timing(harness_run, run.battery, config.get<int>("eval.timing.bootstrap_resamples"),
-                                  config.get<double>("eval.timing.fresh_ratio"), peaks);
-  result.failure = result.outcome.failure;
-  return result;
-}
-
 std::optional<Judgement> check_timing_gates(EvaluationRun& run, EvalResult& result, bool capped,
                                             const fs::path& candidate) {
   const Config& config = run.shared.config;
@@ -370,9 +330,32 @@ std::optional<Judgement> run_profile(EvaluationRun& run, const fs::path& candida
   if (used_perf && fs::is_regular_file(perf_file)) counters = parse_perf_csv(read_file(perf_file));
   const Trial& trial = run.battery.trial(trial_id);
   *profile = profile_summary(run.battery.workloads[static_cast<std::size_t>(trial.workload)],
-                             record->value("samples", std::vector<double>{}), counters, run.shared.peaks.get(false));
+                             summarize(record->value("samples", std::vector<double>{})), counters, run.shared.peaks.get(false));
   (*profile)["sandbox"] = to_string(run.sandbox);
   return std::nullopt;
+}
+
+bool profile_needs_own_run(EvaluationRun& run) {
+  if (run.task.target == Target::cuda) return true;
+  EvaluatorShared& shared = run.shared;
+  std::call_once(shared.perf_probe, [&shared] {
+    if (shared.config.get<std::string>("eval.profile.perf") == "off") return;
+    if (std::optional<fs::path> perf = find_program("perf")) shared.perf_counts_hardware = perf_counts_hardware(shared.runner, *perf);
+  });
+  return shared.perf_counts_hardware;
+}
+
+std::optional<Judgement> profile_from_timing(EvaluationRun& run, const std::vector<WorkloadResult>& timed, nlohmann::json* profile) {
+  if (run.battery.rotation.empty()) return infra("no workload to profile");
+  const BatteryWorkload& workload = run.battery.workloads[static_cast<std::size_t>(run.battery.rotation.begin()->first)];
+  for (const WorkloadResult& result : timed) {
+    if (result.name != workload.name) continue;
+    *profile = profile_summary(workload, result.candidate, nullptr, run.shared.peaks.get(false));
+    (*profile)["source"] = "timing stage";
+    (*profile)["sandbox"] = to_string(run.sandbox);
+    return std::nullopt;
+  }
+  return infra("the timing stage has no samples of workload " + workload.name);
 }
 
 std::future<ProfileOutcome> start_profile(EvaluationRun& run, const fs::path& candidate) {

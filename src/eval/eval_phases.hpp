@@ -39,6 +39,8 @@ struct EvaluatorShared {
   std::once_flag sandbox_probe;
   bool bwrap_usable = false;
   std::string bwrap_problem;
+  std::once_flag perf_probe;
+  bool perf_counts_hardware = false;
 };
 
 // One evaluate() call's state.
@@ -95,7 +97,7 @@ struct TimingResult {
   TimingOutcome outcome;
   double lock_wait_s = 0;
 };
-TimingResult run_timing(EvaluationRun& run, const std::filesystem::path& candidate, const std::filesystem::path& baseline);
+// The timing stage itself: eval/timing_run.hpp.
 
 // The gates on a finished timing run, in order: IMPOSSIBLE_PERF (faster than the roofline even after the
 // peaks are measured again), SUSPICIOUS_SPEEDUP (over a vendor baseline; the correctness battery is run again
@@ -106,6 +108,13 @@ std::optional<Judgement> check_timing_gates(EvaluationRun& run, EvalResult& resu
 
 // The profile summary, or a failure verdict when the candidate misbehaved under the profiler.
 std::optional<Judgement> run_profile(EvaluationRun& run, const std::filesystem::path& candidate, nlohmann::json* profile);
+
+// Whether the profile stage needs a harness run of its own: for CUDA (Nsight Compute, or the static profile),
+// and on a host where perf counts hardware events (probed once per evaluator). Elsewhere the timing stage's
+// samples give every figure such a run would (profile_from_timing).
+bool profile_needs_own_run(EvaluationRun& run);
+// The host profile from the timing stage's candidate samples on the workload run_profile would use.
+std::optional<Judgement> profile_from_timing(EvaluationRun& run, const std::vector<WorkloadResult>& timed, nlohmann::json* profile);
 
 // The profile stage started on its own thread, to run beside correctness on a host with a core to spare (it needs
 // no timing lock). Reads the machine peaks first, measuring them on a first run, so that no measurement shares the

@@ -116,7 +116,9 @@ nlohmann::json WorkloadResult::to_json() const {
           {"batch", batch},
           {"rotation_sets", rotation_sets},
           {"rotation_bytes", rotation_bytes},
-          {"time_s", {{"setup", setup_s}, {"warmup", warmup_s}, {"measured", measured_s}, {"elapsed", elapsed_s}, {"timed", timed_s}}}};
+          {"time_s",
+           {{"setup", setup_s}, {"setup_ahead", setup_ahead_s}, {"warmup", warmup_s}, {"measured", measured_s},
+            {"elapsed", elapsed_s}, {"timed", timed_s}}}};
 }
 
 nlohmann::json EvalResult::to_json() const {
@@ -207,6 +209,7 @@ EvalResult EvalResult::from_json(const nlohmann::json& value) {
     workload.rotation_bytes = item.value("rotation_bytes", std::uint64_t{0});
     const nlohmann::json time = item.value("time_s", nlohmann::json::object());
     workload.setup_s = time.value("setup", 0.0);
+    workload.setup_ahead_s = time.value("setup_ahead", 0.0);
     workload.warmup_s = time.value("warmup", 0.0);
     workload.measured_s = time.value("measured", 0.0);
     workload.elapsed_s = time.value("elapsed", 0.0);

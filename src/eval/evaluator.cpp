@@ -14,6 +14,7 @@
 #include "eval/result_cache.hpp"
 #include "eval/sandbox.hpp"
 #include "eval/statistics.hpp"
+#include "eval/timing_run.hpp"
 
 namespace evoteam {
 
@@ -276,13 +277,19 @@ EvalResult Evaluator::evaluate(const Task& task, const Candidate& candidate, con
     result.protocol["timing"] = config.at("eval.timing");
   }
 
-  // On the host the profile runs beside correctness when a core is free; its result counts only once the gates
-  // before it passed, and it is always finished before timing starts.
+  // On the host, with a core to spare, the timing harness starts now and prepares its input sets beside
+  // correctness; it times nothing until correctness has passed (eval/timing_run.hpp). A profile that needs a
+  // run of its own (perf with hardware counters) runs beside correctness too; its result counts only once the
+  // gates before it passed, and it is finished before timing starts. Otherwise the timing samples give it.
+  const bool spare_core = needs_run && task.target == Target::host && wants(stages, Stage::correctness) &&
+                          std::thread::hardware_concurrency() >= 2;
+  const bool profile_by_timing =
+      needs_run && wants(stages, Stage::profile) && wants(stages, Stage::timing) && !eval::profile_needs_own_run(run);
   std::future<eval::ProfileOutcome> early_profile;
-  if (needs_run && task.target == Target::host && wants(stages, Stage::profile) && wants(stages, Stage::correctness) &&
-      std::thread::hardware_concurrency() >= 2)
-    early_profile = eval::start_profile(run, build.library);
+  if (spare_core && wants(stages, Stage::profile) && !profile_by_timing) early_profile = eval::start_profile(run, build.library);
   std::optional<eval::ProfileOutcome> profiled;
+  std::optional<eval::TimingRun> timing_run;
+  if (spare_core && wants(stages, Stage::timing)) timing_run.emplace(run, build.library, true);
 
   if (wants(stages, Stage::correctness)) {
     const auto stage_start = Clock::now();
@@ -308,28 +315,12 @@ EvalResult Evaluator::evaluate(const Task& task, const Candidate& candidate, con
   std::optional<Judgement> noisy;
   if (wants(stages, Stage::timing)) {
     const auto stage_start = Clock::now();
-    BuildOutcome baseline;
-    if (task.baseline.kind == BaselineKind::reference) {
-      request.files = {{task.reference_file, read_file(task.dir / task.reference_file)}};
-      request.params = {};
-    } else if (task.baseline.kind == BaselineKind::library) {
-      request.files = {{task.baseline.file, read_file(task.dir / task.baseline.file)}};
-      request.params = {};
-    } else {
-      request.files = candidate_files(task, Candidate::starting(task));
-      request.params = default_params(task);
-    }
-    request.untrusted = false;
-    request.role = "baseline";
-    baseline = backend.build(request, sandbox);
-    std::optional<Judgement> failure;
-    eval::TimingResult timing;
-    if (baseline.status != BuildStatus::ok) {
-      failure = Judgement{Verdict::infra_error, "the baseline does not build: " + baseline.reason, {{"log", baseline.log}}};
-    } else {
-      timing = eval::run_timing(run, build.library, baseline.library);
-      failure = timing.failure;
-    }
+    if (timing_run)
+      timing_run->release();
+    else
+      timing_run.emplace(run, build.library, false);
+    const eval::TimingResult timing = timing_run->get();
+    std::optional<Judgement> failure = timing.failure;
     result.workloads = timing.outcome.workloads;
     result.timed_s = timing.outcome.timed_s;
     if (!failure && !result.workloads.empty()) {
@@ -376,6 +367,9 @@ EvalResult Evaluator::evaluate(const Task& task, const Candidate& candidate, con
       profile = profiled->profile;
       profile_s = profiled->wall_s;
       profile["beside"] = "correctness";
+    } else if (profile_by_timing) {
+      failure = eval::profile_from_timing(run, result.workloads, &profile);
+      profile_s = since(stage_start);
     } else {
       failure = eval::run_profile(run, build.library, &profile);
       profile_s = since(stage_start);

@@ -32,12 +32,21 @@ nlohmann::json parse_perf_csv(const std::string& text) {
   return {{"counters", counters}, {"unsupported", unsupported}};
 }
 
-nlohmann::json profile_summary(const BatteryWorkload& workload, const std::vector<double>& samples,
-                               const nlohmann::json& perf, const std::optional<Peaks>& peaks) {
+bool perf_counts_hardware(ProcessRunner& runner, const std::filesystem::path& perf) {
+  Command probe;
+  probe.argv = {perf.string(), "stat", "-x,", "-e", "cycles,instructions", "--", "true"};
+  probe.timeout = std::chrono::milliseconds(10'000);
+  const ProcessResult result = runner.run(probe);
+  if (!result.ok()) return false;
+  // perf stat writes its CSV to stderr.
+  return !parse_perf_csv(result.err.text).value("counters", nlohmann::json::object()).empty();
+}
+
+nlohmann::json profile_summary(const BatteryWorkload& workload, const SampleStats& stats, const nlohmann::json& perf,
+                               const std::optional<Peaks>& peaks) {
   nlohmann::json summary;
   summary["workload"] = workload.name;
-  summary["calls"] = samples.size();
-  const SampleStats stats = summarize(samples);
+  summary["calls"] = stats.samples;
   summary["median_s"] = stats.median_s;
   summary["relstdev"] = stats.relstdev;
   const double seconds = stats.median_s;

@@ -46,6 +46,8 @@ TEST(EvalResultJson, RoundTripsThroughEvalJson) {
   workload.speedup_low = 2.4;
   workload.speedup_high = 2.6;
   workload.roofline_fraction = 0.6;
+  workload.setup_s = 0.4;
+  workload.setup_ahead_s = 0.25;
   result.workloads = {workload};
   result.speedup = 2.5;
   result.speedup_low = 2.4;
@@ -63,6 +65,7 @@ TEST(EvalResultJson, RoundTripsThroughEvalJson) {
   EXPECT_EQ(back.stages.size(), 2u);
   EXPECT_EQ(back.workloads[0].axes.at("M"), 512);
   EXPECT_EQ(back.workloads[0].roofline_fraction, 0.6);
+  EXPECT_EQ(back.workloads[0].setup_ahead_s, 0.25);
   EXPECT_EQ(back.speedup_high, 2.6);
   EXPECT_EQ(back.to_json(), json);
   EXPECT_THROW(EvalResult::from_json({{"verdict", "MAYBE"}}), InvalidInput);

@@ -4,10 +4,11 @@
 // watched for work moved off the measured call. After the rotation, each side is timed once on a few fresh
 // sets it has never seen: an implementation that reuses results across calls is fast on the rotation and slow
 // there. The stack below the harness's frame is scrubbed before every sample, so nothing survives there
-// between calls, and the inputs are compared with pristine copies at the end. The sample time is the calling thread's CPU time by default:
-// on a shared machine wall time also counts the time the thread was preempted, CPU time does not (and the
-// candidate cannot sleep, block or use other threads, so it misses none of its work). Wall times are recorded
-// alongside.
+// between calls, and the inputs are compared with pristine copies at the end. The sample time is the calling
+// thread's CPU time by default: on a shared machine wall time also counts the time the thread was preempted,
+// CPU time does not (and the candidate cannot sleep, block or use other threads, so it misses none of its
+// work). Wall times are recorded alongside. A run started beside correctness prepares its sets first and
+// times nothing until the evaluator releases it (Plan::release_file).
 #include <sched.h>
 #include <time.h>
 
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <string>
 
 #include "../compare.hpp"
@@ -155,40 +157,61 @@ bool take_sample(const Plan& plan, std::vector<RotationSet>& sets, Side& side, d
   return true;
 }
 
-// Returns false when a recheck failed (its record is emitted) and timing must stop.
-bool time_workload(const HarnessContext& context, const TimingWorkloadPlan& entry) {
-  const Plan& plan = context.plan;
-  const double setup_begin = now_s();
-  std::vector<RotationSet> sets;
-  for (int id : entry.sets) sets.push_back(make_set(plan, id, static_cast<unsigned>(sets.size())));
-  std::vector<RotationSet> probes;
-  for (int id : entry.probes) probes.push_back(make_set(plan, id, static_cast<unsigned>(sets.size() + probes.size())));
-  Side candidate;
-  candidate.implementation = &context.candidate;
-  Side baseline;
-  baseline.implementation = &context.baseline;
-  baseline.name = "baseline";
-  baseline.poison = 1;
-  Side candidate_probe;
-  candidate_probe.implementation = &context.candidate;
-  Side baseline_probe;
-  baseline_probe.implementation = &context.baseline;
-  baseline_probe.name = "baseline";
-  for (auto [side, group] : {std::pair{&candidate, &sets}, std::pair{&baseline, &sets}, std::pair{&candidate_probe, &probes},
-                             std::pair{&baseline_probe, &probes}}) {
-    // Both sides get the same layout per set, so neither is favoured by where its outputs sit.
-    const unsigned first_variant = group == &sets ? 0u : static_cast<unsigned>(sets.size());
-    for (std::size_t index = 0; index < group->size(); ++index) {
-      RotationSet& set = (*group)[index];
-      side->outputs.push_back(make_outputs(plan, *set.trial, 0, first_variant + static_cast<unsigned>(index)));
-      std::vector<void*> pointers = set.inputs.pointers;
-      for (std::size_t t = 0; t < plan.tensors.size(); ++t)
-        if (plan.tensors[t].is_output) pointers[t] = side->outputs.back()[t].data();
-      side->pointers.push_back(pointers);
-    }
-    side->verified.resize(group->size());
+// One workload's rotation and probe sets with both sides' outputs. It is made one set at a time, so that a run
+// preparing ahead stops the moment the evaluator's word arrives.
+struct PreparedWorkload {
+  PreparedWorkload(const HarnessContext& context, const TimingWorkloadPlan& plan_entry) : entry(&plan_entry) {
+    candidate.implementation = &context.candidate;
+    baseline.implementation = &context.baseline;
+    baseline.name = "baseline";
+    baseline.poison = 1;
+    candidate_probe.implementation = &context.candidate;
+    baseline_probe.implementation = &context.baseline;
+    baseline_probe.name = "baseline";
   }
-  const double setup_s = now_s() - setup_begin;
+  bool complete() const { return sets.size() == entry->sets.size() && probes.size() == entry->probes.size(); }
+
+  const TimingWorkloadPlan* entry;
+  std::vector<RotationSet> sets;
+  std::vector<RotationSet> probes;
+  Side candidate, baseline, candidate_probe, baseline_probe;
+  double setup_s = 0;
+  double ahead_s = 0;  // the part of setup_s spent before the release, beside correctness
+};
+
+void add_outputs(const Plan& plan, Side& side, const RotationSet& set, unsigned variant) {
+  side.outputs.push_back(make_outputs(plan, *set.trial, 0, variant));
+  std::vector<void*> pointers = set.inputs.pointers;
+  for (std::size_t t = 0; t < plan.tensors.size(); ++t)
+    if (plan.tensors[t].is_output) pointers[t] = side.outputs.back()[t].data();
+  side.pointers.push_back(pointers);
+  side.verified.emplace_back();
+}
+
+// Makes the workload's next set (the rotation sets first, then the probes) and both sides' outputs for it.
+void prepare_next_set(const Plan& plan, PreparedWorkload& prepared) {
+  const double begin = now_s();
+  const bool rotation = prepared.sets.size() < prepared.entry->sets.size();
+  const unsigned variant = static_cast<unsigned>(prepared.sets.size() + prepared.probes.size());
+  std::vector<RotationSet>& group = rotation ? prepared.sets : prepared.probes;
+  const int trial = rotation ? prepared.entry->sets[prepared.sets.size()] : prepared.entry->probes[prepared.probes.size()];
+  group.push_back(make_set(plan, trial, variant));
+  // Both sides get the same layout per set, so neither is favoured by where its outputs sit.
+  add_outputs(plan, rotation ? prepared.candidate : prepared.candidate_probe, group.back(), variant);
+  add_outputs(plan, rotation ? prepared.baseline : prepared.baseline_probe, group.back(), variant);
+  prepared.setup_s += now_s() - begin;
+}
+
+// Returns false when a recheck failed (its record is emitted) and timing must stop.
+bool time_workload(const HarnessContext& context, PreparedWorkload& prepared) {
+  const TimingWorkloadPlan& entry = *prepared.entry;
+  const Plan& plan = context.plan;
+  std::vector<RotationSet>& sets = prepared.sets;
+  std::vector<RotationSet>& probes = prepared.probes;
+  Side& candidate = prepared.candidate;
+  Side& baseline = prepared.baseline;
+  Side& candidate_probe = prepared.candidate_probe;
+  Side& baseline_probe = prepared.baseline_probe;
   const int threads_before = thread_count();
   const double process_cpu_start = cpu_clock(CLOCK_PROCESS_CPUTIME_ID);
   const double thread_cpu_start = cpu_clock(CLOCK_THREAD_CPUTIME_ID);
@@ -260,7 +283,7 @@ bool time_workload(const HarnessContext& context, const TimingWorkloadPlan& entr
   line.array("candidate_probe", candidate_probe.samples).array("baseline_probe", baseline_probe.samples);
   line.field("batch_candidate", candidate.batch).field("batch_baseline", baseline.batch);
   line.field("sets", static_cast<std::int64_t>(sets.size())).field("elapsed_s", elapsed).field("timed_s", timed);
-  line.field("setup_s", setup_s).field("warmup_s", warmup_s).field("measured_s", measured_s);
+  line.field("setup_s", prepared.setup_s).field("setup_ahead_s", prepared.ahead_s).field("warmup_s", warmup_s).field("measured_s", measured_s);
   line.field("other_threads_cpu_s", other_threads).field("candidate_window_other_cpu_s", candidate.other_threads_cpu_s);
   line.field("threads_before", threads_before).field("threads_after", threads_after);
   const double candidate_other = candidate.other_threads_cpu_s + candidate_probe.other_threads_cpu_s;
@@ -283,14 +306,65 @@ void pin_to_current_cpu() {
   sched_setaffinity(0, sizeof set, &set);
 }
 
+// The evaluator's word in the release file: nothing yet, "go" or "stop". It writes the file by rename, so a
+// word is never seen half-written.
+enum class Word { none, go, stop };
+
+Word read_word(const std::string& file) {
+  std::ifstream in(file);
+  std::string word;
+  if (!(in >> word)) return Word::none;
+  return word == "go" ? Word::go : Word::stop;
+}
+
+// Waits for the word until `deadline` (now_s() time), polling each millisecond: a late start costs at most that.
+Word wait_for_word(const std::string& file, double deadline) {
+  while (true) {
+    const Word word = read_word(file);
+    if (word != Word::none || now_s() >= deadline) return word;
+    timespec pause{0, 1'000'000};
+    nanosleep(&pause, nullptr);
+  }
+}
+
 }  // namespace
 
 int run_timing(const HarnessContext& context) {
   if (context.candidate.entry == nullptr || context.baseline.entry == nullptr)
     throw std::runtime_error("timing needs --candidate and --baseline");
+  const Plan& plan = context.plan;
   pin_to_current_cpu();
-  for (const TimingWorkloadPlan& entry : context.plan.timing)
-    if (!time_workload(context, entry)) break;
+  std::vector<std::unique_ptr<PreparedWorkload>> prepared(plan.timing.size());
+  auto workload = [&](std::size_t index) -> PreparedWorkload& {
+    if (!prepared[index]) prepared[index] = std::make_unique<PreparedWorkload>(context, plan.timing[index]);
+    return *prepared[index];
+  };
+  if (!plan.release_file.empty()) {
+    // Started beside correctness: prepare sets ahead (no candidate code runs) while the evaluator has not
+    // decided, then wait for its word. Nothing is timed before "go".
+    const double begin = now_s();
+    for (std::size_t index = 0; index < plan.timing.size() && read_word(plan.release_file) == Word::none;) {
+      PreparedWorkload& next = workload(index);
+      if (next.complete()) {
+        ++index;
+        continue;
+      }
+      const double before = next.setup_s;
+      prepare_next_set(plan, next);
+      next.ahead_s += next.setup_s - before;
+    }
+    const Word word = wait_for_word(plan.release_file, begin + plan.release_wait_s);
+    const double waited = now_s() - begin;
+    emit(JsonLine().field("ev", "release").field("word", word == Word::go ? "go" : (word == Word::stop ? "stop" : "none"))
+             .field("waited_s", waited));
+    if (word != Word::go) return 0;
+  }
+  for (std::size_t index = 0; index < plan.timing.size(); ++index) {
+    PreparedWorkload& next = workload(index);
+    while (!next.complete()) prepare_next_set(plan, next);
+    if (!time_workload(context, next)) break;
+    prepared[index].reset();  // its memory serves the next workload's sets
+  }
   return 0;
 }
 
