@@ -7,8 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <sstream>
 #include <thread>
 
@@ -135,6 +138,37 @@ TEST_F(TimingRunEarly, DroppedUndecidedRunStopsItsHarness) {
   const std::vector<std::string> names = events(timing_records(m_scratch));
   EXPECT_EQ(std::count(names.begin(), names.end(), "timing"), 0);
   EXPECT_EQ(std::count(names.begin(), names.end(), "release"), 1);
+}
+
+// Whether process `pid` has ended (gone, or a zombie nobody reaped).
+bool ended(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) return true;
+  const std::size_t paren = text.rfind(')');
+  return paren == std::string::npos || text.substr(paren + 2, 1) == "Z";
+}
+
+TEST_F(TimingRunEarly, AHarnessWhoseEvaluatorDiedStopsWaiting) {
+  prepare();
+  { TimingRun timing(*m_run, m_candidate, true); }  // leaves the plan, which waits an hour for its word
+  fs::remove(m_scratch / "timing.release");
+  const fs::path out = m_scratch / "orphan.records";
+  // The shell starts the harness in a session of its own (the runner ends the shell's group with the shell) and
+  // exits once the harness runs: the harness is re-parented while it waits.
+  Command command;
+  command.argv = {"/bin/sh", "-c",
+                  "setsid \"$0\" --plan \"$1\" --result-fd 3 --candidate \"$2\" --baseline \"$2\" 3>\"$3\" >/dev/null 2>&1 & "
+                  "for i in $(seq 200); do grep -q '\"ev\":\"start\"' \"$3\" 2>/dev/null && break; sleep 0.05; done; echo $!",
+                  m_run->harness.string(), (m_scratch / "plan-timing.json").string(), m_candidate.string(), out.string()};
+  const ProcessResult started = system_runner().run(command);
+  ASSERT_TRUE(started.ok()) << started.describe();
+  const pid_t pid = std::stoi(started.out.text);
+  const auto start = Clock::now();
+  while (!ended(pid) && seconds_since(start) < 20) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(ended(pid)) << "the orphaned harness is still waiting for its word";
+  if (!ended(pid)) kill(pid, SIGKILL);
+  EXPECT_NE(read_file(out).find(R"("word":"none")"), std::string::npos) << read_file(out);
 }
 
 TEST_F(TimingRunEarly, ReleaseWaitsForTheTimingLock) {

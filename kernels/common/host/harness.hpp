@@ -1,6 +1,8 @@
 #pragma once
 // Internals shared by the host harness's modes (harness_main.cpp: reference, correctness; timing_mode.cpp:
 // timing, profile).
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -20,6 +22,7 @@ struct HarnessContext {
   Implementation candidate;
   Implementation baseline;
   Implementation reference;
+  pid_t parent = 0;  // the process that started this one (its evaluator, or the sandbox's init), read first thing
 };
 
 // The buffers of one trial: every tensor its own guarded allocation. Inputs are generated; outputs poisoned.

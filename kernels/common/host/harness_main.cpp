@@ -263,6 +263,7 @@ int main(int argc, char** argv) {
   open_record_channel(fd);
   install_fault_handlers();
   HarnessContext context;
+  context.parent = getppid();
   try {
     context.plan = load_plan(plan_path);
     emit(JsonLine().field("ev", "start").field("mode", context.plan.mode).field("pid", static_cast<std::int64_t>(getpid())));

@@ -11,6 +11,7 @@
 // times nothing until the evaluator releases it (Plan::release_file).
 #include <sched.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -318,10 +319,12 @@ Word read_word(const std::string& file) {
 }
 
 // Waits for the word until `deadline` (now_s() time), polling each millisecond: a late start costs at most that.
-Word wait_for_word(const std::string& file, double deadline) {
+// A harness whose evaluator died (it was re-parented: its parent is no longer `parent`) gives up at once rather
+// than wait out the deadline.
+Word wait_for_word(const std::string& file, double deadline, pid_t parent) {
   while (true) {
     const Word word = read_word(file);
-    if (word != Word::none || now_s() >= deadline) return word;
+    if (word != Word::none || now_s() >= deadline || getppid() != parent) return word;
     timespec pause{0, 1'000'000};
     nanosleep(&pause, nullptr);
   }
@@ -333,6 +336,7 @@ int run_timing(const HarnessContext& context) {
   if (context.candidate.entry == nullptr || context.baseline.entry == nullptr)
     throw std::runtime_error("timing needs --candidate and --baseline");
   const Plan& plan = context.plan;
+  const pid_t parent = context.parent;
   pin_to_current_cpu();
   std::vector<std::unique_ptr<PreparedWorkload>> prepared(plan.timing.size());
   auto workload = [&](std::size_t index) -> PreparedWorkload& {
@@ -343,7 +347,8 @@ int run_timing(const HarnessContext& context) {
     // Started beside correctness: prepare sets ahead (no candidate code runs) while the evaluator has not
     // decided, then wait for its word. Nothing is timed before "go".
     const double begin = now_s();
-    for (std::size_t index = 0; index < plan.timing.size() && read_word(plan.release_file) == Word::none;) {
+    for (std::size_t index = 0;
+         index < plan.timing.size() && read_word(plan.release_file) == Word::none && getppid() == parent;) {
       PreparedWorkload& next = workload(index);
       if (next.complete()) {
         ++index;
@@ -353,7 +358,7 @@ int run_timing(const HarnessContext& context) {
       prepare_next_set(plan, next);
       next.ahead_s += next.setup_s - before;
     }
-    const Word word = wait_for_word(plan.release_file, begin + plan.release_wait_s);
+    const Word word = wait_for_word(plan.release_file, begin + plan.release_wait_s, parent);
     const double waited = now_s() - begin;
     emit(JsonLine().field("ev", "release").field("word", word == Word::go ? "go" : (word == Word::stop ? "stop" : "none"))
              .field("waited_s", waited));
