@@ -284,7 +284,8 @@ bool time_workload(const HarnessContext& context, PreparedWorkload& prepared) {
   line.array("candidate_probe", candidate_probe.samples).array("baseline_probe", baseline_probe.samples);
   line.field("batch_candidate", candidate.batch).field("batch_baseline", baseline.batch);
   line.field("sets", static_cast<std::int64_t>(sets.size())).field("elapsed_s", elapsed).field("timed_s", timed);
-  line.field("setup_s", prepared.setup_s).field("setup_ahead_s", prepared.ahead_s).field("warmup_s", warmup_s).field("measured_s", measured_s);
+  line.field("setup_s", prepared.setup_s).field("setup_ahead_s", prepared.ahead_s);
+  line.field("warmup_s", warmup_s).field("measured_s", measured_s);
   line.field("other_threads_cpu_s", other_threads).field("candidate_window_other_cpu_s", candidate.other_threads_cpu_s);
   line.field("threads_before", threads_before).field("threads_after", threads_after);
   const double candidate_other = candidate.other_threads_cpu_s + candidate_probe.other_threads_cpu_s;
@@ -330,42 +331,46 @@ Word wait_for_word(const std::string& file, double deadline, pid_t parent) {
   }
 }
 
+using PreparedWorkloads = std::vector<std::unique_ptr<PreparedWorkload>>;
+
+PreparedWorkload& workload_at(const HarnessContext& context, PreparedWorkloads& prepared, std::size_t index) {
+  if (!prepared[index]) prepared[index] = std::make_unique<PreparedWorkload>(context, context.plan.timing[index]);
+  return *prepared[index];
+}
+
+// A run started beside correctness: prepares sets ahead (no candidate code runs) while the evaluator has not
+// decided, then waits for its word and records it. True when the word is "go": nothing is timed before it.
+bool prepare_until_released(const HarnessContext& context, PreparedWorkloads& prepared) {
+  const Plan& plan = context.plan;
+  const double begin = now_s();
+  for (std::size_t index = 0;
+       index < plan.timing.size() && read_word(plan.release_file) == Word::none && getppid() == context.parent;) {
+    PreparedWorkload& next = workload_at(context, prepared, index);
+    if (next.complete()) {
+      ++index;
+      continue;
+    }
+    const double before = next.setup_s;
+    prepare_next_set(plan, next);
+    next.ahead_s += next.setup_s - before;
+  }
+  const Word word = wait_for_word(plan.release_file, begin + plan.release_wait_s, context.parent);
+  emit(JsonLine().field("ev", "release").field("word", word == Word::go ? "go" : (word == Word::stop ? "stop" : "none"))
+           .field("waited_s", now_s() - begin));
+  return word == Word::go;
+}
+
 }  // namespace
 
 int run_timing(const HarnessContext& context) {
   if (context.candidate.entry == nullptr || context.baseline.entry == nullptr)
     throw std::runtime_error("timing needs --candidate and --baseline");
   const Plan& plan = context.plan;
-  const pid_t parent = context.parent;
   pin_to_current_cpu();
-  std::vector<std::unique_ptr<PreparedWorkload>> prepared(plan.timing.size());
-  auto workload = [&](std::size_t index) -> PreparedWorkload& {
-    if (!prepared[index]) prepared[index] = std::make_unique<PreparedWorkload>(context, plan.timing[index]);
-    return *prepared[index];
-  };
-  if (!plan.release_file.empty()) {
-    // Started beside correctness: prepare sets ahead (no candidate code runs) while the evaluator has not
-    // decided, then wait for its word. Nothing is timed before "go".
-    const double begin = now_s();
-    for (std::size_t index = 0;
-         index < plan.timing.size() && read_word(plan.release_file) == Word::none && getppid() == parent;) {
-      PreparedWorkload& next = workload(index);
-      if (next.complete()) {
-        ++index;
-        continue;
-      }
-      const double before = next.setup_s;
-      prepare_next_set(plan, next);
-      next.ahead_s += next.setup_s - before;
-    }
-    const Word word = wait_for_word(plan.release_file, begin + plan.release_wait_s, parent);
-    const double waited = now_s() - begin;
-    emit(JsonLine().field("ev", "release").field("word", word == Word::go ? "go" : (word == Word::stop ? "stop" : "none"))
-             .field("waited_s", waited));
-    if (word != Word::go) return 0;
-  }
+  PreparedWorkloads prepared(plan.timing.size());
+  if (!plan.release_file.empty() && !prepare_until_released(context, prepared)) return 0;
   for (std::size_t index = 0; index < plan.timing.size(); ++index) {
-    PreparedWorkload& next = workload(index);
+    PreparedWorkload& next = workload_at(context, prepared, index);
     while (!next.complete()) prepare_next_set(plan, next);
     if (!time_workload(context, next)) break;
     prepared[index].reset();  // its memory serves the next workload's sets
