@@ -26,7 +26,6 @@ nlohmann::json static_cuda_profile(const nlohmann::json& build_report, const std
 }
 
 std::optional<Judgement> run_cuda_profile(EvaluationRun& run, const fs::path& candidate, nlohmann::json* profile) {
-  const Config& config = run.shared.config;
   const std::optional<fs::path> ncu = cuda::find_cuda_tool("ncu");
   if (!ncu) {
     *profile = static_cuda_profile(run.build_report, "ncu (Nsight Compute) is not installed");
@@ -36,15 +35,9 @@ std::optional<Judgement> run_cuda_profile(EvaluationRun& run, const fs::path& ca
     *profile = static_cuda_profile(run.build_report, "a group of ranks (one process per GPU) is not profiled under ncu yet");
     return std::nullopt;
   }
-  if (run.battery.rotation.empty()) return Judgement{Verdict::infra_error, "no workload to profile", nlohmann::json::object()};
-  const int trial_id = run.battery.rotation.begin()->second.front();
-  nlohmann::json plan = base_plan(run.task, run.battery, config, "profile");
-  add_trials(plan, run.battery, {trial_id}, run.reference_dir, run.deadlines_s);
-  plan["profile"] = {{"trial", trial_id}, {"time_s", config.get<double>("eval.profile.time_s")}};
-  const fs::path plan_file = run.scratch / "plan-profile.json";
-  write_json_atomic(plan_file, plan);
-  HarnessSpec spec = harness_spec(run, plan_file, config.get<double>("eval.stages.profile.timeout_s"));
-  spec.candidate = candidate;
+  std::optional<HarnessSpec> profiled = profile_harness_spec(run, candidate);
+  if (!profiled) return Judgement{Verdict::infra_error, "no workload to profile", nlohmann::json::object()};
+  HarnessSpec& spec = *profiled;
   cuda::NcuInvocation invocation;
   invocation.ncu = ncu->string();
   invocation.launch_count = k_profiled_launches;

@@ -295,10 +295,14 @@ std::optional<Judgement> check_timing_gates(EvaluationRun& run, EvalResult& resu
   return std::nullopt;
 }
 
-std::optional<Judgement> run_profile(EvaluationRun& run, const fs::path& candidate, nlohmann::json* profile) {
-  if (run.task.target == Target::cuda) return run_cuda_profile(run, candidate, profile);
+const BatteryWorkload* profiled_workload(const EvaluationRun& run) {
+  if (run.battery.rotation.empty()) return nullptr;
+  return &run.battery.workloads[static_cast<std::size_t>(run.battery.rotation.begin()->first)];
+}
+
+std::optional<HarnessSpec> profile_harness_spec(EvaluationRun& run, const fs::path& candidate) {
+  if (run.battery.rotation.empty()) return std::nullopt;
   const Config& config = run.shared.config;
-  if (run.battery.rotation.empty()) return infra("no workload to profile");
   const int trial_id = run.battery.rotation.begin()->second.front();
   nlohmann::json plan = base_plan(run.task, run.battery, config, "profile");
   add_trials(plan, run.battery, {trial_id}, run.reference_dir, run.deadlines_s);
@@ -307,6 +311,15 @@ std::optional<Judgement> run_profile(EvaluationRun& run, const fs::path& candida
   write_json_atomic(plan_file, plan);
   HarnessSpec spec = harness_spec(run, plan_file, config.get<double>("eval.stages.profile.timeout_s"));
   spec.candidate = candidate;
+  return spec;
+}
+
+std::optional<Judgement> run_profile(EvaluationRun& run, const fs::path& candidate, nlohmann::json* profile) {
+  if (run.task.target == Target::cuda) return run_cuda_profile(run, candidate, profile);
+  const Config& config = run.shared.config;
+  std::optional<HarnessSpec> profiled = profile_harness_spec(run, candidate);
+  if (!profiled) return infra("no workload to profile");
+  HarnessSpec& spec = *profiled;
   const fs::path perf_file = run.scratch / "perf.txt";
   std::optional<fs::path> perf = config.get<std::string>("eval.profile.perf") == "off" ? std::nullopt : find_program("perf");
   HarnessRun harness_run;
@@ -328,9 +341,8 @@ std::optional<Judgement> run_profile(EvaluationRun& run, const fs::path& candida
   if (record == nullptr) return infra("the profile run left no profile record");
   nlohmann::json counters;
   if (used_perf && fs::is_regular_file(perf_file)) counters = parse_perf_csv(read_file(perf_file));
-  const Trial& trial = run.battery.trial(trial_id);
-  *profile = profile_summary(run.battery.workloads[static_cast<std::size_t>(trial.workload)],
-                             summarize(record->value("samples", std::vector<double>{})), counters, run.shared.peaks.get(false));
+  *profile = profile_summary(*profiled_workload(run), summarize(record->value("samples", std::vector<double>{})), counters,
+                             run.shared.peaks.get(false));
   (*profile)["sandbox"] = to_string(run.sandbox);
   return std::nullopt;
 }
@@ -346,16 +358,16 @@ bool profile_needs_own_run(EvaluationRun& run) {
 }
 
 std::optional<Judgement> profile_from_timing(EvaluationRun& run, const std::vector<WorkloadResult>& timed, nlohmann::json* profile) {
-  if (run.battery.rotation.empty()) return infra("no workload to profile");
-  const BatteryWorkload& workload = run.battery.workloads[static_cast<std::size_t>(run.battery.rotation.begin()->first)];
+  const BatteryWorkload* workload = profiled_workload(run);
+  if (workload == nullptr) return infra("no workload to profile");
   for (const WorkloadResult& result : timed) {
-    if (result.name != workload.name) continue;
-    *profile = profile_summary(workload, result.candidate, nullptr, run.shared.peaks.get(false));
+    if (result.name != workload->name) continue;
+    *profile = profile_summary(*workload, result.candidate, nullptr, run.shared.peaks.get(false));
     (*profile)["source"] = "timing stage";
     (*profile)["sandbox"] = to_string(run.sandbox);
     return std::nullopt;
   }
-  return infra("the timing stage has no samples of workload " + workload.name);
+  return infra("the timing stage has no samples of workload " + workload->name);
 }
 
 std::future<ProfileOutcome> start_profile(EvaluationRun& run, const fs::path& candidate) {

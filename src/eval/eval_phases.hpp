@@ -106,6 +106,12 @@ struct TimingResult {
 std::optional<Judgement> check_timing_gates(EvaluationRun& run, EvalResult& result, bool capped,
                                             const std::filesystem::path& candidate);
 
+// The workload a profile describes: the first timed one (null when none is timed).
+const BatteryWorkload* profiled_workload(const EvaluationRun& run);
+// The profile run's harness: the candidate repeated on profiled_workload's first timing set for
+// eval.profile.time_s (its plan written). nullopt when there is no workload to profile.
+std::optional<HarnessSpec> profile_harness_spec(EvaluationRun& run, const std::filesystem::path& candidate);
+
 // The profile summary, or a failure verdict when the candidate misbehaved under the profiler.
 std::optional<Judgement> run_profile(EvaluationRun& run, const std::filesystem::path& candidate, nlohmann::json* profile);
 

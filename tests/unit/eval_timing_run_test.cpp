@@ -126,8 +126,11 @@ TEST_F(TimingRunEarly, CancelledRunEndsUntimed) {
   const std::vector<std::string> names = events(records);
   EXPECT_EQ(std::count(names.begin(), names.end(), "timing"), 0);
   ASSERT_EQ(std::count(names.begin(), names.end(), "release"), 1);
-  for (const nlohmann::json& record : records)
-    if (record.value("ev", "") == "release") EXPECT_EQ(record["word"], "stop");
+  for (const nlohmann::json& record : records) {
+    if (record.value("ev", "") == "release") {
+      EXPECT_EQ(record["word"], "stop");
+    }
+  }
 }
 
 TEST_F(TimingRunEarly, DroppedUndecidedRunStopsItsHarness) {
