@@ -46,8 +46,9 @@ fs::path write_timing_plan(EvaluationRun& run, const fs::path& release_file) {
   return plan_file;
 }
 
-// Runs the harness of one timing plan (holding `lock`, or taking the lock first when there is none) and
-// analyses its records. An early run that was not released times nothing; its result says so.
+// Runs the harness of one timing plan and analyses its records. An early run's harness waits for its word (the
+// lock is taken at the release, by TimingRun); otherwise the lock is taken here first. An early run that was not
+// released times nothing; its result says so.
 TimingResult time_with_harness(EvaluationRun& run, const fs::path& plan_file, const fs::path& candidate,
                                const fs::path& baseline, bool early) {
   TimingResult result;
