@@ -11,7 +11,8 @@
 
 namespace evoteam::eval {
 
-// Builds the baseline the candidate is timed against (INFRA_ERROR when it does not build).
+// Builds the baseline the candidate is timed against: the reference, a library implementation, or the starting
+// kernel at its default params (task.baseline). TimingRun turns a failed build into INFRA_ERROR.
 BuildOutcome build_baseline(EvaluationRun& run);
 
 class TimingRun {
