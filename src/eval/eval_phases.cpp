@@ -25,6 +25,12 @@ using Clock = std::chrono::steady_clock;
 
 std::optional<Judgement> infra(const std::string& reason) { return Judgement{Verdict::infra_error, reason, nlohmann::json::object()}; }
 
+// The perf binary the host profile may use: none when eval.profile.perf is off or perf is not installed.
+std::optional<fs::path> configured_perf(const Config& config) {
+  if (config.get<std::string>("eval.profile.perf") == "off") return std::nullopt;
+  return find_program("perf");
+}
+
 
 bool references_present(const Task& task, const fs::path& dir, const Trial& trial) {
   for (const TensorSpec& output : task.outputs)
@@ -321,7 +327,7 @@ std::optional<Judgement> run_profile(EvaluationRun& run, const fs::path& candida
   if (!profiled) return infra("no workload to profile");
   HarnessSpec& spec = *profiled;
   const fs::path perf_file = run.scratch / "perf.txt";
-  std::optional<fs::path> perf = config.get<std::string>("eval.profile.perf") == "off" ? std::nullopt : find_program("perf");
+  std::optional<fs::path> perf = configured_perf(config);
   HarnessRun harness_run;
   bool used_perf = false;
   if (perf) {
@@ -351,8 +357,7 @@ bool profile_needs_own_run(EvaluationRun& run) {
   if (run.task.target == Target::cuda) return true;
   EvaluatorShared& shared = run.shared;
   std::call_once(shared.perf_probe, [&shared] {
-    if (shared.config.get<std::string>("eval.profile.perf") == "off") return;
-    if (std::optional<fs::path> perf = find_program("perf")) shared.perf_counts_hardware = perf_counts_hardware(shared.runner, *perf);
+    if (std::optional<fs::path> perf = configured_perf(shared.config)) shared.perf_counts_hardware = perf_counts_hardware(shared.runner, *perf);
   });
   return shared.perf_counts_hardware;
 }

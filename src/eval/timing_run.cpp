@@ -152,6 +152,4 @@ TimingResult TimingRun::get() {
   return result;
 }
 
-TimingResult run_timing(EvaluationRun& run, const fs::path& candidate) { return TimingRun(run, candidate, false).get(); }
-
 }  // namespace evoteam::eval

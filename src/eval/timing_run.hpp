@@ -46,7 +46,4 @@ class TimingRun {
   std::future<TimingResult> m_result;
 };
 
-// The timing stage in one go: TimingRun, not early, then get().
-TimingResult run_timing(EvaluationRun& run, const std::filesystem::path& candidate);
-
 }  // namespace evoteam::eval
