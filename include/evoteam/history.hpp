@@ -1,5 +1,6 @@
 #pragma once
-// What the supervisor reads: every evaluation and every cycle of a run, rebuilt from the journal on resume.
+// The run's record: every evaluation and every cycle of a run, rebuilt from the journal on resume. The lab
+// appends evaluations, the supervisor appends cycles and reads snapshots; both sit above this module.
 #include <map>
 #include <optional>
 #include <string>
@@ -8,12 +9,22 @@
 #include <nlohmann/json.hpp>
 
 #include <evoteam/team_spec.hpp>
+#include <evoteam/verdict.hpp>
 
 namespace evoteam {
 
 using ParamValues = std::map<std::string, std::string>;
 
-// One evaluated candidate, as journaled ("evaluation" records).
+// Where a record stands. Only an evaluated record carries the evaluator's verdict; the others never reached
+// the evaluator (the journal spells them as verdicts: "PENDING", "BLOCKED", "BUDGET").
+enum class RecordState {
+  evaluated,
+  pending,      // its id is reserved and the evaluation is under way; never journaled
+  blocked,      // screened out by a recorded constraint before evaluation: nothing was spent
+  over_budget,  // the run's evaluation budget was spent: not evaluated, never journaled
+};
+
+// One candidate, as journaled ("evaluation" records).
 struct EvaluationRecord {
   std::string candidate_id;      // c0001, c0002, ...
   std::string parent_id;         // empty for the starting kernel
@@ -25,20 +36,32 @@ struct EvaluationRecord {
   std::string sources_hash;      // hash of the editable sources; with params it identifies the candidate
   int changes = 0;               // params (or structural edits) changed relative to the parent
   bool structural_change = false;  // sources differ from the parent's (an architecture change)
-  std::string verdict;           // PASS, COMPILE_ERROR, NUMERIC_MISMATCH, ...
-  bool passed = false;
+  RecordState state = RecordState::pending;
+  Verdict verdict = Verdict::infra_error;  // the evaluator's; meaningful only when state is evaluated
   std::optional<double> speedup;   // geometric mean over workloads, PASS only
   std::optional<double> roofline;  // fraction of the machine's roofline
   std::string failure_signature;   // verdict + the first line of its evidence, stable across candidates
   bool profiled = false;
   std::string profile_bound;       // memory | compute | latency, when profiled
   bool repeated_recorded_failure = false;  // matched a failed attempt already in the knowledge base
-  bool blocked_by_knowledge = false;       // screened out before evaluation (no evaluation spent)
   bool rejected = false;                   // a reviewer (Disciplinarian) or a re-verification rejected it
   std::string ruling;                      // the reviewer's reason
   double eval_seconds = 0;
 
+  bool evaluated() const { return state == RecordState::evaluated; }
+  // Screened out by a recorded constraint: no evaluation was spent on it.
+  bool blocked() const { return state == RecordState::blocked; }
+  // Evaluated with this verdict.
+  bool has(Verdict wanted) const { return evaluated() && verdict == wanted; }
+  // Outputs verified, timing usable and a speedup measured: a result the search may build on.
+  bool passed() const { return evaluated() && counts_as_pass(verdict) && speedup.has_value(); }
+  // Evaluated without passing, and not through the evaluator's own failure: the candidate's to answer for.
+  bool failed() const { return evaluated() && !passed() && !is_infra(verdict); }
+  // "PASS", "COMPILE_ERROR", ... for evaluated records; "PENDING", "BLOCKED" or "BUDGET" for the others.
+  std::string verdict_text() const;
+
   nlohmann::json to_json() const;
+  // Throws InvalidInput naming the field when the verdict is not one of verdict_text()'s spellings.
   static EvaluationRecord from_json(const nlohmann::json& value);
   std::string key() const;  // sources_hash + params: identical candidates share a key
 };

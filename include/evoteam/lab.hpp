@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <evoteam/config.hpp>
+#include <evoteam/evaluator.hpp>
 #include <evoteam/history.hpp>
 #include <evoteam/knowledge.hpp>
 #include <evoteam/task.hpp>
@@ -23,17 +24,15 @@ namespace evoteam {
 
 class RunDir;
 
-enum class EvalDepth { build, tests, full };
-
 // Seam between the team and the evaluator: the real adapter wraps the evaluator; tests use fakes.
 class CandidateEvaluator {
  public:
   struct Result {
-    std::string verdict;               // PASS, COMPILE_ERROR, ...
-    std::optional<double> speedup;     // geometric mean, PASS only
+    Verdict verdict = Verdict::infra_error;
+    std::optional<double> speedup;     // geometric mean, when timed
     std::optional<double> roofline;
     std::string failure_signature;     // stable across candidates that fail the same way
-    std::string summary;               // one paragraph for agents
+    std::string summary;               // the write-up for agents (describe_for_agent)
     nlohmann::json eval_json;          // the evaluator's full result (eval.json)
     std::string build_log;
   };
@@ -43,8 +42,9 @@ class CandidateEvaluator {
     nlohmann::json metrics;
   };
   virtual ~CandidateEvaluator() = default;
-  // `seed_salt` varies the correctness seeds (fresh seeds for re-verification).
-  virtual Result evaluate(const std::filesystem::path& sources_dir, const ParamValues& params, EvalDepth depth,
+  // Runs every stage up to and including `through` (build, correctness or timing). `seed_salt` varies the
+  // correctness seeds (fresh seeds for re-verification).
+  virtual Result evaluate(const std::filesystem::path& sources_dir, const ParamValues& params, Stage through,
                           std::uint64_t seed_salt) = 0;
   virtual Profile profile(const std::filesystem::path& sources_dir, const ParamValues& params) = 0;
   virtual std::vector<ParamSpec> param_space() const = 0;
@@ -89,12 +89,12 @@ class Lab {
 
   // Runs the evaluator on work in progress (an agent's compile/test/benchmark tool) without recording a
   // candidate; the caller counts it in its usage.
-  CandidateEvaluator::Result trial(const std::filesystem::path& sources_dir, const ParamValues& params, EvalDepth depth);
+  CandidateEvaluator::Result trial(const std::filesystem::path& sources_dir, const ParamValues& params, Stage through);
   CandidateEvaluator::Profile trial_profile(const std::filesystem::path& sources_dir, const ParamValues& params);
   const Task* task() const { return m_evaluator.task(); }
 
   // No evaluation beyond this many in the run (the --budget-evaluations budget); 0 means no limit. A request
-  // past it is answered without evaluating (outcome.reused, verdict "BUDGET").
+  // past it is answered without evaluating (outcome.reused, state over_budget).
   void set_evaluation_limit(int limit) { m_evaluation_limit = limit; }
 
   RunHistory snapshot() const;

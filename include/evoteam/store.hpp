@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <evoteam/timestamp.hpp>
+
 namespace evoteam {
 
 inline constexpr int k_journal_version = 1;
@@ -135,10 +137,5 @@ nlohmann::json read_run_json(const std::filesystem::path& run_dir);
 // Lists run directories under runs_dir (those holding run.json), newest first by id; only the directory is
 // read, not the runs. A missing runs_dir is an empty list; an unreadable one throws IoError.
 std::vector<std::filesystem::path> list_runs(const std::filesystem::path& runs_dir);
-
-// UTC timestamp, compact form for ids: 20261129T184500Z.
-std::string utc_compact_timestamp();
-// UTC ISO-8601 with milliseconds: 2026-11-29T18:45:00.123Z.
-std::string utc_iso_timestamp();
 
 }  // namespace evoteam

@@ -9,11 +9,13 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include <evoteam/evaluator.hpp>
 #include <evoteam/llm.hpp>
 #include <evoteam/workspace.hpp>
 
@@ -28,24 +30,22 @@ struct ToolResult {
 
 // --- Evaluation seam -------------------------------------------------------------------------------------
 
-// Stages in order; each includes the ones before it.
-enum class EvalStage { compile, test, benchmark, profile };
-std::string to_string(EvalStage stage);
-
-// Runs the evaluator on the workspace's files. The result is text for the model: the verdict, the figures
-// and the relevant log excerpt; is_error when the requested stage did not pass.
+// Runs the evaluator on the workspace's files through a stage (compile: build, run_tests: correctness,
+// benchmark: timing, profile: profile; each with the stages before it). The result is text for the model
+// (describe_for_agent); is_error when the requested stage did not pass.
 class EvaluationBackend {
  public:
   virtual ~EvaluationBackend() = default;
-  virtual ToolResult evaluate(const Workspace& workspace, EvalStage upto) = 0;
+  virtual ToolResult evaluate(const Workspace& workspace, Stage through) = 0;
 };
+
+// The evaluator stage each evaluation tool runs through; nullopt for the other tools.
+std::optional<Stage> tool_stage(const std::string& tool_name);
 
 // --- Knowledge seam --------------------------------------------------------------------------------------
 
 // The closed set of record_knowledge kinds: strategy, failed_attempt, hardware, constraint, action_plan.
 const std::vector<std::string>& knowledge_kinds();
-// The file a kind is kept in: strategies.md, failed_attempts.md, hardware.md, constraints.md, action_plan.md.
-std::string knowledge_file_name(const std::string& kind);
 
 class KnowledgeAccess {
  public:
@@ -55,20 +55,6 @@ class KnowledgeAccess {
   virtual std::string read(const std::string& topic) = 0;
   // Appends a note; `kind` is one of knowledge_kinds() (checked by the tool's schema).
   virtual void record(const std::string& kind, const std::string& text) = 0;
-};
-
-// Markdown files per kind in a directory (knowledge/ of the run). Each note is appended as an entry:
-// "## <first line of the note>", "- author: <role>", "- recorded: <UTC time>", a blank line, the rest of the
-// note. Writes are atomic and serialised within the process.
-class DirectoryKnowledge : public KnowledgeAccess {
- public:
-  DirectoryKnowledge(std::filesystem::path dir, std::string author);
-  std::string read(const std::string& topic) override;
-  void record(const std::string& kind, const std::string& text) override;
-
- private:
-  std::filesystem::path m_dir;
-  std::string m_author;
 };
 
 // --- Toolbox ---------------------------------------------------------------------------------------------

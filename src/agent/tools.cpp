@@ -110,14 +110,17 @@ ToolOutcome from_result(const ToolResult& result) {
 
 }  // namespace
 
-std::string to_string(EvalStage stage) {
-  switch (stage) {
-    case EvalStage::compile: return "compile";
-    case EvalStage::test: return "test";
-    case EvalStage::benchmark: return "benchmark";
-    case EvalStage::profile: return "profile";
-  }
-  return "compile";
+std::optional<Stage> tool_stage(const std::string& tool_name) {
+  if (tool_name == "compile") return Stage::build;
+  if (tool_name == "run_tests") return Stage::correctness;
+  if (tool_name == "benchmark") return Stage::timing;
+  if (tool_name == "profile") return Stage::profile;
+  return std::nullopt;
+}
+
+const std::vector<std::string>& knowledge_kinds() {
+  static const std::vector<std::string> kinds = {"strategy", "failed_attempt", "hardware", "constraint", "action_plan"};
+  return kinds;
 }
 
 const std::vector<std::string>& tool_names() {
@@ -200,13 +203,9 @@ ToolOutcome Toolbox::run(const std::string& name, const nlohmann::json& input) {
     outcome.content = "edited " + arg("path");
   } else if (name == "list_files") {
     outcome.content = m_workspace.list(arg("path"));
-  } else if (name == "compile" || name == "run_tests" || name == "benchmark" || name == "profile") {
+  } else if (std::optional<Stage> stage = tool_stage(name)) {
     if (m_evaluator == nullptr) return error_outcome(ToolStatus::failed, "no evaluator is available to this agent");
-    const EvalStage stage = name == "compile"     ? EvalStage::compile
-                            : name == "run_tests" ? EvalStage::test
-                            : name == "benchmark" ? EvalStage::benchmark
-                                                  : EvalStage::profile;
-    return from_result(m_evaluator->evaluate(m_workspace, stage));
+    return from_result(m_evaluator->evaluate(m_workspace, *stage));
   } else if (name == "read_knowledge" || name == "record_knowledge") {
     if (m_knowledge == nullptr) return error_outcome(ToolStatus::failed, "no knowledge base is available to this agent");
     if (name == "read_knowledge") {

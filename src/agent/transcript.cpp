@@ -1,7 +1,7 @@
 // Append-only JSONL transcripts, one fdatasync'd record per message.
 #include <evoteam/error.hpp>
 #include <evoteam/fs.hpp>
-#include <evoteam/store.hpp>
+#include <evoteam/timestamp.hpp>
 #include <evoteam/transcript.hpp>
 
 #include <cerrno>

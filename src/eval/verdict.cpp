@@ -53,7 +53,43 @@ const std::vector<Verdict>& all_verdicts() {
   return verdicts;
 }
 
-bool is_infra(Verdict verdict) { return verdict == Verdict::infra_error; }
+VerdictClass verdict_class(Verdict verdict) {
+  // No default: -Wswitch (an error in the test build) names a verdict left out.
+  switch (verdict) {
+    case Verdict::pass:
+    case Verdict::noisy:
+      return VerdictClass::pass;
+    case Verdict::compile_error:
+    case Verdict::compile_timeout:
+    case Verdict::static_reject:
+      return VerdictClass::build_failure;
+    case Verdict::runtime_fault:
+    case Verdict::hang_timeout:
+    case Verdict::worker_crash:
+    case Verdict::oob_write:
+    case Verdict::input_mutated:
+    case Verdict::unwritten_output:
+    case Verdict::nonfinite_mismatch:
+    case Verdict::numeric_mismatch:
+    case Verdict::nondeterministic:
+    case Verdict::shape_specialized:
+    case Verdict::distribution_specific:
+    case Verdict::recheck_fail:
+      return VerdictClass::test_failure;
+    case Verdict::timing_side_work:
+    case Verdict::timing_inconsistent:
+    case Verdict::impossible_perf:
+    case Verdict::suspicious_speedup:
+      return VerdictClass::timing_integrity;
+    case Verdict::infra_error:
+      return VerdictClass::infra;
+  }
+  return VerdictClass::infra;
+}
+
+bool counts_as_pass(Verdict verdict) { return verdict_class(verdict) == VerdictClass::pass; }
+
+bool is_infra(Verdict verdict) { return verdict_class(verdict) == VerdictClass::infra; }
 
 bool outputs_verified(Verdict verdict) {
   return verdict == Verdict::pass || verdict == Verdict::noisy || verdict == Verdict::suspicious_speedup ||

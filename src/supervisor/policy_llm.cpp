@@ -17,7 +17,7 @@ std::string history_text(const RunHistory& history) {
     for (const std::string& role : cycle.team.role_names()) text += role + " ";
     text += "] best after: " + (cycle.best_speedup_after ? std::to_string(*cycle.best_speedup_after) + "x" : std::string("none"));
     int evaluations = 0;
-    for (const EvaluationRecord* record : history.in_cycle(cycle.cycle)) evaluations += record->blocked_by_knowledge ? 0 : 1;
+    for (const EvaluationRecord* record : history.in_cycle(cycle.cycle)) evaluations += record->blocked() ? 0 : 1;
     text += ", " + std::to_string(evaluations) + " evaluations\n";
   }
   return text.empty() ? "(first decision)" : text;

@@ -90,7 +90,7 @@ RunState replay_run_state(const nlohmann::json& run_json, const JournalReplay& r
   }
   if (replay.torn_tail) spdlog::warn("the journal's last line was torn by a crash and has been dropped");
   // Evaluations that never finished (killed mid-evaluation) are dropped: they will run again.
-  std::erase_if(state.history.evaluations, [](const EvaluationRecord& r) { return r.verdict == "PENDING"; });
+  std::erase_if(state.history.evaluations, [](const EvaluationRecord& r) { return r.state == RecordState::pending; });
   return state;
 }
 

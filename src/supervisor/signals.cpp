@@ -1,6 +1,7 @@
 // Signals: what the supervisor measures about the last cycle, each with the evidence a person can check.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -11,16 +12,10 @@ namespace evoteam {
 
 namespace {
 
-bool is_build_failure(const std::string& verdict) {
-  return verdict == "COMPILE_ERROR" || verdict == "COMPILE_TIMEOUT" || verdict.rfind("STATIC_REJECT", 0) == 0;
-}
-
-bool is_test_failure(const std::string& verdict) {
-  static const std::set<std::string> failures = {
-      "RUNTIME_FAULT",     "HANG_TIMEOUT",     "WORKER_CRASH",      "OOB_WRITE",
-      "INPUT_MUTATED",     "UNWRITTEN_OUTPUT", "NONFINITE_MISMATCH", "NUMERIC_MISMATCH",
-      "NONDETERMINISTIC",  "SHAPE_SPECIALIZED", "RECHECK_FAIL"};
-  return failures.count(verdict.substr(0, verdict.find('('))) > 0;
+// The verdict class of an evaluated record, nullopt for records that carry no verdict.
+std::optional<VerdictClass> class_of(const EvaluationRecord& record) {
+  if (!record.evaluated()) return std::nullopt;
+  return verdict_class(record.verdict);
 }
 
 std::string join_ids(const std::vector<std::string>& ids, std::size_t limit = 6) {
@@ -75,14 +70,15 @@ Signals compute_signals(const RunHistory& history, const KnowledgeBase& knowledg
 
   std::vector<const EvaluationRecord*> spent;
   for (const EvaluationRecord* record : history.in_cycle(cycle))
-    if (!record->blocked_by_knowledge && record->verdict != "INFRA_ERROR") spent.push_back(record);
+    if (!record->blocked() && !record->has(Verdict::infra_error)) spent.push_back(record);
   const double count = std::max<double>(1.0, static_cast<double>(spent.size()));
 
   // Build and test failures, and recurring signatures over the last two cycles.
   std::vector<std::string> build_failed, test_failed;
   for (const EvaluationRecord* record : spent) {
-    if (is_build_failure(record->verdict)) build_failed.push_back(record->candidate_id + " " + record->verdict);
-    if (is_test_failure(record->verdict)) test_failed.push_back(record->candidate_id + " " + record->verdict);
+    const std::string named = record->candidate_id + " " + record->verdict_text();
+    if (class_of(*record) == VerdictClass::build_failure) build_failed.push_back(named);
+    if (class_of(*record) == VerdictClass::test_failure) test_failed.push_back(named);
   }
   const double stuck = config.get<double>("supervisor.stuck_failure_rate");
   set(k_signal_build_failure_rate, build_failed.size() / count, stuck, !spent.empty() && build_failed.size() / count >= stuck,
@@ -95,8 +91,8 @@ Signals compute_signals(const RunHistory& history, const KnowledgeBase& knowledg
   std::map<std::string, std::vector<std::string>> by_signature;
   std::map<std::string, std::set<std::string>> lineages_by_signature;
   for (const EvaluationRecord& record : history.evaluations)
-    if (record.cycle >= cycle - 1 && record.cycle <= cycle && !record.passed && !record.failure_signature.empty() &&
-        !record.blocked_by_knowledge) {
+    if (record.cycle >= cycle - 1 && record.cycle <= cycle && !record.passed() && !record.failure_signature.empty() &&
+        !record.blocked()) {
       by_signature[record.failure_signature].push_back(record.candidate_id);
       lineages_by_signature[record.failure_signature].insert(record.lineage);
     }
@@ -150,7 +146,7 @@ Signals compute_signals(const RunHistory& history, const KnowledgeBase& knowledg
   // Constraint violations: static rejections (task constraints) in this cycle.
   std::vector<std::string> violations;
   for (const EvaluationRecord* record : spent)
-    if (record->verdict.rfind("STATIC_REJECT", 0) == 0) violations.push_back(record->candidate_id);
+    if (record->has(Verdict::static_reject)) violations.push_back(record->candidate_id);
   set(k_signal_constraint_violations, static_cast<double>(violations.size()), 1.0, !violations.empty(),
       violations.empty() ? "no constraint violation" : "statically rejected: " + join_ids(violations));
 

@@ -130,7 +130,7 @@ std::unique_ptr<LlmTeam> make_llm_team(const Config& config, const OptimizeOptio
 std::string best_summary_text(const RunHistory& history) {
   std::optional<EvaluationRecord> best = history.best();
   if (!best) return "none yet";
-  return best->candidate_id + " " + best->verdict + " " + std::to_string(best->speedup.value_or(0)) + "x" +
+  return best->candidate_id + " " + best->verdict_text() + " " + std::to_string(best->speedup.value_or(0)) + "x" +
          (best->profiled ? ", " + best->profile_bound + "-bound" : "");
 }
 

@@ -205,13 +205,13 @@ std::optional<EvaluationRecord> lineage_head(const TurnContext& context) {
 std::vector<Measurement> measurements_of(const RunHistory& history, const std::string& sources_hash) {
   std::vector<Measurement> measured;
   for (const EvaluationRecord& record : history.evaluations) {
-    if (record.blocked_by_knowledge || record.sources_hash != sources_hash) continue;
+    if (record.blocked() || record.sources_hash != sources_hash) continue;
     Measurement point{record.params, Measurement::Outcome::failed, 0};
     // A candidate rejected for bundling changes was still measured; one rejected on re-verification was not sound.
     bool sound = !record.rejected || record.ruling.rfind("several changes", 0) == 0;
-    if (record.verdict == "PENDING" || record.verdict == "INFRA_ERROR") {
+    if (record.state == RecordState::pending || record.has(Verdict::infra_error)) {
       point.outcome = Measurement::Outcome::pending;
-    } else if (record.passed && record.speedup && *record.speedup > 0 && sound) {
+    } else if (record.passed() && *record.speedup > 0 && sound) {
       point.outcome = Measurement::Outcome::passed;
       point.speedup = *record.speedup;
     }

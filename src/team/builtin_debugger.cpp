@@ -25,8 +25,7 @@ class Debugger : public TeamMember {
     RunHistory history = lab.snapshot();
     const EvaluationRecord* failing = nullptr;
     for (auto it = history.evaluations.rbegin(); it != history.evaluations.rend() && !failing; ++it)
-      if (!it->passed && !it->blocked_by_knowledge && it->verdict != "INFRA_ERROR" && it->verdict != "PENDING" &&
-          !diagnosed(*context.knowledge, it->params))
+      if (it->failed() && !diagnosed(*context.knowledge, it->params))
         failing = &*it;
     if (failing == nullptr) {
       outcome.summary = "no undiagnosed failure";
@@ -34,7 +33,7 @@ class Debugger : public TeamMember {
       return outcome;
     }
     const EvaluationRecord* parent = history.find(failing->parent_id);
-    if (parent == nullptr || !parent->passed) {
+    if (parent == nullptr || !parent->passed()) {
       std::optional<EvaluationRecord> best = history.best();
       parent = best ? history.find(best->candidate_id) : nullptr;
     }
@@ -60,7 +59,7 @@ class Debugger : public TeamMember {
       std::vector<std::string> half(suspects.begin(), suspects.begin() + static_cast<long>(suspects.size() / 2));
       std::vector<std::string> rest(suspects.begin() + static_cast<long>(suspects.size() / 2), suspects.end());
       EvaluationRecord result = probe(half);
-      suspects = (!result.passed && result.failure_signature == failing->failure_signature) ? half : rest;
+      suspects = (!result.passed() && result.failure_signature == failing->failure_signature) ? half : rest;
     }
     // Confirm the culprit alone on the parent, then on a second passing point (the starting kernel): only a
     // culprit that fails the same way in both contexts is recorded as general; otherwise the failure depends on
@@ -70,12 +69,12 @@ class Debugger : public TeamMember {
     bool confirmed_alone = false;
     if (suspects.size() < changed.size() && spent < context.evaluation_budget) {
       EvaluationRecord alone = probe(suspects);
-      confirmed_alone = !alone.passed && alone.failure_signature == failing->failure_signature;
+      confirmed_alone = !alone.passed() && alone.failure_signature == failing->failure_signature;
     }
     bool general = confirmed_alone || suspects.size() == changed.size();
     const EvaluationRecord* second = nullptr;  // another passing configuration to test the culprit in
     for (const EvaluationRecord& record : history.evaluations)
-      if (record.passed && !record.rejected && record.candidate_id != parent->candidate_id &&
+      if (record.passed() && !record.rejected && record.candidate_id != parent->candidate_id &&
           record.sources_hash == parent->sources_hash && !second)
         second = &record;
     if (general && second != nullptr && spent < context.evaluation_budget) {
@@ -88,7 +87,7 @@ class Debugger : public TeamMember {
       if (!result.reused) ++spent;
       // Identical to the failure itself (the culprit is all that differs) proves nothing new.
       if (result.record.candidate_id != failing->candidate_id)
-        general = !result.record.passed && result.record.failure_signature == failing->failure_signature;
+        general = !result.record.passed() && result.record.failure_signature == failing->failure_signature;
       else
         general = confirmed_alone;
     } else if (!confirmed_alone) {
@@ -108,7 +107,7 @@ class Debugger : public TeamMember {
                               ""};
     context.knowledge->add(KnowledgeKind::constraint, constraint);
     outcome.usage.evaluations = spent;
-    outcome.summary = "isolated " + failing->candidate_id + " (" + failing->verdict + ") to " + when + " in " +
+    outcome.summary = "isolated " + failing->candidate_id + " (" + failing->verdict_text() + ") to " + when + " in " +
                       std::to_string(spent) + " probe(s)";
     outcome.handoff_note = outcome.summary + "; avoid " + when;
     return outcome;

@@ -18,7 +18,7 @@ class Disciplinarian : public TeamMember {
     RunHistory history = lab.snapshot();
     std::optional<double> before = history.best_speedup_through(context.cycle - 1);
     for (const EvaluationRecord& record : history.evaluations) {
-      if (record.cycle != context.cycle || !record.passed || record.rejected || !record.ruling.empty() || !record.speedup)
+      if (record.cycle != context.cycle || !record.passed() || record.rejected || !record.ruling.empty() || !record.speedup)
         continue;
       if (before && *record.speedup <= *before) continue;  // not a candidate for the new best
       const EvaluationRecord* parent = history.find(record.parent_id);

@@ -27,7 +27,7 @@ class KnowledgeIntegrator : public TeamMember {
     int strategies = 0;
     for (const EvaluationRecord& child : history.evaluations) {
       const EvaluationRecord* parent = history.find(child.parent_id);
-      if (!parent || recorded.count(child.candidate_id) || !child.passed || child.rejected || !parent->passed ||
+      if (!parent || recorded.count(child.candidate_id) || !child.passed() || child.rejected || !parent->passed() ||
           !child.speedup || !parent->speedup || *child.speedup < *parent->speedup * 1.02)
         continue;
       Move move = make_move(parent->params, child.params);
@@ -51,8 +51,7 @@ class KnowledgeIntegrator : public TeamMember {
       if (auto it = entry.fields.find("when"); it != entry.fields.end()) known_constraints.insert(it->second);
     int constraints = 0;
     for (const EvaluationRecord& record : history.evaluations) {
-      if (record.passed || record.blocked_by_knowledge || record.failure_signature.empty() ||
-          record.verdict == "PENDING" || record.verdict == "INFRA_ERROR")
+      if (!record.failed() || record.failure_signature.empty())
         continue;
       std::string when = describe(record.params);
       if (known_constraints.count(when)) continue;

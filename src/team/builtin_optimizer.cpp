@@ -79,8 +79,8 @@ class Optimizer : public TeamMember {
       request.params = proposal->params;
       request.sources_dir = lab.sources_of(head->candidate_id);
       LabOutcome result = lab.evaluate(request, context.cycle, screening);
-      if (result.record.verdict == "BUDGET") { stop = "the run's evaluation budget is spent"; break; }
-      if (result.reused || result.record.blocked_by_knowledge) {
+      if (result.record.state == RecordState::over_budget) { stop = "the run's evaluation budget is spent"; break; }
+      if (result.reused || result.record.blocked()) {
         refused.insert(describe(proposal->params));
         continue;
       }
@@ -88,9 +88,9 @@ class Optimizer : public TeamMember {
       ++kinds[proposal->kind];
       new_lineage = false;  // one root away from the best answers the directive; the search goes on from there
       const EvaluationRecord& record = result.record;
-      log += record.candidate_id + " " + kind_name(proposal->kind) + " " + record.verdict +
+      log += record.candidate_id + " " + kind_name(proposal->kind) + " " + record.verdict_text() +
              (record.speedup ? " " + fixed(*record.speedup) + "x" : "") + "; ";
-      if (record.passed && record.speedup && head->speedup && *record.speedup > *head->speedup) {
+      if (record.passed() && head->speedup && *record.speedup > *head->speedup) {
         head = record;
         ++improved;
       }

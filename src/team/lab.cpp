@@ -87,7 +87,7 @@ LabOutcome Lab::evaluate(const LabRequest& request, int cycle, Screening screeni
       }
       outcome.record = *earlier;
       outcome.reused = true;
-      outcome.summary = "identical to " + earlier->candidate_id + " (" + earlier->verdict + "), not re-evaluated";
+      outcome.summary = "identical to " + earlier->candidate_id + " (" + earlier->verdict_text() + "), not re-evaluated";
       return outcome;
     }
     if (const EvaluationRecord* parent = m_history.find(request.parent_id)) {
@@ -97,8 +97,7 @@ LabOutcome Lab::evaluate(const LabRequest& request, int cycle, Screening screeni
     if (screening == Screening::against_knowledge) {
       if (std::optional<std::string> constraint = blocking_constraint(record.params)) {
         record.candidate_id = next_candidate_id();
-        record.verdict = "BLOCKED";
-        record.blocked_by_knowledge = true;
+        record.state = RecordState::blocked;
         record.failure_signature = "recorded constraint: " + *constraint;
         m_history.evaluations.push_back(record);
         m_run.journal().append({{"type", "evaluation"}, {"record", record.to_json()}});
@@ -107,15 +106,14 @@ LabOutcome Lab::evaluate(const LabRequest& request, int cycle, Screening screeni
       }
     }
     if (m_evaluation_limit > 0 && m_history.evaluation_count() >= m_evaluation_limit) {
-      outcome.record.verdict = "BUDGET";
+      outcome.record.state = RecordState::over_budget;
       outcome.reused = true;
       outcome.summary = "the run's evaluation budget is spent: not evaluated";
       return outcome;
     }
     // Reserve the id now so parallel members never share one; the record is completed below.
     record.candidate_id = next_candidate_id();
-    m_history.evaluations.push_back(record);
-    m_history.evaluations.back().verdict = "PENDING";
+    m_history.evaluations.push_back(record);  // state pending until the verdict is in
   }
 
   std::filesystem::path dir = m_run.candidate_dir(record.candidate_id);
@@ -131,21 +129,21 @@ LabOutcome Lab::evaluate(const LabRequest& request, int cycle, Screening screeni
                                          {"hypothesis", record.hypothesis},
                                          {"changes", record.changes}});
   auto start = std::chrono::steady_clock::now();
-  CandidateEvaluator::Result result = m_evaluator.evaluate(dir / "src", record.params, EvalDepth::full, 0);
+  CandidateEvaluator::Result result = m_evaluator.evaluate(dir / "src", record.params, Stage::timing, 0);
   record.eval_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  record.state = RecordState::evaluated;
   record.verdict = result.verdict;
-  // NOISY means the outputs were verified but the timing did not converge: usable for search, and the
-  // verdict stays on record so a person sees it.
-  record.passed = (result.verdict == "PASS" || result.verdict == "NOISY") && result.speedup.has_value();
   record.speedup = result.speedup;
   record.roofline = result.roofline;
-  record.failure_signature = record.passed ? "" : result.failure_signature;
-  if (!record.passed && !record.failure_signature.empty()) {
+  // NOISY counts as a pass (outputs verified, timing usable but not converged); its verdict stays on record
+  // so a person sees it.
+  record.failure_signature = record.passed() ? "" : result.failure_signature;
+  if (!record.passed() && !record.failure_signature.empty()) {
     // Every new failure signature goes into the experiment record; a second occurrence is a repeat.
     record.repeated_recorded_failure = m_knowledge.has_failure(record.failure_signature);
     if (!record.repeated_recorded_failure)
       m_knowledge.add(KnowledgeKind::failed_attempt,
-                      KnowledgeEntry{record.verdict + " in " + record.candidate_id,
+                      KnowledgeEntry{record.verdict_text() + " in " + record.candidate_id,
                                      {{"signature", record.failure_signature},
                                       {"candidate", record.candidate_id},
                                       {"params", [&] {
@@ -198,11 +196,12 @@ LabOutcome Lab::reverify(const std::string& candidate_id, int cycle, const std::
   std::filesystem::path dir = m_run.candidate_dir(candidate_id);
   // A fresh salt gives fresh correctness seeds and input data: a lucky pass cannot repeat.
   std::uint64_t salt = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) | 1u;
-  CandidateEvaluator::Result result = m_evaluator.evaluate(dir / "src", params, EvalDepth::full, salt);
+  CandidateEvaluator::Result result = m_evaluator.evaluate(dir / "src", params, Stage::timing, salt);
   write_json_atomic(dir / "reverify.json", result.eval_json);
-  bool ok = result.verdict == "PASS" || result.verdict == "NOISY";
+  const bool ok = counts_as_pass(result.verdict);
   rule(candidate_id, ok, role,
-       ok ? "re-verified with fresh seeds: PASS" : "re-verification with fresh seeds failed: " + result.verdict);
+       ok ? "re-verified with fresh seeds: PASS"
+          : "re-verification with fresh seeds failed: " + to_string(result.verdict));
   LabOutcome outcome;
   std::lock_guard<std::mutex> lock(m_mutex);
   outcome.record = *m_history.find(candidate_id);
@@ -226,8 +225,8 @@ void Lab::rule(const std::string& candidate_id, bool accepted, const std::string
 }
 
 CandidateEvaluator::Result Lab::trial(const std::filesystem::path& sources_dir, const ParamValues& params,
-                                      EvalDepth depth) {
-  return m_evaluator.evaluate(sources_dir, params, depth, 0);
+                                      Stage through) {
+  return m_evaluator.evaluate(sources_dir, params, through, 0);
 }
 
 CandidateEvaluator::Profile Lab::trial_profile(const std::filesystem::path& sources_dir, const ParamValues& params) {

@@ -17,34 +17,6 @@ namespace evoteam {
 
 namespace {
 
-// The agents' evaluation tools, served by the lab on the workspace's files at the head's params.
-class LabToolBackend : public EvaluationBackend {
- public:
-  LabToolBackend(Lab& lab, ParamValues params) : m_lab(lab), m_params(std::move(params)) {}
-
-  ToolResult evaluate(const Workspace& workspace, EvalStage upto) override {
-    ++m_calls;
-    if (upto == EvalStage::profile) {
-      CandidateEvaluator::Profile profile = m_lab.trial_profile(workspace.root(), m_params);
-      return {"bound: " + profile.bound + "\n" + profile.summary + "\n" + profile.metrics.dump(1), false};
-    }
-    EvalDepth depth = upto == EvalStage::compile ? EvalDepth::build
-                      : upto == EvalStage::test  ? EvalDepth::tests
-                                                 : EvalDepth::full;
-    CandidateEvaluator::Result result = m_lab.trial(workspace.root(), m_params, depth);
-    bool ok = result.verdict == "PASS" || result.verdict == "NOISY";
-    std::string text = "verdict: " + result.verdict + "\n" + result.summary;
-    if (!ok && !result.build_log.empty()) text += "\nbuild log:\n" + truncate_middle(result.build_log, 8000);
-    return {text, !ok};
-  }
-  int calls() const { return m_calls; }
-
- private:
-  Lab& m_lab;
-  ParamValues m_params;
-  int m_calls = 0;
-};
-
 // The agents' read_knowledge/record_knowledge, served by the run's knowledge base.
 class KnowledgeBaseAccess : public KnowledgeAccess {
  public:
@@ -53,7 +25,7 @@ class KnowledgeBaseAccess : public KnowledgeAccess {
 
   std::string read(const std::string& topic) override {
     if (topic.empty()) return m_knowledge.digest(m_digest_chars);
-    KnowledgeKind kind = knowledge_kind_from_string(topic);
+    KnowledgeKind kind = kind_named_by_model(topic);
     if (kind == KnowledgeKind::action_plan) return m_knowledge.action_plan();
     std::string text;
     for (const KnowledgeEntry& entry : m_knowledge.entries(kind)) text += format_knowledge_entry(entry);
@@ -61,7 +33,7 @@ class KnowledgeBaseAccess : public KnowledgeAccess {
   }
 
   void record(const std::string& kind_text, const std::string& text) override {
-    KnowledgeKind kind = knowledge_kind_from_string(kind_text);
+    KnowledgeKind kind = kind_named_by_model(kind_text);
     if (kind == KnowledgeKind::action_plan) {
       m_knowledge.write_action_plan(text);
       return;
@@ -71,14 +43,47 @@ class KnowledgeBaseAccess : public KnowledgeAccess {
   }
 
  private:
+  // A kind or topic the model named: an unknown one is the model's mistake, answered as a tool error
+  // (WorkspaceError), not an invalid-input error that would end the run.
+  static KnowledgeKind kind_named_by_model(const std::string& text) {
+    try {
+      return knowledge_kind_from_string(text);
+    } catch (const InvalidInput& error) {
+      throw WorkspaceError(error.what());
+    }
+  }
+
   KnowledgeBase& m_knowledge;
   std::string m_author;
   std::size_t m_digest_chars;
 };
 
+
+// The agents' evaluation tools, served by the lab on the workspace's files at the head's params.
+class LabToolBackend : public EvaluationBackend {
+ public:
+  LabToolBackend(Lab& lab, ParamValues params) : m_lab(lab), m_params(std::move(params)) {}
+
+  ToolResult evaluate(const Workspace& workspace, Stage through) override {
+    ++m_calls;
+    if (through == Stage::profile) {
+      CandidateEvaluator::Profile profile = m_lab.trial_profile(workspace.root(), m_params);
+      return {"bound: " + profile.bound + "\n" + profile.summary + "\n" + profile.metrics.dump(1), false};
+    }
+    CandidateEvaluator::Result result = m_lab.trial(workspace.root(), m_params, through);
+    return {result.summary, !counts_as_pass(result.verdict)};
+  }
+  int calls() const { return m_calls; }
+
+ private:
+  Lab& m_lab;
+  ParamValues m_params;
+  int m_calls = 0;
+};
+
 std::string describe_record(const EvaluationRecord& record) {
   std::ostringstream out;
-  out << record.candidate_id << " (" << record.verdict;
+  out << record.candidate_id << " (" << record.verdict_text();
   if (record.speedup) out << ", " << *record.speedup << "x";
   if (record.roofline) out << ", " << *record.roofline * 100 << "% of roofline";
   if (record.profiled) out << ", " << record.profile_bound << "-bound";
@@ -104,7 +109,7 @@ class LlmMember : public TeamMember {
     std::optional<EvaluationRecord> head = history.best();
     if (context.role.lineage == "failing")
       for (auto it = history.evaluations.rbegin(); it != history.evaluations.rend(); ++it)
-        if (!it->passed && !it->blocked_by_knowledge) { head = *it; break; }
+        if (!it->passed() && !it->blocked()) { head = *it; break; }
     if (!head && !history.evaluations.empty()) head = history.evaluations.front();
     EVOTEAM_CHECK(head.has_value(), "no candidate to start from");
 
@@ -192,6 +197,11 @@ std::unique_ptr<TeamMember> LlmTeam::make_member(const RoleAssignment& assignmen
   auto it = roles.find(assignment.name);
   if (it == roles.end()) throw InvalidInput("no role file for '" + assignment.name + "' in " + default_roles_dir().string());
   return std::make_unique<LlmMember>(*this, it->second);
+}
+
+std::unique_ptr<KnowledgeAccess> make_knowledge_access(KnowledgeBase& knowledge, std::string author,
+                                                       std::size_t digest_chars) {
+  return std::make_unique<KnowledgeBaseAccess>(knowledge, std::move(author), digest_chars);
 }
 
 }  // namespace evoteam

@@ -1,9 +1,9 @@
 // Adapter from the team's CandidateEvaluator seam to the evaluator on a task directory.
 #include <atomic>
-#include <sstream>
 
 #include <unistd.h>
 
+#include <evoteam/eval_writeup.hpp>
 #include <evoteam/evaluator.hpp>
 #include <evoteam/lab.hpp>
 #include <evoteam/process.hpp>
@@ -31,31 +31,20 @@ class TaskEvaluator : public CandidateEvaluator {
     std::filesystem::remove_all(m_start_dir, ignored);
   }
 
-  Result evaluate(const std::filesystem::path& sources_dir, const ParamValues& params, EvalDepth depth,
+  Result evaluate(const std::filesystem::path& sources_dir, const ParamValues& params, Stage through,
                   std::uint64_t seed_salt) override {
-    EvalOptions options = EvalOptions::through(depth == EvalDepth::build   ? Stage::build
-                                               : depth == EvalDepth::tests ? Stage::correctness
-                                                                           : Stage::timing);
+    EvalOptions options = EvalOptions::through(through);
     // Re-verification must not be served from the result cache: it exists to run fresh seeds.
     if (seed_salt != 0) options.result_cache = CachePolicy::refresh;
     EvalResult result = m_evaluator.evaluate(m_task, Candidate{sources_dir, params}, options);
     Result out;
-    out.verdict = to_string(result.verdict);
+    out.verdict = result.verdict;
     out.speedup = result.speedup;
     out.roofline = result.roofline_fraction;
-    out.failure_signature = result.passed() ? "" : out.verdict + ": " + result.reason.substr(0, 160);
+    out.failure_signature = result.passed() ? "" : to_string(result.verdict) + ": " + result.reason.substr(0, 160);
     out.eval_json = result.to_json();
     out.build_log = result.build_log;
-    std::ostringstream summary;
-    summary << out.verdict;
-    if (!result.reason.empty()) summary << " (" << result.reason << ")";
-    if (result.speedup) summary << "; speedup " << *result.speedup << "x vs " << result.baseline;
-    if (result.roofline_fraction) summary << "; roofline " << *result.roofline_fraction * 100 << "%";
-    for (const WorkloadResult& workload : result.workloads)
-      summary << "\n  " << workload.name << ": median " << workload.candidate.median_s * 1e3 << " ms, speedup "
-              << workload.speedup << "x [" << workload.speedup_low << ", " << workload.speedup_high << "]";
-    for (const std::string& warning : result.static_warnings) summary << "\n  warning: " << warning;
-    out.summary = summary.str();
+    out.summary = describe_for_agent(result);
     return out;
   }
 

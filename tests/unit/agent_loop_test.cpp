@@ -11,6 +11,7 @@
 #include <evoteam/process.hpp>
 #include <evoteam/transcript.hpp>
 
+#include "support/memory_knowledge.hpp"
 #include "support/temp_dir.hpp"
 
 namespace evoteam {
@@ -22,13 +23,13 @@ fs::path script(const std::string& name) { return fs::path(EVOTEAM_SOURCE_DIR) /
 
 class FakeEvaluator : public EvaluationBackend {
  public:
-  ToolResult evaluate(const Workspace& workspace, EvalStage upto) override {
-    stages.push_back(upto);
+  ToolResult evaluate(const Workspace& workspace, Stage through) override {
+    stages.push_back(through);
     if (delay.count() > 0) std::this_thread::sleep_for(delay);
     const bool tiled = workspace.read("kernel.cpp").find("tile = 16") != std::string::npos;
     return {"verdict: pass\nspeedup: " + std::string(tiled ? "1.50x" : "1.00x"), false};
   }
-  std::vector<EvalStage> stages;
+  std::vector<Stage> stages;
   std::chrono::milliseconds delay{0};
 };
 
@@ -52,7 +53,6 @@ class AgentLoop : public ::testing::Test {
   AgentLoop()
       : m_prices(PriceTable::load(fs::path(EVOTEAM_SOURCE_DIR) / "configs/models.json")),
         m_workspace(make_workspace()),
-        m_knowledge(m_dir / "knowledge", "optimizer"),
         m_tools(m_workspace, &m_evaluator, &m_knowledge) {
     m_settings.role = "optimizer";
     m_settings.model = "scripted";
@@ -89,7 +89,7 @@ class AgentLoop : public ::testing::Test {
   PriceTable m_prices;
   Workspace m_workspace;
   FakeEvaluator m_evaluator;
-  DirectoryKnowledge m_knowledge;
+  testing::MemoryKnowledge m_knowledge;
   Toolbox m_tools;
   Meter m_meter;
   AgentSettings m_settings;
@@ -105,7 +105,7 @@ TEST_F(AgentLoop, ScriptedConversationReadsEditsCompilesTestsAndSubmits) {
   EXPECT_EQ(m_meter.totals().tokens, result.usage);
   EXPECT_EQ(m_meter.totals().calls, 5u);
   EXPECT_EQ(read_file(m_workspace.root() / "kernel.cpp"), "int tile = 16;\n");
-  EXPECT_EQ(m_evaluator.stages, (std::vector<EvalStage>{EvalStage::compile, EvalStage::test, EvalStage::benchmark}));
+  EXPECT_EQ(m_evaluator.stages, (std::vector<Stage>{Stage::build, Stage::correctness, Stage::timing}));
 
   std::vector<nlohmann::json> records = read_transcript(transcript());
   ASSERT_EQ(records.size(), 13u);  // system, instance, 5 x (reply, results), stop

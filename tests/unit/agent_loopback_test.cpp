@@ -25,11 +25,11 @@ constexpr const char* k_key = "sk-test-agent-loopback-DO-NOT-LEAK-42";
 
 class StageRecorder : public EvaluationBackend {
  public:
-  ToolResult evaluate(const Workspace& workspace, EvalStage upto) override {
-    stages.push_back(upto);
+  ToolResult evaluate(const Workspace& workspace, Stage through) override {
+    stages.push_back(through);
     return {"verdict: pass (" + workspace.read("kernel.cpp") + ")", false};
   }
-  std::vector<EvalStage> stages;
+  std::vector<Stage> stages;
 };
 
 // Log lines go to a file inside the test's directory while the test runs, so the key scan covers them.
@@ -124,7 +124,7 @@ TEST_P(AgentLoopback, WorkGetsDoneThroughEveryFaultWithExactUsageAndNoKeyOnDisk)
   EXPECT_EQ(result.steps, 7);  // six replies and one malformed body
   EXPECT_EQ(m_server.pending(), 0u);
   EXPECT_EQ(read_file(m_workspace.root() / "kernel.cpp"), "int tile = 16;\n");
-  EXPECT_EQ(m_evaluator.stages, (std::vector<EvalStage>{EvalStage::compile, EvalStage::test, EvalStage::benchmark}));
+  EXPECT_EQ(m_evaluator.stages, (std::vector<Stage>{Stage::build, Stage::correctness, Stage::timing}));
 
   // Usage: exactly what the server reported for the replies that arrived, in every place it is kept.
   EXPECT_EQ(result.usage, m_expected);

@@ -8,6 +8,7 @@
 #include <evoteam/fs.hpp>
 #include <evoteam/tools.hpp>
 
+#include "support/memory_knowledge.hpp"
 #include "support/temp_dir.hpp"
 
 namespace evoteam {
@@ -15,12 +16,12 @@ namespace {
 
 class RecordingEvaluator : public EvaluationBackend {
  public:
-  ToolResult evaluate(const Workspace& workspace, EvalStage upto) override {
-    stages.push_back(upto);
+  ToolResult evaluate(const Workspace& workspace, Stage through) override {
+    stages.push_back(through);
     files = workspace.files();
-    return {"verdict: " + to_string(upto) + " passed", upto == EvalStage::profile};
+    return {"verdict: " + to_string(through) + " passed", through == Stage::profile};
   }
-  std::vector<EvalStage> stages;
+  std::vector<Stage> stages;
   std::vector<std::string> files;
 };
 
@@ -28,7 +29,6 @@ class AgentTools : public ::testing::Test {
  protected:
   AgentTools()
       : m_workspace(Workspace::create(m_dir / "ws", {}, {})),
-        m_knowledge(m_dir / "knowledge", "optimizer"),
         m_tools(m_workspace, &m_evaluator, &m_knowledge) {
     write_file_atomic(m_dir / "ws/kernel.cpp", "int tile = 8;\n");
   }
@@ -36,7 +36,7 @@ class AgentTools : public ::testing::Test {
   testing::TempDir m_dir;
   Workspace m_workspace;
   RecordingEvaluator m_evaluator;
-  DirectoryKnowledge m_knowledge;
+  testing::MemoryKnowledge m_knowledge;
   Toolbox m_tools;
 };
 
@@ -95,7 +95,7 @@ TEST_F(AgentTools, EvaluationToolsMapToStages) {
   m_tools.call("benchmark", nlohmann::json::object());
   ToolOutcome profiled = m_tools.call("profile", nlohmann::json::object());
   EXPECT_EQ(m_evaluator.stages,
-            (std::vector<EvalStage>{EvalStage::compile, EvalStage::test, EvalStage::benchmark, EvalStage::profile}));
+            (std::vector<Stage>{Stage::build, Stage::correctness, Stage::timing, Stage::profile}));
   EXPECT_EQ(m_evaluator.files, std::vector<std::string>{"kernel.cpp"});
   EXPECT_EQ(profiled.status, ToolStatus::failed);  // the fake fails the profile stage
   Toolbox without(m_workspace, nullptr, nullptr);
@@ -107,10 +107,8 @@ TEST_F(AgentTools, KnowledgeIsRecordedAndReadBack) {
   ASSERT_EQ(m_tools.call("record_knowledge", {{"kind", "failed_attempt"}, {"text", "tile 64\nspills registers"}}).status,
             ToolStatus::ok);
   m_tools.call("record_knowledge", {{"kind", "strategy"}, {"text", "tile 16 wins 1.5x"}});
-  const std::string failures = read_file(m_dir / "knowledge/failed_attempts.md");
-  EXPECT_NE(failures.find("## tile 64\n- author: optimizer\n- recorded: "), std::string::npos) << failures;
-  EXPECT_NE(failures.find("\n\nspills registers\n"), std::string::npos) << failures;
-  const std::string one = m_tools.call("read_knowledge", {{"topic", "strategies"}}).content;
+  EXPECT_EQ(m_knowledge.notes.at("failed_attempt"), "tile 64\nspills registers\n");
+  const std::string one = m_tools.call("read_knowledge", {{"topic", "strategy"}}).content;
   EXPECT_NE(one.find("tile 16 wins"), std::string::npos);
   EXPECT_EQ(one.find("tile 64"), std::string::npos);
   const std::string all = m_tools.call("read_knowledge", nlohmann::json::object()).content;

@@ -204,10 +204,10 @@ class SeparableEvaluator : public CandidateEvaluator {
     m_task.params = synthetic_space();
     m_task.param_constraints = {"A * B <= 32"};
   }
-  Result evaluate(const std::filesystem::path&, const ParamValues& params, EvalDepth, std::uint64_t) override {
+  Result evaluate(const std::filesystem::path&, const ParamValues& params, Stage, std::uint64_t) override {
     ++calls;
     Result result;
-    result.verdict = "PASS";
+    result.verdict = Verdict::pass;
     result.speedup = separable_speedup(params);
     result.summary = "passes";
     result.eval_json = {{"verdict", "PASS"}};

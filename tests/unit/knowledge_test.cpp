@@ -4,8 +4,11 @@
 #include <evoteam/error.hpp>
 #include <evoteam/fs.hpp>
 #include <evoteam/knowledge.hpp>
+#include <evoteam/llm_team.hpp>
+#include <evoteam/tools.hpp>
 
 #include "support/temp_dir.hpp"
+#include <evoteam/workspace.hpp>
 
 namespace evoteam {
 namespace {
@@ -87,6 +90,31 @@ TEST(Knowledge, DigestIsCutToTheLimit) {
   // Newest first: the latest constraint survives the cut, the oldest does not.
   EXPECT_NE(small.find("constraint number 39"), std::string::npos) << small;
   EXPECT_EQ(small.find("constraint number 0 "), std::string::npos) << small;
+}
+
+// The agents' knowledge tools on the run's knowledge base: notes land in the kind's file with their author,
+// read back by topic; a topic the model made up is a tool error, not an error that ends the run.
+TEST(KnowledgeTools, RecordAndReadThroughTheToolsOnTheRunsKnowledgeBase) {
+  testing::TempDir dir;
+  KnowledgeBase knowledge(dir / "knowledge");
+  std::unique_ptr<KnowledgeAccess> access = make_knowledge_access(knowledge, "optimizer", 4000);
+  Workspace workspace = Workspace::create(dir / "ws", {}, {});
+  Toolbox tools(workspace, nullptr, access.get());
+  ASSERT_EQ(tools.call("record_knowledge", {{"kind", "failed_attempt"}, {"text", "tile 64\nspills registers"}}).status,
+            ToolStatus::ok);
+  ASSERT_EQ(tools.call("record_knowledge", {{"kind", "strategy"}, {"text", "tile 16 wins 1.5x"}}).status, ToolStatus::ok);
+  const std::string failures = read_file(dir / "knowledge/failed_attempts.md");
+  EXPECT_NE(failures.find("## tile 64\n- author: optimizer\n"), std::string::npos) << failures;
+  EXPECT_NE(failures.find("spills registers"), std::string::npos) << failures;
+  const std::string strategies = tools.call("read_knowledge", {{"topic", "strategy"}}).content;
+  EXPECT_NE(strategies.find("tile 16 wins"), std::string::npos) << strategies;
+  EXPECT_EQ(strategies.find("tile 64"), std::string::npos) << strategies;
+  EXPECT_EQ(tools.call("read_knowledge", {{"topic", "gossip"}}).status, ToolStatus::failed);
+}
+
+// The kinds the record_knowledge tool offers are exactly the kinds the knowledge base keeps.
+TEST(KnowledgeTools, EveryToolKindIsAKnowledgeBaseKind) {
+  for (const std::string& kind : knowledge_kinds()) EXPECT_NO_THROW(knowledge_kind_from_string(kind)) << kind;
 }
 
 }  // namespace

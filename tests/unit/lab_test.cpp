@@ -22,20 +22,20 @@ class FakeEvaluator : public CandidateEvaluator {
  public:
   explicit FakeEvaluator(std::filesystem::path start) : m_start(std::move(start)) {}
 
-  Result evaluate(const std::filesystem::path& sources_dir, const ParamValues& params, EvalDepth,
+  Result evaluate(const std::filesystem::path& sources_dir, const ParamValues& params, Stage,
                   std::uint64_t) override {
     ++calls;
     EXPECT_TRUE(std::filesystem::exists(sources_dir / "kernel.cpp")) << sources_dir;
     Result result;
     if (params.at("C") == "1") {
-      result.verdict = "COMPILE_ERROR";
+      result.verdict = Verdict::compile_error;
       result.failure_signature = k_bad_signature;
       result.summary = "does not build";
       return result;
     }
     double a = std::stod(params.at("A"));
     double b = params.at("B") == "2" ? 1.5 : 1.0;
-    result.verdict = "PASS";
+    result.verdict = Verdict::pass;
     result.speedup = a * b;
     result.roofline = a * b / 100.0;
     result.summary = "passes";
@@ -115,7 +115,7 @@ class LabWithFakeEvaluator : public ::testing::Test {
 TEST_F(LabWithFakeEvaluator, IdenticalCandidateIsNotEvaluatedTwice) {
   LabOutcome start = lab.ensure_start(1);
   EXPECT_EQ(start.record.candidate_id, "c0001");
-  EXPECT_TRUE(start.record.passed);
+  EXPECT_TRUE(start.record.passed());
   LabOutcome first = lab.evaluate(request({{"A", "2"}, {"B", "1"}, {"C", "0"}}), 1, Lab::Screening::off);
   EXPECT_FALSE(first.reused);
   EXPECT_EQ(first.record.candidate_id, "c0002");
@@ -138,7 +138,7 @@ TEST_F(LabWithFakeEvaluator, IdenticalCandidateIsNotEvaluatedTwice) {
 TEST_F(LabWithFakeEvaluator, NewFailureIsRecordedAndASecondOneIsARepeat) {
   lab.ensure_start(1);
   LabOutcome first = lab.evaluate(request({{"A", "1"}, {"B", "1"}, {"C", "1"}}), 1, Lab::Screening::off);
-  EXPECT_FALSE(first.record.passed);
+  EXPECT_FALSE(first.record.passed());
   EXPECT_EQ(first.record.failure_signature, k_bad_signature);
   EXPECT_FALSE(first.record.repeated_recorded_failure);
   EXPECT_TRUE(knowledge.has_failure(k_bad_signature));
@@ -150,7 +150,7 @@ TEST_F(LabWithFakeEvaluator, DebuggerBisectionIsolatesTheFailingParamAndScreenin
   lab.ensure_start(1);
   // Three changes at once from a passing parent; only C=1 breaks the build.
   LabOutcome failing = lab.evaluate(request({{"A", "2"}, {"B", "2"}, {"C", "1"}}), 1, Lab::Screening::off);
-  ASSERT_FALSE(failing.record.passed);
+  ASSERT_FALSE(failing.record.passed());
 
   TurnOutcome outcome = act("debugger", 2, 4);
   EXPECT_GE(outcome.usage.evaluations, 1);
@@ -165,13 +165,13 @@ TEST_F(LabWithFakeEvaluator, DebuggerBisectionIsolatesTheFailingParamAndScreenin
   const int calls = evaluator.calls;
   LabOutcome blocked =
       lab.evaluate(request({{"A", "8"}, {"B", "1"}, {"C", "1"}}), 3, Lab::Screening::against_knowledge);
-  EXPECT_TRUE(blocked.record.blocked_by_knowledge);
-  EXPECT_EQ(blocked.record.verdict, "BLOCKED");
+  EXPECT_TRUE(blocked.record.blocked());
+  EXPECT_EQ(blocked.record.verdict_text(), "BLOCKED");
   EXPECT_EQ(evaluator.calls, calls);
   EXPECT_NE(blocked.summary.find("C=1"), std::string::npos) << blocked.summary;
   LabOutcome allowed =
       lab.evaluate(request({{"A", "8"}, {"B", "1"}, {"C", "0"}}), 3, Lab::Screening::against_knowledge);
-  EXPECT_FALSE(allowed.record.blocked_by_knowledge);
+  EXPECT_FALSE(allowed.record.blocked());
   EXPECT_EQ(evaluator.calls, calls + 1);
   // Blocked attempts are not spent evaluations.
   RunHistory snapshot = lab.snapshot();
@@ -186,7 +186,7 @@ TEST_F(LabWithFakeEvaluator, DebuggerBisectionIsolatesTheFailingParamAndScreenin
 TEST_F(LabWithFakeEvaluator, DisciplinarianRejectsATwoChangeNewBestAndDecomposesIt) {
   lab.ensure_start(1);
   LabOutcome bundle = lab.evaluate(request({{"A", "4"}, {"B", "2"}, {"C", "0"}}), 2, Lab::Screening::off);
-  ASSERT_TRUE(bundle.record.passed);
+  ASSERT_TRUE(bundle.record.passed());
   ASSERT_EQ(bundle.record.changes, 2);
 
   TurnOutcome outcome = act("disciplinarian", 2, 4);

@@ -21,8 +21,8 @@ class SupervisorLlm : public ::testing::Test {
     EvaluationRecord start;
     start.candidate_id = "c0001";
     start.cycle = 1;
-    start.verdict = "PASS";
-    start.passed = true;
+    start.state = RecordState::evaluated;
+    start.verdict = Verdict::pass;
     start.speedup = 1.0;
     m_history.evaluations.push_back(start);
     m_history.cycles.push_back(CycleRecord{1, m_previous, {}, 1.0, true});

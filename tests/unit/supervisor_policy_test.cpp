@@ -20,8 +20,8 @@ EvaluationRecord passing(const std::string& id, int cycle, double speedup, const
   record.params = {{"tile", id}};
   record.sources_hash = "h";
   record.changes = id == "c0001" ? 0 : 1;
-  record.verdict = "PASS";
-  record.passed = true;
+  record.state = RecordState::evaluated;
+  record.verdict = Verdict::pass;
   record.speedup = speedup;
   record.roofline = 0.2;
   record.profiled = true;
@@ -31,8 +31,7 @@ EvaluationRecord passing(const std::string& id, int cycle, double speedup, const
 
 EvaluationRecord failing(const std::string& id, int cycle, const std::string& verdict, const std::string& signature) {
   EvaluationRecord record = passing(id, cycle, 0);
-  record.verdict = verdict;
-  record.passed = false;
+  record.verdict = parse_verdict(verdict).value();
   record.speedup.reset();
   record.roofline.reset();
   record.profiled = false;
@@ -102,6 +101,21 @@ TEST_F(SupervisorPolicy, RepeatedBuildFailuresAddADebuggerWithEvidence) {
   EXPECT_TRUE(has_evidence(decision.team, k_signal_build_failure_rate));
   EXPECT_NE(decision.team.rationale.find("+debugger"), std::string::npos) << decision.team.rationale;
   EXPECT_NEAR(share_sum(decision.team), 1.0, 1e-9);
+}
+
+// Every verdict the candidate answers for falls in exactly one failure class; the correctness verdicts
+// (DISTRIBUTION_SPECIFIC among them) count towards the test-failure rate.
+TEST_F(SupervisorPolicy, EveryCorrectnessVerdictCountsAsATestFailure) {
+  for (Verdict verdict : all_verdicts()) {
+    if (verdict_class(verdict) != VerdictClass::test_failure) continue;
+    history.evaluations = {passing("c0001", 1, 1.0)};
+    for (const char* id : {"c0002", "c0003", "c0004"})
+      history.evaluations.push_back(failing(id, 1, to_string(verdict), to_string(verdict) + ": " + id));
+    decide(1, solo);
+    EXPECT_TRUE(signals.triggered(k_signal_test_failure_rate)) << to_string(verdict);
+    EXPECT_FALSE(signals.triggered(k_signal_build_failure_rate)) << to_string(verdict);
+  }
+  EXPECT_EQ(verdict_class(Verdict::distribution_specific), VerdictClass::test_failure);
 }
 
 TEST_F(SupervisorPolicy, RepeatedRecordedFailureAddsACuratingKnowledgeIntegrator) {

@@ -1,6 +1,22 @@
 #include <evoteam/history.hpp>
 
+#include <evoteam/error.hpp>
+
 namespace evoteam {
+
+namespace {
+
+// The journal's spellings of the records that carry no verdict.
+const std::pair<RecordState, const char*> k_state_names[] = {
+    {RecordState::pending, "PENDING"}, {RecordState::blocked, "BLOCKED"}, {RecordState::over_budget, "BUDGET"}};
+
+}  // namespace
+
+std::string EvaluationRecord::verdict_text() const {
+  for (const auto& [known, name] : k_state_names)
+    if (known == state) return name;
+  return to_string(verdict);
+}
 
 nlohmann::json EvaluationRecord::to_json() const {
   nlohmann::json value = {{"candidate_id", candidate_id},
@@ -13,15 +29,15 @@ nlohmann::json EvaluationRecord::to_json() const {
                           {"sources_hash", sources_hash},
                           {"changes", changes},
                           {"structural_change", structural_change},
-                          {"verdict", verdict},
-                          {"passed", passed},
+                          {"verdict", verdict_text()},
+                          {"passed", passed()},
                           {"speedup", nullptr},
                           {"roofline", nullptr},
                           {"failure_signature", failure_signature},
                           {"profiled", profiled},
                           {"profile_bound", profile_bound},
                           {"repeated_recorded_failure", repeated_recorded_failure},
-                          {"blocked_by_knowledge", blocked_by_knowledge},
+                          {"blocked_by_knowledge", blocked()},
                           {"eval_seconds", eval_seconds},
                           {"rejected", rejected},
                           {"ruling", ruling}};
@@ -42,15 +58,22 @@ EvaluationRecord EvaluationRecord::from_json(const nlohmann::json& value) {
   record.sources_hash = value.value("sources_hash", "");
   record.changes = value.value("changes", 0);
   record.structural_change = value.value("structural_change", false);
-  record.verdict = value.value("verdict", "");
-  record.passed = value.value("passed", false);
+  const std::string verdict = value.value("verdict", "");
+  record.state = RecordState::evaluated;
+  for (const auto& [known, name] : k_state_names)
+    if (verdict == name) record.state = known;
+  if (record.evaluated()) {
+    std::optional<Verdict> parsed = parse_verdict(verdict);
+    if (!parsed)
+      throw InvalidInput("evaluation record " + record.candidate_id + ": field 'verdict': unknown verdict '" + verdict + "'");
+    record.verdict = *parsed;
+  }
   if (value.contains("speedup") && value["speedup"].is_number()) record.speedup = value["speedup"].get<double>();
   if (value.contains("roofline") && value["roofline"].is_number()) record.roofline = value["roofline"].get<double>();
   record.failure_signature = value.value("failure_signature", "");
   record.profiled = value.value("profiled", false);
   record.profile_bound = value.value("profile_bound", "");
   record.repeated_recorded_failure = value.value("repeated_recorded_failure", false);
-  record.blocked_by_knowledge = value.value("blocked_by_knowledge", false);
   record.eval_seconds = value.value("eval_seconds", 0.0);
   record.rejected = value.value("rejected", false);
   record.ruling = value.value("ruling", "");
@@ -79,7 +102,7 @@ RoleUsage RoleUsage::from_json(const nlohmann::json& value) {
 std::optional<EvaluationRecord> RunHistory::best() const {
   std::optional<EvaluationRecord> best;
   for (const EvaluationRecord& record : evaluations)
-    if (record.passed && !record.rejected && record.speedup && (!best || *record.speedup > *best->speedup))
+    if (record.passed() && !record.rejected && (!best || *record.speedup > *best->speedup))
       best = record;
   return best;
 }
@@ -87,7 +110,7 @@ std::optional<EvaluationRecord> RunHistory::best() const {
 std::optional<double> RunHistory::best_speedup_through(int cycle) const {
   std::optional<double> best;
   for (const EvaluationRecord& record : evaluations)
-    if (record.cycle <= cycle && record.passed && !record.rejected && record.speedup && (!best || *record.speedup > *best))
+    if (record.cycle <= cycle && record.passed() && !record.rejected && (!best || *record.speedup > *best))
       best = record.speedup;
   return best;
 }
@@ -100,7 +123,7 @@ const EvaluationRecord* RunHistory::find(const std::string& candidate_id) const 
 
 const EvaluationRecord* RunHistory::find_key(const std::string& key) const {
   for (const EvaluationRecord& record : evaluations)
-    if (!record.blocked_by_knowledge && record.key() == key) return &record;
+    if (!record.blocked() && record.key() == key) return &record;
   return nullptr;
 }
 
@@ -113,7 +136,7 @@ std::vector<const EvaluationRecord*> RunHistory::in_cycle(int cycle) const {
 
 int RunHistory::evaluation_count() const {
   int count = 0;
-  for (const EvaluationRecord& record : evaluations) count += record.blocked_by_knowledge ? 0 : 1;
+  for (const EvaluationRecord& record : evaluations) count += record.blocked() ? 0 : 1;
   return count;
 }
 

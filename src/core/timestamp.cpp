@@ -1,4 +1,5 @@
-#include <evoteam/store.hpp>
+// UTC timestamps for ids, journals and notes.
+#include <evoteam/timestamp.hpp>
 
 #include <chrono>
 #include <ctime>

@@ -1,5 +1,5 @@
-// The evaluation tools on the real evaluator, with the result written up for the model.
-#include <evoteam/evaluator_backend.hpp>
+// The one write-up of an evaluation for agents (eval_writeup.hpp).
+#include <evoteam/eval_writeup.hpp>
 
 #include <cstdio>
 
@@ -19,17 +19,15 @@ std::string duration(double seconds) {
   return fixed(seconds, 3) + " s";
 }
 
-}  // namespace
-
-Stage evaluator_stage(EvalStage stage) {
-  switch (stage) {
-    case EvalStage::compile: return Stage::build;
-    case EvalStage::test: return Stage::correctness;
-    case EvalStage::benchmark: return Stage::timing;
-    case EvalStage::profile: return Stage::profile;
-  }
-  return Stage::build;
+// A build log can run to megabytes; the first errors matter most, the last lines say how it ended.
+std::string cut_log(const std::string& log) {
+  constexpr std::size_t k_head = 6000, k_tail = 2000;
+  if (log.size() <= k_head + k_tail) return log;
+  return log.substr(0, k_head) + "\n[... " + std::to_string(log.size() - k_head - k_tail) + " characters cut ...]\n" +
+         log.substr(log.size() - k_tail);
 }
+
+}  // namespace
 
 std::string describe_for_agent(const EvalResult& result) {
   std::string text = "verdict: " + to_string(result.verdict);
@@ -57,31 +55,11 @@ std::string describe_for_agent(const EvalResult& result) {
     text += "\n";
   }
   for (const std::string& warning : result.static_warnings) text += "warning: " + warning + "\n";
-  const bool build_failed = result.verdict == Verdict::compile_error || result.verdict == Verdict::compile_timeout ||
-                            result.verdict == Verdict::static_reject;
-  if (build_failed && !result.build_log.empty()) text += "build log:\n" + result.build_log + "\n";
+  const bool build_failed = verdict_class(result.verdict) == VerdictClass::build_failure;
+  if (build_failed && !result.build_log.empty()) text += "build log:\n" + cut_log(result.build_log) + "\n";
   if (!result.passed() && !result.evidence.empty()) text += "evidence: " + result.evidence.dump() + "\n";
   if (!result.profile.is_null()) text += "profile: " + result.profile.dump() + "\n";
   return text;
-}
-
-EvaluatorBackend::EvaluatorBackend(Evaluator& evaluator, const Task& task, ParamAssignment params, Observer observer,
-                                   CachePolicy result_cache)
-    : m_evaluator(evaluator),
-      m_task(task),
-      m_params(std::move(params)),
-      m_observer(std::move(observer)),
-      m_result_cache(result_cache) {}
-
-ToolResult EvaluatorBackend::evaluate(const Workspace& workspace, EvalStage upto) {
-  Candidate candidate{workspace.root(), m_params};
-  EvalOptions options = EvalOptions::through(evaluator_stage(upto));
-  options.result_cache = m_result_cache;
-  EvalResult result = m_evaluator.evaluate(m_task, candidate, options);
-  if (m_observer) m_observer(upto, result);
-  ToolResult answer{describe_for_agent(result), !result.passed()};
-  m_last = std::move(result);
-  return answer;
 }
 
 }  // namespace evoteam
