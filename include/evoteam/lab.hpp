@@ -21,6 +21,7 @@
 
 namespace evoteam {
 
+class ProcessRunner;
 class RunDir;
 
 enum class EvalDepth { build, tests, full };
@@ -54,8 +55,10 @@ class CandidateEvaluator {
   virtual const Task* task() const { return nullptr; }
 };
 
-// The real evaluator on a task (the frozen copy in the run directory). Throws InvalidInput for a bad task.
-std::unique_ptr<CandidateEvaluator> make_task_evaluator(const Config& config, const std::filesystem::path& task_dir);
+// The real evaluator on a task (the frozen copy in the run directory), running its children through `runner`.
+// Throws InvalidInput for a bad task.
+std::unique_ptr<CandidateEvaluator> make_task_evaluator(const Config& config, const std::filesystem::path& task_dir,
+                                                        ProcessRunner& runner);
 
 struct LabRequest {
   std::string parent_id;
