@@ -137,7 +137,7 @@ class SupervisorLoop {
   bool m_llm_supervisor = false;
   std::map<std::string, int> m_clear_streak;
   TeamSpec m_previous;  // the team of the last cycle (or the initial one)
-  Clock::time_point m_session_start;  // when this process's share of the run's wall time since the last cycle began
+  Clock::time_point m_session_start;  // where the wall time not yet counted in m_state.elapsed_s begins
 };
 
 SupervisorLoop::SupervisorLoop(const Config& config, RunDir& run, RunState& state, RunContext& context)
