@@ -22,6 +22,7 @@
 
 namespace evoteam {
 
+class ProcessRunner;
 class RunDir;
 
 // Seam between the team and the evaluator: the real adapter wraps the evaluator; tests use fakes.
@@ -54,8 +55,10 @@ class CandidateEvaluator {
   virtual const Task* task() const { return nullptr; }
 };
 
-// The real evaluator on a task (the frozen copy in the run directory). Throws InvalidInput for a bad task.
-std::unique_ptr<CandidateEvaluator> make_task_evaluator(const Config& config, const std::filesystem::path& task_dir);
+// The real evaluator on a task (the frozen copy in the run directory), running its children through `runner`.
+// Throws InvalidInput for a bad task.
+std::unique_ptr<CandidateEvaluator> make_task_evaluator(const Config& config, const std::filesystem::path& task_dir,
+                                                        ProcessRunner& runner);
 
 struct LabRequest {
   std::string parent_id;
@@ -74,7 +77,10 @@ struct LabOutcome {
 
 class Lab {
  public:
-  Lab(RunDir& run, CandidateEvaluator& evaluator, KnowledgeBase& knowledge, RunHistory& history);
+  // `recorded`: the run's evaluations so far (replayed from the journal on resume). The lab owns the list from
+  // here on and appends to it; others read it through snapshot().
+  Lab(RunDir& run, CandidateEvaluator& evaluator, KnowledgeBase& knowledge,
+      std::vector<EvaluationRecord> recorded = {});
 
   // Evaluates (or reuses) a candidate and records it. When `screen` is on and the request matches a recorded
   // constraint ("param=value fails"), the attempt is blocked before it costs an evaluation.
@@ -116,7 +122,7 @@ class Lab {
   RunDir& m_run;
   CandidateEvaluator& m_evaluator;
   KnowledgeBase& m_knowledge;
-  RunHistory& m_history;
+  RunHistory m_history;  // evaluations only: the cycles are the supervisor's
   mutable std::mutex m_mutex;
   std::map<std::pair<int, std::string>, RoleUsage> m_usage;
   int m_evaluation_limit = 0;

@@ -1,7 +1,10 @@
 #pragma once
 // The supervisor loop: cycle after cycle, run the team, read the measurements, decide the next team and write
 // down why. `optimize` starts a run; `resume` continues a stopped or killed one from its journal.
+#include <chrono>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -9,6 +12,9 @@
 
 #include <evoteam/config.hpp>
 #include <evoteam/error.hpp>
+#include <evoteam/lab.hpp>
+#include <evoteam/process.hpp>
+#include <evoteam/stop_reason.hpp>
 #include <evoteam/supervisor_policy.hpp>
 
 namespace evoteam {
@@ -39,8 +45,8 @@ struct OptimizeOptions {
 
 struct RunOutcome {
   std::filesystem::path run_dir;
-  std::string status;        // finished | stopped | failed
-  std::string stop_reason;   // max_cycles, target_reached, roofline, budget_tokens, ..., interrupted
+  std::string status;        // finished | stopped (a failed run throws instead)
+  StopReason stop_reason = StopReason::max_cycles;
   std::string best_candidate;
   std::optional<double> best_speedup;
   int cycles = 0;
@@ -51,7 +57,27 @@ struct RunOutcome {
   nlohmann::json to_json() const;
 };
 
-RunOutcome optimize(const Config& config, const OptimizeOptions& options);
-RunOutcome resume(const Config& config, const std::filesystem::path& run_dir);
+class Meter;
+
+// Everything a run reaches outside its run directory: child processes, the LLM meter, the clock, the interrupt
+// flag and the evaluator. The CLI passes the process-wide ones; tests pass fakes, so the loop runs without them.
+struct RunContext {
+  using Clock = std::chrono::steady_clock;
+  using EvaluatorFactory =
+      std::function<std::unique_ptr<CandidateEvaluator>(const Config& config, const std::filesystem::path& task_dir)>;
+
+  RunContext(ProcessRunner& runner_, Meter& meter_) : runner(runner_), meter(meter_) {}
+
+  ProcessRunner& runner;
+  Meter& meter;
+  std::function<Clock::time_point()> now = [] { return Clock::now(); };
+  // Polled at the loop's safe points: the flag that SIGINT/SIGTERM forwarding sets, by default.
+  std::function<bool()> interrupted = [] { return evoteam::interrupted(); };
+  // Empty: the real evaluator on the run's frozen task, running its children through `runner`.
+  EvaluatorFactory make_evaluator;
+};
+
+RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunContext& context);
+RunOutcome resume(const Config& config, const std::filesystem::path& run_dir, RunContext& context);
 
 }  // namespace evoteam

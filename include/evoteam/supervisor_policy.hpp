@@ -12,6 +12,7 @@
 #include <evoteam/config.hpp>
 #include <evoteam/history.hpp>
 #include <evoteam/knowledge.hpp>
+#include <evoteam/stop_reason.hpp>
 #include <evoteam/team_spec.hpp>
 
 namespace evoteam {
@@ -56,8 +57,8 @@ std::string to_string(TeamMode mode);
 
 struct Decision {
   TeamSpec team;
-  bool stop = false;          // the policy wants the run to end (near the roofline)
-  std::string stop_reason;
+  bool stop = false;  // the policy wants the run to end (near the roofline)
+  StopReason stop_reason = StopReason::roofline;  // why, when `stop`
 };
 
 // The team of the first cycle for a mode.

@@ -4,6 +4,8 @@
 #include <memory>
 
 #include <evoteam/error.hpp>
+#include <evoteam/meter.hpp>
+#include <evoteam/process.hpp>
 #include <evoteam/report.hpp>
 #include <evoteam/store.hpp>
 #include <evoteam/supervisor.hpp>
@@ -36,14 +38,17 @@ int report(const RunOutcome& outcome, bool json) {
   if (json) {
     print_json(outcome.to_json());
   } else {
-    std::cout << "run " << outcome.run_dir.string() << ": " << outcome.status << " (" << outcome.stop_reason << ") after "
-              << outcome.cycles << " cycles and " << outcome.evaluations << " evaluations; best ";
+    std::cout << "run " << outcome.run_dir.string() << ": " << outcome.status << " ("
+              << to_string(outcome.stop_reason) << ") after " << outcome.cycles << " cycles and " << outcome.evaluations << " evaluations; best ";
     if (outcome.best_speedup) std::cout << outcome.best_candidate << " at " << *outcome.best_speedup << "x";
     else std::cout << "none";
     std::cout << "\n";
   }
   return static_cast<int>(outcome.exit_code);
 }
+
+// A run of this process: its children, its one meter, the real clock and the evaluator on the run's task.
+RunContext process_run_context() { return RunContext(system_runner(), process_meter()); }
 
 // The provider when none is given: an LLM provider only when its key is set, else the offline team.
 std::string default_provider() {
@@ -92,7 +97,8 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
       options.runs_dir = flags->runs_dir.empty() ? config.get<std::string>("store.runs_dir") : flags->runs_dir;
       options.knowledge_dir = flags->knowledge_dir;
       options.seed = flags->seed.value_or(config.get<std::uint64_t>("team.seed"));
-      return report(optimize(config, options), flags->json);
+      RunContext run_context = process_run_context();
+      return report(optimize(config, options, run_context), flags->json);
     };
   });
 }
@@ -108,7 +114,8 @@ void add_resume(CLI::App& sub, CommandContext& context) {
     context.action = [&context, run, runs_dir, json] {
       Config config = context.config();
       std::string dir = runs_dir->empty() ? config.get<std::string>("store.runs_dir") : *runs_dir;
-      return report(resume(config, resolve_run(*run, dir)), *json);
+      RunContext run_context = process_run_context();
+      return report(resume(config, resolve_run(*run, dir), run_context), *json);
     };
   });
 }

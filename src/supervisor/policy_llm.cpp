@@ -33,6 +33,47 @@ std::optional<nlohmann::json> extract_json(const std::string& text) {
   return value;
 }
 
+std::string lines_of(const std::vector<std::string>& items, const std::string& bullet, const std::string& end) {
+  std::string text;
+  for (const std::string& item : items) text += bullet + item + end;
+  return text;
+}
+
+// The values of the supervisor role's placeholders. `available` lists the roles it may choose.
+std::map<std::string, std::string> prompt_values(const LlmSupervisorInputs& inputs, const std::string& available) {
+  const TeamSpec& previous = *inputs.previous;
+  return {{"task_name", inputs.task_name},
+          {"target", inputs.target},
+          {"params", inputs.params},
+          {"constraints", inputs.constraints},
+          {"directives", previous.directives.empty() ? "none" : lines_of(previous.directives, "- ", "\n")},
+          {"knowledge_digest", inputs.knowledge_digest},
+          {"best_summary", inputs.best_summary},
+          {"cycle", std::to_string(inputs.signals->cycle + 1)},
+          {"budget", inputs.budget},
+          {"team", to_string(previous.pattern) + ": " + lines_of(previous.role_names(), "", " ")},
+          {"signals", inputs.signals->to_text()},
+          {"history", history_text(*inputs.history)},
+          {"available_roles", available},
+          {"team_schema", team_spec_schema().dump(2)}};
+}
+
+LlmRequest supervisor_request(const std::string& model, const std::string& system) {
+  LlmRequest request;
+  request.model = model;
+  request.system = system;
+  request.messages.push_back(Message{Role::user, {ContentBlock::make_text("Decide the team for the next cycle. Answer with the JSON object only.")}});
+  request.max_tokens = 2048;
+  return request;
+}
+
+std::string reply_text(const LlmResponse& response) {
+  std::string text;
+  for (const ContentBlock& block : response.content)
+    if (block.kind == BlockKind::text) text += block.text;
+  return text;
+}
+
 }  // namespace
 
 Decision decide_by_llm(const LlmSupervisorInputs& inputs, LlmProvider& provider, Meter& meter,
@@ -52,50 +93,19 @@ Decision decide_by_llm(const LlmSupervisorInputs& inputs, LlmProvider& provider,
     if (name != "supervisor") available += name + ": " + role.description + "\n", names.insert(name);
   auto supervisor = inputs.roles->find("supervisor");
   if (supervisor == inputs.roles->end()) return fall_back("no supervisor role file");
-  std::map<std::string, std::string> values = {
-      {"task_name", inputs.task_name},
-      {"target", inputs.target},
-      {"params", inputs.params},
-      {"constraints", inputs.constraints},
-      {"directives", inputs.previous->directives.empty() ? "none" : [&] {
-         std::string text;
-         for (const std::string& d : inputs.previous->directives) text += "- " + d + "\n";
-         return text;
-       }()},
-      {"knowledge_digest", inputs.knowledge_digest},
-      {"best_summary", inputs.best_summary},
-      {"cycle", std::to_string(inputs.signals->cycle + 1)},
-      {"budget", inputs.budget},
-      {"team", to_string(inputs.previous->pattern) + ": " + [&] {
-         std::string text;
-         for (const std::string& role : inputs.previous->role_names()) text += role + " ";
-         return text;
-       }()},
-      {"signals", inputs.signals->to_text()},
-      {"history", history_text(*inputs.history)},
-      {"available_roles", available},
-      {"team_schema", team_spec_schema().dump(2)}};
   std::string system;
   try {
-    system = render(supervisor->second, values);
+    system = render(supervisor->second, prompt_values(inputs, available));
   } catch (const InvalidInput& error) {
     return fall_back(error.what());
   }
-  LlmRequest request;
-  request.model = inputs.model;
-  request.system = system;
-  request.messages.push_back(Message{Role::user, {ContentBlock::make_text("Decide the team for the next cycle. Answer with the JSON object only.")}});
-  request.max_tokens = 2048;
-  LlmResult result = provider.complete(request);
+  LlmResult result = provider.complete(supervisor_request(inputs.model, system));
   if (!result.ok()) {
     meter.charge_unknown(result.failure().unknown_cost_attempts);
     return fall_back("provider failed: " + result.failure().message);
   }
   meter.charge(result.response().usage, result.response().cost_usd, result.response().unknown_cost_attempts);
-  std::string text;
-  for (const ContentBlock& block : result.response().content)
-    if (block.kind == BlockKind::text) text += block.text;
-  std::optional<nlohmann::json> proposal = extract_json(text);
+  std::optional<nlohmann::json> proposal = extract_json(reply_text(result.response()));
   if (!proposal) return fall_back("the reply holds no JSON object");
   Decision decision;
   try {
@@ -107,7 +117,7 @@ Decision decide_by_llm(const LlmSupervisorInputs& inputs, LlmProvider& provider,
   if (decision.team.evidence.empty()) decision.team.evidence = inputs.signals->to_json()["signals"];
   if (proposal->value("stop", false)) {
     decision.stop = true;
-    decision.stop_reason = "supervisor_stop";
+    decision.stop_reason = StopReason::supervisor_stop;
   }
   return decision;
 }

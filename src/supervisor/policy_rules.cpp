@@ -42,6 +42,91 @@ nlohmann::json evidence_of(const Signal& signal) {
   return {{"signal", signal.name}, {"value", signal.value}, {"threshold", signal.threshold}, {"evidence", signal.evidence}};
 }
 
+// Each role's trigger: which signals call for it this cycle.
+struct Trigger {
+  const char* role;
+  std::vector<const char*> signals;
+  const char* why;
+};
+
+const std::vector<Trigger>& role_triggers() {
+  static const std::vector<Trigger> triggers = {
+      {k_debugger, {k_signal_build_failure_rate, k_signal_test_failure_rate, k_signal_recurring_error},
+       "the team is stuck debugging"},
+      {k_profiler, {k_signal_unprofiled_best}, "decisions lack performance data: the best is not profiled"},
+      {k_integrator, {k_signal_repeated_failures, k_signal_ignored_strategies}, "findings do not propagate"},
+      {k_disciplinarian, {k_signal_changes_per_candidate, k_signal_constraint_violations},
+       "the team makes several changes at once or breaks constraints"},
+  };
+  return triggers;
+}
+
+Decision roofline_stop(const Signals& signals, const TeamSpec& previous) {
+  Decision decision;
+  decision.stop = true;
+  decision.stop_reason = StopReason::roofline;
+  decision.team = previous;  // unchanged, down to who decided it
+  decision.team.rationale = "the best candidate is at the roofline: stop";
+  decision.team.evidence = nlohmann::json::array({evidence_of(signals.get(k_signal_roofline))});
+  return decision;
+}
+
+// The Optimizer, plus each role whose trigger fired; a role whose trigger cleared stays until it has been clear
+// for `clear_after` cycles.
+void add_triggered_roles(const Signals& signals, const TeamSpec& previous, int clear_after,
+                         std::map<std::string, int>& clear_streak, TeamSpec& team, std::vector<std::string>& reasons) {
+  team.roles.push_back({k_optimizer, 0, "best"});
+  for (const Trigger& trigger : role_triggers()) {
+    std::vector<const Signal*> fired;
+    for (const char* name : trigger.signals)
+      if (signals.triggered(name)) fired.push_back(&signals.get(name));
+    bool had = previous.has_role(trigger.role);
+    if (!fired.empty()) {
+      clear_streak[trigger.role] = 0;
+      team.roles.push_back({trigger.role, 0, "best"});
+      if (!had) reasons.push_back(std::string("+") + trigger.role + ": " + trigger.why);
+      for (const Signal* signal : fired) team.evidence.push_back(evidence_of(*signal));
+    } else if (had) {
+      int streak = ++clear_streak[trigger.role];
+      if (streak < clear_after) {
+        team.roles.push_back({trigger.role, 0, "best"});
+      } else {
+        reasons.push_back(std::string("-") + trigger.role + ": its trigger cleared (" +
+                          signals.get(trigger.signals.front()).evidence + ")");
+      }
+    }
+  }
+}
+
+// Pattern: parallel when a hard path blocks other work (the Debugger takes the failing line), a change of
+// pattern or lineage on stagnation, else a pipeline (measure → change → review) or solo.
+void choose_pattern(const Signals& signals, const TeamSpec& previous, TeamSpec& team, std::vector<std::string>& reasons) {
+  if (signals.triggered(k_signal_hard_path_blocked) && team.has_role(k_debugger)) {
+    team.pattern = Pattern::parallel;
+    for (RoleAssignment& role : team.roles)
+      if (role.name == k_debugger) role.lineage = "failing";
+    reasons.push_back("parallel: the Debugger works the blocked line while the Optimizer continues from the best");
+    team.evidence.push_back(evidence_of(signals.get(k_signal_hard_path_blocked)));
+  } else {
+    team.pattern = team.roles.size() == 1 ? Pattern::solo : Pattern::pipeline;
+  }
+  if (signals.triggered(k_signal_stagnation)) {
+    team.directives.push_back(k_new_lineage);
+    if (team.roles.size() > 1 && team.pattern == previous.pattern)
+      team.pattern = team.pattern == Pattern::pipeline ? Pattern::parallel : Pattern::pipeline;
+    reasons.push_back("stagnation: new lineage" + std::string(team.roles.size() > 1 ? ", pattern " + to_string(team.pattern) : ""));
+    team.evidence.push_back(evidence_of(signals.get(k_signal_stagnation)));
+  }
+}
+
+std::string rationale(const TeamSpec& previous, const TeamSpec& team, const std::vector<std::string>& reasons) {
+  std::string change = describe_change(previous, team);
+  if (reasons.empty()) return "no trigger changed: keep the team (" + change + ")";
+  std::string text;
+  for (const std::string& reason : reasons) text += (text.empty() ? "" : "; ") + reason;
+  return change + ". Why: " + text;
+}
+
 }  // namespace
 
 TeamMode team_mode_from_string(const std::string& text) {
@@ -83,91 +168,21 @@ TeamSpec initial_team(TeamMode mode, const Config& config) {
 
 Decision decide_by_rules(const Signals& signals, const TeamSpec& previous, const Config& config,
                          std::map<std::string, int>& clear_streak) {
+  if (signals.triggered(k_signal_roofline)) return roofline_stop(signals, previous);
   Decision decision;
   TeamSpec& team = decision.team;
   team.decided_by = "rules";
   team.knowledge = previous.knowledge;
   std::vector<std::string> reasons;
-
-  if (signals.triggered(k_signal_roofline)) {
-    decision.stop = true;
-    decision.stop_reason = "roofline";
-    team = previous;
-    team.rationale = "the best candidate is at the roofline: stop";
-    team.evidence = nlohmann::json::array({evidence_of(signals.get(k_signal_roofline))});
-    return decision;
-  }
-
-  // Each role's trigger: which signals call for it this cycle.
-  struct Trigger {
-    const char* role;
-    std::vector<const char*> signals;
-    const char* why;
-  };
-  const std::vector<Trigger> triggers = {
-      {k_debugger, {k_signal_build_failure_rate, k_signal_test_failure_rate, k_signal_recurring_error},
-       "the team is stuck debugging"},
-      {k_profiler, {k_signal_unprofiled_best}, "decisions lack performance data: the best is not profiled"},
-      {k_integrator, {k_signal_repeated_failures, k_signal_ignored_strategies}, "findings do not propagate"},
-      {k_disciplinarian, {k_signal_changes_per_candidate, k_signal_constraint_violations},
-       "the team makes several changes at once or breaks constraints"},
-  };
-  const int clear_after = config.get<int>("supervisor.clear_after_cycles");
-  team.roles.push_back({k_optimizer, 0, "best"});
-  for (const Trigger& trigger : triggers) {
-    std::vector<const Signal*> fired;
-    for (const char* name : trigger.signals)
-      if (signals.triggered(name)) fired.push_back(&signals.get(name));
-    bool had = previous.has_role(trigger.role);
-    if (!fired.empty()) {
-      clear_streak[trigger.role] = 0;
-      team.roles.push_back({trigger.role, 0, "best"});
-      if (!had) reasons.push_back(std::string("+") + trigger.role + ": " + trigger.why);
-      for (const Signal* signal : fired) team.evidence.push_back(evidence_of(*signal));
-    } else if (had) {
-      int streak = ++clear_streak[trigger.role];
-      if (streak < clear_after) {
-        team.roles.push_back({trigger.role, 0, "best"});
-      } else {
-        reasons.push_back(std::string("-") + trigger.role + ": its trigger cleared (" +
-                          signals.get(trigger.signals.front()).evidence + ")");
-      }
-    }
-  }
-
+  add_triggered_roles(signals, previous, config.get<int>("supervisor.clear_after_cycles"), clear_streak, team, reasons);
   if (team.has_role(k_integrator)) team.knowledge = KnowledgeMode::curated;
   if (team.has_role(k_disciplinarian)) team.directives.push_back(k_one_change);
-
-  // Pattern: parallel when a hard path blocks other work (the Debugger takes the failing line), a change of
-  // pattern or lineage on stagnation, else a pipeline (measure → change → review) or solo.
-  bool stagnant = signals.triggered(k_signal_stagnation);
-  if (signals.triggered(k_signal_hard_path_blocked) && team.has_role(k_debugger)) {
-    team.pattern = Pattern::parallel;
-    for (RoleAssignment& role : team.roles)
-      if (role.name == k_debugger) role.lineage = "failing";
-    reasons.push_back("parallel: the Debugger works the blocked line while the Optimizer continues from the best");
-    team.evidence.push_back(evidence_of(signals.get(k_signal_hard_path_blocked)));
-  } else {
-    team.pattern = team.roles.size() == 1 ? Pattern::solo : Pattern::pipeline;
-  }
-  if (stagnant) {
-    team.directives.push_back(k_new_lineage);
-    if (team.roles.size() > 1 && team.pattern == previous.pattern)
-      team.pattern = team.pattern == Pattern::pipeline ? Pattern::parallel : Pattern::pipeline;
-    reasons.push_back("stagnation: new lineage" + std::string(team.roles.size() > 1 ? ", pattern " + to_string(team.pattern) : ""));
-    team.evidence.push_back(evidence_of(signals.get(k_signal_stagnation)));
-  }
+  choose_pattern(signals, previous, team, reasons);
   std::stable_sort(team.roles.begin(), team.roles.end(), [](const RoleAssignment& a, const RoleAssignment& b) {
     return pipeline_rank(a.name) < pipeline_rank(b.name);
   });
   assign_shares(team, config);
-  std::string change = describe_change(previous, team);
-  team.rationale = reasons.empty() ? "no trigger changed: keep the team (" + change + ")"
-                                   : change + ". Why: " + [&] {
-                                       std::string text;
-                                       for (const std::string& reason : reasons) text += (text.empty() ? "" : "; ") + reason;
-                                       return text;
-                                     }();
+  team.rationale = rationale(previous, team, reasons);
   return decision;
 }
 

@@ -44,49 +44,76 @@ OptimizeOptions options_from_json(const nlohmann::json& value) {
   return options;
 }
 
+namespace {
+
+std::optional<double> speedup_of(const RunHistory& history, const std::string& candidate_id) {
+  for (const EvaluationRecord& record : history.evaluations)
+    if (record.candidate_id == candidate_id) return record.speedup;
+  return std::nullopt;
+}
+
+void replay_cycle_start(RunState& state, const nlohmann::json& record, const std::set<std::string>& known_roles) {
+  CycleRecord cycle;
+  cycle.cycle = record.value("cycle", 0);
+  cycle.team = team_spec_from_json(record.at("team"), known_roles);
+  // A resumed cycle starts again under its own number: one record per cycle, as the live loop keeps it.
+  if (!state.history.cycles.empty() && state.history.cycles.back().cycle == cycle.cycle)
+    state.history.cycles.back() = cycle;
+  else
+    state.history.cycles.push_back(cycle);
+  state.unfinished_team = cycle.team;
+  state.unfinished_cycle = cycle.cycle;
+}
+
+void replay_cycle_end(RunState& state, const nlohmann::json& record) {
+  int number = record.value("cycle", 0);
+  // Held in a local: iterating items() of a temporary would read freed memory.
+  const nlohmann::json usage_by_role = record.value("usage", nlohmann::json::object());
+  // The best after the cycle, as the live loop recorded it: the journal up to here holds its evaluation.
+  const std::optional<double> best_after = speedup_of(state.history, record.value("best_candidate", ""));
+  for (CycleRecord& cycle : state.history.cycles)
+    if (cycle.cycle == number) {
+      cycle.finished = true;
+      cycle.best_speedup_after = best_after;
+      for (const auto& [role, usage] : usage_by_role.items()) cycle.usage[role] = RoleUsage::from_json(usage);
+    }
+  state.last_finished_cycle = number;
+  state.elapsed_s = record.value("elapsed_s", state.elapsed_s);
+  state.gpu_seconds = record.value("gpu_seconds", state.gpu_seconds);
+  state.clear_streak = record.value("clear_streak", std::map<std::string, int>{});
+  state.unfinished_team.reset();
+  state.unfinished_cycle = 0;
+}
+
+void replay_evaluation_record(RunState& state, const std::string& type, const nlohmann::json& record) {
+  if (type == "evaluation") {
+    EvaluationRecord evaluation = EvaluationRecord::from_json(record.at("record"));
+    bool replaced = false;
+    for (EvaluationRecord& existing : state.history.evaluations)
+      if (existing.candidate_id == evaluation.candidate_id) existing = evaluation, replaced = true;
+    if (!replaced) state.history.evaluations.push_back(evaluation);
+  } else if (type == "profile") {
+    for (EvaluationRecord& existing : state.history.evaluations)
+      if (existing.candidate_id == record.value("candidate_id", ""))
+        existing.profiled = true, existing.profile_bound = record.value("bound", "");
+  } else if (type == "ruling") {
+    for (EvaluationRecord& existing : state.history.evaluations)
+      if (existing.candidate_id == record.value("candidate_id", ""))
+        existing.rejected = !record.value("accepted", true), existing.ruling = record.value("reason", "");
+  }
+}
+
+}  // namespace
+
 RunState replay_run_state(const nlohmann::json& run_json, const JournalReplay& replay,
                           const std::set<std::string>& known_roles) {
   RunState state;
   state.options = options_from_json(run_json.value("options", nlohmann::json::object()));
   for (const nlohmann::json& record : replay.records) {
     const std::string type = record.value("type", "");
-    if (type == "evaluation") {
-      EvaluationRecord evaluation = EvaluationRecord::from_json(record.at("record"));
-      bool replaced = false;
-      for (EvaluationRecord& existing : state.history.evaluations)
-        if (existing.candidate_id == evaluation.candidate_id) existing = evaluation, replaced = true;
-      if (!replaced) state.history.evaluations.push_back(evaluation);
-    } else if (type == "profile") {
-      for (EvaluationRecord& existing : state.history.evaluations)
-        if (existing.candidate_id == record.value("candidate_id", ""))
-          existing.profiled = true, existing.profile_bound = record.value("bound", "");
-    } else if (type == "ruling") {
-      for (EvaluationRecord& existing : state.history.evaluations)
-        if (existing.candidate_id == record.value("candidate_id", ""))
-          existing.rejected = !record.value("accepted", true), existing.ruling = record.value("reason", "");
-    } else if (type == "cycle_start") {
-      CycleRecord cycle;
-      cycle.cycle = record.value("cycle", 0);
-      cycle.team = team_spec_from_json(record.at("team"), known_roles);
-      state.history.cycles.push_back(cycle);
-      state.unfinished_team = cycle.team;
-      state.unfinished_cycle = cycle.cycle;
-    } else if (type == "cycle_end") {
-      int number = record.value("cycle", 0);
-      // Held in a local: iterating items() of a temporary would read freed memory.
-      const nlohmann::json usage_by_role = record.value("usage", nlohmann::json::object());
-      for (CycleRecord& cycle : state.history.cycles)
-        if (cycle.cycle == number) {
-          cycle.finished = true;
-          for (const auto& [role, usage] : usage_by_role.items()) cycle.usage[role] = RoleUsage::from_json(usage);
-        }
-      state.last_finished_cycle = number;
-      state.elapsed_s = record.value("elapsed_s", state.elapsed_s);
-      state.gpu_seconds = record.value("gpu_seconds", state.gpu_seconds);
-      state.clear_streak = record.value("clear_streak", std::map<std::string, int>{});
-      state.unfinished_team.reset();
-      state.unfinished_cycle = 0;
-    }
+    if (type == "cycle_start") replay_cycle_start(state, record, known_roles);
+    else if (type == "cycle_end") replay_cycle_end(state, record);
+    else replay_evaluation_record(state, type, record);
   }
   if (replay.torn_tail) spdlog::warn("the journal's last line was torn by a crash and has been dropped");
   // Evaluations that never finished (killed mid-evaluation) are dropped: they will run again.

@@ -32,8 +32,10 @@ int count_param_changes(const ParamValues& before, const ParamValues& after) {
   return changes;
 }
 
-Lab::Lab(RunDir& run, CandidateEvaluator& evaluator, KnowledgeBase& knowledge, RunHistory& history)
-    : m_run(run), m_evaluator(evaluator), m_knowledge(knowledge), m_history(history) {}
+Lab::Lab(RunDir& run, CandidateEvaluator& evaluator, KnowledgeBase& knowledge, std::vector<EvaluationRecord> recorded)
+    : m_run(run), m_evaluator(evaluator), m_knowledge(knowledge) {
+  m_history.evaluations = std::move(recorded);
+}
 
 std::string Lab::next_candidate_id() {
   char id[16];

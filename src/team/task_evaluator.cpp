@@ -14,8 +14,8 @@ namespace {
 
 class TaskEvaluator : public CandidateEvaluator {
  public:
-  TaskEvaluator(const Config& config, const std::filesystem::path& task_dir)
-      : m_task(load_task(task_dir)), m_evaluator(config, system_runner(), default_cache_dir(config)) {
+  TaskEvaluator(const Config& config, const std::filesystem::path& task_dir, ProcessRunner& runner)
+      : m_task(load_task(task_dir)), m_evaluator(config, runner, default_cache_dir(config)) {
     // The starting candidate holds exactly the editable kernel files, as every later candidate does.
     static std::atomic<int> counter{0};
     m_start_dir = std::filesystem::temp_directory_path() /
@@ -74,8 +74,9 @@ class TaskEvaluator : public CandidateEvaluator {
 
 }  // namespace
 
-std::unique_ptr<CandidateEvaluator> make_task_evaluator(const Config& config, const std::filesystem::path& task_dir) {
-  return std::make_unique<TaskEvaluator>(config, task_dir);
+std::unique_ptr<CandidateEvaluator> make_task_evaluator(const Config& config, const std::filesystem::path& task_dir,
+                                                        ProcessRunner& runner) {
+  return std::make_unique<TaskEvaluator>(config, task_dir, runner);
 }
 
 }  // namespace evoteam

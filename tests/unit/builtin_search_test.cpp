@@ -234,8 +234,7 @@ TEST(BuiltinOptimizer, ReachesTheBestThroughTheLabWithRootsAndSingleChanges) {
   SeparableEvaluator evaluator(dir / "start");
   RunDir run = RunDir::create(dir / "runs", "separable", nlohmann::json::object());
   KnowledgeBase knowledge(run.knowledge_dir());
-  RunHistory history;
-  Lab lab(run, evaluator, knowledge, history);
+  Lab lab(run, evaluator, knowledge);
   lab.ensure_start(1);
   TeamSpec team;
   team.roles = {{"optimizer", 1.0, "best"}};

@@ -67,7 +67,7 @@ class LabWithFakeEvaluator : public ::testing::Test {
       : evaluator(start_sources()),
         run(RunDir::create(dir / "runs", "synthetic", nlohmann::json::object())),
         knowledge(run.knowledge_dir()),
-        lab(run, evaluator, knowledge, history) {}
+        lab(run, evaluator, knowledge) {}
 
   std::filesystem::path start_sources() {
     std::filesystem::create_directories(dir / "start");
@@ -107,7 +107,6 @@ class LabWithFakeEvaluator : public ::testing::Test {
   FakeEvaluator evaluator;
   RunDir run;
   KnowledgeBase knowledge;
-  RunHistory history;
   Lab lab;
   TeamSpec team;
 };

@@ -85,7 +85,7 @@ TEST_F(SupervisorLlm, StopFieldEndsTheRun) {
   Decision decision = decide(R"({"roles":[{"name":"optimizer","budget_share":1}],"pattern":"solo",
     "rationale":"at the roofline","evidence":[],"stop":true})");
   EXPECT_TRUE(decision.stop);
-  EXPECT_EQ(decision.stop_reason, "supervisor_stop");
+  EXPECT_EQ(to_string(decision.stop_reason), "supervisor_stop");
 }
 
 }  // namespace

@@ -213,7 +213,7 @@ TEST_F(SupervisorPolicy, RooflineAtThresholdStopsTheRun) {
   Decision at = decide(1, solo);
   EXPECT_TRUE(signals.triggered(k_signal_roofline));
   EXPECT_TRUE(at.stop);
-  EXPECT_EQ(at.stop_reason, "roofline");
+  EXPECT_EQ(to_string(at.stop_reason), "roofline");
   EXPECT_TRUE(has_evidence(at.team, k_signal_roofline));
 }
 

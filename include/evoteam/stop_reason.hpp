@@ -1,0 +1,30 @@
+#pragma once
+// Why a run stopped: a closed set. run.json's "stop_reason", the journal's "stop" record and the --json summary
+// hold exactly the strings of to_string(); the loop itself only ever sees the enum.
+//
+// A run that fails (an error escapes the loop) has no StopReason: its run.json "stop_reason" and its journal
+// "stop" record hold the error message instead, written where the failure is caught (supervisor.cpp).
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace evoteam {
+
+enum class StopReason {
+  max_cycles,          // --max-cycles reached
+  target_reached,      // the best verified speedup reached --target-speedup
+  roofline,            // the rule policy: the best candidate is at the roofline
+  budget_tokens,
+  budget_usd,
+  budget_hours,
+  budget_gpu_seconds,
+  budget_evaluations,
+  supervisor_stop,     // the LLM supervisor asked to stop
+  interrupted,         // SIGINT/SIGTERM (`evoteam stop`)
+};
+
+std::string to_string(StopReason reason);
+// The reason a string names, or nullopt for any other text (e.g. a failed run's error message).
+std::optional<StopReason> parse_stop_reason(std::string_view text);
+
+}  // namespace evoteam

@@ -1,0 +1,326 @@
+// The supervisor loop. One cycle reads as: check the stops → decide the team (signals → policy) → record the
+// decision → run the team → record the cycle. Everything that matters is journaled before it is relied on.
+#include "supervisor/run_loop.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+
+#include <spdlog/spdlog.h>
+
+#include <evoteam/lab.hpp>
+#include <evoteam/llm_team.hpp>
+#include <evoteam/process.hpp>
+#include <evoteam/role.hpp>
+#include <evoteam/supervisor_llm.hpp>
+#include <evoteam/team.hpp>
+
+#include "supervisor/cycle_records.hpp"
+
+namespace evoteam {
+
+std::optional<StopReason> budget_stop(const Budgets& budgets, const RunState& state, int next_cycle,
+                                      double elapsed_s, const MeterTotals& spent) {
+  std::optional<EvaluationRecord> best = state.history.best();
+  if (budgets.target_speedup > 0 && best && best->speedup && *best->speedup >= budgets.target_speedup)
+    return StopReason::target_reached;
+  if (budgets.max_cycles > 0 && next_cycle > budgets.max_cycles) return StopReason::max_cycles;
+  if (budgets.evaluations > 0 && state.history.evaluation_count() >= budgets.evaluations)
+    return StopReason::budget_evaluations;
+  if (budgets.hours > 0 && elapsed_s >= budgets.hours * 3600) return StopReason::budget_hours;
+  if (budgets.tokens > 0 && spent.tokens.total() >= static_cast<std::uint64_t>(budgets.tokens))
+    return StopReason::budget_tokens;
+  if (budgets.usd > 0 && spent.cost_usd >= budgets.usd) return StopReason::budget_usd;
+  if (budgets.gpu_seconds > 0 && state.gpu_seconds >= budgets.gpu_seconds) return StopReason::budget_gpu_seconds;
+  return std::nullopt;
+}
+
+namespace {
+
+using Clock = RunContext::Clock;
+
+// Providers serve one thread at a time; parallel agents share one through this lock.
+class SerialProvider : public LlmProvider {
+ public:
+  explicit SerialProvider(std::unique_ptr<LlmProvider> inner) : m_inner(std::move(inner)) {}
+  LlmResult complete(const LlmRequest& request) override {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_inner->complete(request);
+  }
+  std::string name() const override { return m_inner->name(); }
+
+ private:
+  std::unique_ptr<LlmProvider> m_inner;
+  std::mutex m_mutex;
+};
+
+std::unique_ptr<LlmTeam> make_llm_team(const Config& config, const OptimizeOptions& options, const RunDir& run,
+                                       Meter& meter) {
+  auto team = std::make_unique<LlmTeam>();
+  team->config = &config;
+  team->run_dir = run.path();
+  ProviderSettings settings = provider_settings_from_config(config, current_environment());
+  settings.provider = options.provider;
+  team->prices = std::make_unique<PriceTable>(PriceTable::from_config(config));
+  if (!options.model.empty()) settings.model = options.model;
+  if (settings.model.empty()) settings.model = team->prices->default_model(options.provider);
+  team->model = settings.model;
+  team->provider = std::make_unique<SerialProvider>(make_provider(settings, *team->prices));
+  team->meter = &meter;
+  team->roles = load_roles(default_roles_dir());
+  team->workspace_limits = workspace_limits_from_config(config);
+  team->digest_chars = static_cast<std::size_t>(config.get<int>("team.digest_chars"));
+  return team;
+}
+
+std::unique_ptr<CandidateEvaluator> make_evaluator(const Config& config, const RunDir& run, RunContext& context) {
+  const std::filesystem::path task_dir = run.path() / "task";
+  if (context.make_evaluator) return context.make_evaluator(config, task_dir);
+  return make_task_evaluator(config, task_dir, context.runner);
+}
+
+std::filesystem::path knowledge_dir_of(const OptimizeOptions& options, const RunDir& run) {
+  return options.knowledge_dir.empty() ? run.knowledge_dir() : options.knowledge_dir;
+}
+
+std::string best_summary_text(const RunHistory& history) {
+  std::optional<EvaluationRecord> best = history.best();
+  if (!best) return "none yet";
+  return best->candidate_id + " " + best->verdict_text() + " " + std::to_string(best->speedup.value_or(0)) + "x" +
+         (best->profiled ? ", " + best->profile_bound + "-bound" : "");
+}
+
+std::string role_list(const TeamSpec& team) {
+  std::string text;
+  for (const std::string& role : team.role_names()) text += (text.empty() ? "" : ", ") + role;
+  return text;
+}
+
+// The team of one cycle, or why the run stops instead of running it.
+struct TeamChoice {
+  TeamSpec team;
+  nlohmann::json signals;  // what the policy read; null when no decision was made
+  std::optional<StopReason> stop;
+};
+
+class SupervisorLoop {
+ public:
+  SupervisorLoop(const Config& config, RunDir& run, RunState& state, RunContext& context);
+  ~SupervisorLoop();
+  SupervisorLoop(const SupervisorLoop&) = delete;
+  SupervisorLoop& operator=(const SupervisorLoop&) = delete;
+
+  StopReason run();
+
+ private:
+  std::optional<StopReason> stop_before(int next_cycle) const;
+  std::optional<StopReason> run_cycle(int cycle);
+  TeamChoice choose_team(int cycle);
+  Decision decide(const Signals& signals);
+  void start_cycle(int cycle, const TeamChoice& choice);
+  std::map<std::string, TurnOutcome> run_members(int cycle, const TeamSpec& team);
+  CycleBudget budget_of_this_cycle() const;
+  void read_lab_records();
+  void finish_cycle(int cycle, const std::map<std::string, TurnOutcome>& turns, Clock::time_point cycle_start);
+  double elapsed_s() const;
+
+  const Config& m_config;
+  RunDir& m_run;
+  RunState& m_state;
+  RunContext& m_context;
+  const OptimizeOptions& m_options;
+  KnowledgeBase m_knowledge;
+  std::unique_ptr<CandidateEvaluator> m_evaluator;
+  Lab m_lab;
+  CycleBudget m_cycle_budget;
+  std::unique_ptr<LlmTeam> m_llm;
+  bool m_task_on_gpu = false;
+  bool m_llm_supervisor = false;
+  std::map<std::string, int> m_clear_streak;
+  TeamSpec m_previous;  // the team of the last cycle (or the initial one)
+  Clock::time_point m_session_start;  // where the wall time not yet counted in m_state.elapsed_s begins
+};
+
+SupervisorLoop::SupervisorLoop(const Config& config, RunDir& run, RunState& state, RunContext& context)
+    : m_config(config),
+      m_run(run),
+      m_state(state),
+      m_context(context),
+      m_options(state.options),
+      m_knowledge(knowledge_dir_of(state.options, run)),
+      m_evaluator(make_evaluator(config, run, context)),
+      m_lab(run, *m_evaluator, m_knowledge, state.history.evaluations),
+      m_cycle_budget{config.get<int>("team.evaluations_per_cycle")},
+      m_llm(state.options.provider == "builtin" ? nullptr : make_llm_team(config, state.options, run, context.meter)),
+      m_clear_streak(state.clear_streak),
+      m_previous(state.history.cycles.empty() ? initial_team(state.options.mode, config)
+                                              : state.history.cycles.back().team) {
+  m_lab.set_evaluation_limit(m_options.budgets.evaluations);
+  m_task_on_gpu = m_lab.task() != nullptr && m_lab.task()->target != Target::host;
+  // A broken role file fails the run before its first cycle, not when a resume or an LLM member reads it.
+  load_roles(default_roles_dir());
+  const std::string policy = config.get<std::string>("supervisor.policy");
+  m_llm_supervisor = m_llm && policy != "rules";
+  if (policy == "llm" && !m_llm) spdlog::warn("supervisor.policy is llm but the provider is builtin: the rules decide");
+  // Set last, so that the destructor, which detaches the sink, runs whenever it was set.
+  m_context.meter.set_limits(MeterLimits{static_cast<std::uint64_t>(m_options.budgets.tokens), m_options.budgets.usd, 0});
+  m_context.meter.set_journal_sink([&run](const nlohmann::json& record) { run.journal().append(record); });
+  m_session_start = m_context.now();
+}
+
+// The sink writes into this run's journal: it must not outlive the loop, even when an error ends it.
+SupervisorLoop::~SupervisorLoop() { m_context.meter.set_journal_sink(nullptr); }
+
+StopReason SupervisorLoop::run() {
+  for (int cycle = m_state.last_finished_cycle + 1;; ++cycle) {
+    if (std::optional<StopReason> stop = stop_before(cycle)) return *stop;
+    if (std::optional<StopReason> stop = run_cycle(cycle)) return *stop;
+  }
+}
+
+std::optional<StopReason> SupervisorLoop::stop_before(int next_cycle) const {
+  if (m_context.interrupted()) return StopReason::interrupted;
+  return budget_stop(m_options.budgets, m_state, next_cycle, elapsed_s(), m_context.meter.totals());
+}
+
+double SupervisorLoop::elapsed_s() const {
+  return m_state.elapsed_s + std::chrono::duration<double>(m_context.now() - m_session_start).count();
+}
+
+// One cycle: decide, record the decision, run the team, record the cycle. Returns why the run stops instead of
+// continuing, if it does: the policy's stop (before anything is recorded) or an interrupt during the team's work
+// (the cycle then stays unfinished in the journal and a resume runs it again).
+std::optional<StopReason> SupervisorLoop::run_cycle(int cycle) {
+  const Clock::time_point cycle_start = m_context.now();
+  TeamChoice choice = choose_team(cycle);
+  if (choice.stop) return choice.stop;
+  start_cycle(cycle, choice);
+  std::map<std::string, TurnOutcome> turns = run_members(cycle, choice.team);
+  if (m_context.interrupted()) return StopReason::interrupted;
+  finish_cycle(cycle, turns, cycle_start);
+  m_previous = choice.team;
+  m_state.last_finished_cycle = cycle;
+  m_state.unfinished_team.reset();
+  return std::nullopt;
+}
+
+TeamChoice SupervisorLoop::choose_team(int cycle) {
+  if (m_state.unfinished_team && m_state.unfinished_cycle == cycle) {
+    spdlog::info("cycle {}: resuming with the recorded team", cycle);
+    return {*m_state.unfinished_team, nullptr, std::nullopt};  // a killed cycle: same team, known work is reused
+  }
+  if (cycle == 1) return {initial_team(m_options.mode, m_config), nullptr, std::nullopt};
+  Signals signals = compute_signals(m_state.history, m_knowledge, m_config, cycle - 1);
+  if (m_options.mode != TeamMode::evolving) return {initial_team(m_options.mode, m_config), signals.to_json(), std::nullopt};
+  Decision decision = decide(signals);
+  std::optional<StopReason> stop = decision.stop ? std::optional<StopReason>(decision.stop_reason) : std::nullopt;
+  return {decision.team, signals.to_json(), stop};
+}
+
+Decision SupervisorLoop::decide(const Signals& signals) {
+  if (!m_llm_supervisor) return decide_by_rules(signals, m_previous, m_config, m_clear_streak);
+  const Task* task = m_lab.task();
+  LlmSupervisorInputs inputs{&signals, &m_previous, &m_state.history, &m_config, &m_llm->roles, m_llm->model,
+                             task ? task->name : "", task ? to_string(task->target) : "", "", "",
+                             m_knowledge.digest(m_llm->digest_chars), best_summary_text(m_state.history),
+                             m_options.budgets.to_json().dump()};
+  return decide_by_llm(inputs, *m_llm->provider, m_context.meter, m_clear_streak);
+}
+
+void SupervisorLoop::start_cycle(int cycle, const TeamChoice& choice) {
+  const TeamSpec& team = choice.team;
+  record_cycle_start(m_run, cycle, team, cycle == 1 ? "initial team" : describe_change(m_previous, team),
+                     choice.signals);
+  // A resumed cycle already has its record (replayed from its cycle_start).
+  if (m_state.history.cycles.empty() || m_state.history.cycles.back().cycle != cycle)
+    m_state.history.cycles.push_back(CycleRecord{cycle, team, {}, std::nullopt, false});
+  spdlog::info("cycle {}: {} [{}] — {}", cycle, to_string(team.pattern), role_list(team), team.rationale);
+}
+
+std::map<std::string, TurnOutcome> SupervisorLoop::run_members(int cycle, const TeamSpec& team) {
+  m_lab.ensure_start(cycle);
+  read_lab_records();
+  auto make_member = [this](const RoleAssignment& role) -> std::unique_ptr<TeamMember> {
+    if (m_llm) return m_llm->make_member(role);
+    return make_builtin_member(role.name, m_config.get<double>("team.reverify_ratio"));
+  };
+  std::map<std::string, TurnOutcome> turns =
+      run_team(team, cycle, budget_of_this_cycle(), make_member, m_lab, m_knowledge, m_options.seed);
+  read_lab_records();
+  return turns;
+}
+
+// The lab appends evaluations; the supervisor's history takes them as a snapshot.
+void SupervisorLoop::read_lab_records() { m_state.history.evaluations = m_lab.snapshot().evaluations; }
+
+// The last cycle before an evaluation budget runs out gets only what is left of it.
+CycleBudget SupervisorLoop::budget_of_this_cycle() const {
+  CycleBudget budget = m_cycle_budget;
+  const int limit = m_options.budgets.evaluations;
+  if (limit > 0)
+    budget.evaluations = std::max(1, std::min(m_cycle_budget.evaluations, limit - m_state.history.evaluation_count()));
+  return budget;
+}
+
+void SupervisorLoop::finish_cycle(int cycle, const std::map<std::string, TurnOutcome>& turns,
+                                  Clock::time_point cycle_start) {
+  CycleRecord& record = m_state.history.cycles.back();
+  TurnsJson recorded = record_turns(m_run, cycle, turns);
+  for (const auto& [role, turn] : turns) {
+    record.usage[role] = turn.usage;
+    if (m_task_on_gpu) m_state.gpu_seconds += turn.usage.seconds;
+  }
+  record.finished = true;
+  std::optional<EvaluationRecord> best = m_state.history.best();
+  record.best_speedup_after = best ? best->speedup : std::nullopt;
+  const Clock::time_point now = m_context.now();
+  const double cycle_s = std::chrono::duration<double>(now - cycle_start).count();
+  m_state.elapsed_s += cycle_s;
+  m_session_start = now;
+  record_cycle_end(m_run, CycleEnd{cycle, recorded, cycle_s, best}, m_state, m_clear_streak);
+  publish_best(m_run, m_state.history, m_context.runner);
+  m_run.update_run_json({{"summary", summary_json(m_state, cycle, m_context.meter.totals())}});
+  spdlog::info("cycle {} done: best {} {}, {} evaluations so far", cycle, best ? best->candidate_id : "none",
+               best && best->speedup ? std::to_string(*best->speedup).substr(0, 5) + "x" : "",
+               m_state.history.evaluation_count());
+}
+
+// How a stop reason ends the run: an interrupt stops it (exit 130, resumable); anything else finishes it, as a
+// success unless a target speedup was set and not reached.
+void set_status(RunOutcome& outcome, const Budgets& budgets) {
+  if (outcome.stop_reason == StopReason::interrupted) {
+    outcome.status = "stopped";
+    outcome.exit_code = ExitCode::interrupted;
+    return;
+  }
+  outcome.status = "finished";
+  const bool target_missed = budgets.target_speedup > 0 && outcome.stop_reason != StopReason::target_reached;
+  outcome.exit_code = target_missed ? ExitCode::budget_exhausted : ExitCode::success;
+}
+
+RunOutcome finish_run(RunDir& run, const RunState& state, StopReason reason, const MeterTotals& spent) {
+  std::optional<EvaluationRecord> best = state.history.best();
+  RunOutcome outcome;
+  outcome.run_dir = run.path();
+  outcome.stop_reason = reason;
+  outcome.cycles = state.last_finished_cycle;
+  outcome.evaluations = state.history.evaluation_count();
+  outcome.best_candidate = best ? best->candidate_id : "";
+  outcome.best_speedup = best ? best->speedup : std::nullopt;
+  nlohmann::json summary = summary_json(state, outcome.cycles, spent);
+  outcome.tokens = summary["tokens"];
+  outcome.cost_usd = summary["cost_usd"];
+  set_status(outcome, state.options.budgets);
+  record_stop(run, outcome, summary);
+  return outcome;
+}
+
+}  // namespace
+
+RunOutcome run_loop(const Config& config, RunDir& run, RunState& state, RunContext& context) {
+  install_interrupt_forwarding();
+  const StopReason reason = SupervisorLoop(config, run, state, context).run();
+  return finish_run(run, state, reason, context.meter.totals());
+}
+
+}  // namespace evoteam

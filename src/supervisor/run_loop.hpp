@@ -1,0 +1,25 @@
+#pragma once
+// The supervisor loop over an open run directory: cycle after cycle until a stop reason, then the stop is
+// journaled and run.json updated. Everything outside the run directory comes through the RunContext.
+#include <optional>
+
+#include <evoteam/config.hpp>
+#include <evoteam/meter.hpp>
+#include <evoteam/stop_reason.hpp>
+#include <evoteam/store.hpp>
+#include <evoteam/supervisor.hpp>
+
+#include "supervisor/run_state.hpp"
+
+namespace evoteam {
+
+// The reason a budget or the target ends the run before `next_cycle` starts, if any. `elapsed_s` is the run's
+// wall time across resumes; `spent` the meter's totals.
+std::optional<StopReason> budget_stop(const Budgets& budgets, const RunState& state, int next_cycle,
+                                      double elapsed_s, const MeterTotals& spent);
+
+// Runs cycles until a stop reason. An error escapes as is (the caller marks the run failed); the meter's
+// journal sink, set for the loop, is detached either way.
+RunOutcome run_loop(const Config& config, RunDir& run, RunState& state, RunContext& context);
+
+}  // namespace evoteam

@@ -1,0 +1,41 @@
+#include <evoteam/stop_reason.hpp>
+
+#include <array>
+
+namespace evoteam {
+
+namespace {
+
+// Every reason, so parsing and the tests can walk the closed set.
+constexpr std::array k_all_stop_reasons = {
+    StopReason::max_cycles,    StopReason::target_reached,     StopReason::roofline,
+    StopReason::budget_tokens, StopReason::budget_usd,         StopReason::budget_hours,
+    StopReason::budget_gpu_seconds, StopReason::budget_evaluations, StopReason::supervisor_stop,
+    StopReason::interrupted,
+};
+
+}  // namespace
+
+std::string to_string(StopReason reason) {
+  switch (reason) {
+    case StopReason::max_cycles: return "max_cycles";
+    case StopReason::target_reached: return "target_reached";
+    case StopReason::roofline: return "roofline";
+    case StopReason::budget_tokens: return "budget_tokens";
+    case StopReason::budget_usd: return "budget_usd";
+    case StopReason::budget_hours: return "budget_hours";
+    case StopReason::budget_gpu_seconds: return "budget_gpu_seconds";
+    case StopReason::budget_evaluations: return "budget_evaluations";
+    case StopReason::supervisor_stop: return "supervisor_stop";
+    case StopReason::interrupted: return "interrupted";
+  }
+  return "interrupted";
+}
+
+std::optional<StopReason> parse_stop_reason(std::string_view text) {
+  for (StopReason reason : k_all_stop_reasons)
+    if (to_string(reason) == text) return reason;
+  return std::nullopt;
+}
+
+}  // namespace evoteam

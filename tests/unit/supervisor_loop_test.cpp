@@ -1,0 +1,329 @@
+// The supervisor loop driven through its RunContext with fakes: a fake evaluator (speedup a function of the
+// params, a fixed roofline), a clock the evaluations move, a meter of the test's own and a runner that records
+// commands. Each stop reason fires for its own cause and is written as today's string.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+
+#include <evoteam/error.hpp>
+#include <evoteam/fs.hpp>
+#include <evoteam/lab.hpp>
+#include <evoteam/meter.hpp>
+#include <evoteam/process.hpp>
+#include <evoteam/role.hpp>
+#include <evoteam/stop_reason.hpp>
+#include <evoteam/store.hpp>
+#include <evoteam/supervisor.hpp>
+
+#include "supervisor/run_loop.hpp"
+#include "supervisor/run_state.hpp"
+#include "support/temp_dir.hpp"
+
+namespace evoteam {
+namespace {
+
+using Clock = RunContext::Clock;
+
+class RecordingRunner : public ProcessRunner {
+ public:
+  ProcessResult run(const Command& command) override {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_programs.push_back(command.argv.front());
+    ProcessResult result;
+    result.spawned = true;
+    result.exit_code = 0;
+    return result;
+  }
+  std::vector<std::string> programs() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_programs;
+  }
+
+ private:
+  mutable std::mutex m_mutex;
+  std::vector<std::string> m_programs;
+};
+
+// A clock that only the fake evaluations move.
+class FakeClock {
+ public:
+  Clock::time_point now() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_now;
+  }
+  void advance(std::chrono::seconds by) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_now += by;
+  }
+
+ private:
+  mutable std::mutex m_mutex;
+  Clock::time_point m_now{};
+};
+
+// What every fake evaluation costs and answers; the test sets it before the run.
+struct FakeWorld {
+  FakeClock clock;
+  Meter* meter = nullptr;
+  std::chrono::seconds seconds_per_evaluation{0};
+  std::uint64_t tokens_per_evaluation = 0;  // charged to the meter, as if an agent had spent them
+  double roofline = 0.1;
+  bool fail = false;  // evaluations throw InvalidInput
+  std::atomic<int> evaluations{0};
+  std::filesystem::path start;
+};
+
+class FakeEvaluator : public CandidateEvaluator {
+ public:
+  explicit FakeEvaluator(FakeWorld& world) : m_world(world) {}
+
+  Result evaluate(const std::filesystem::path&, const ParamValues& params, Stage, std::uint64_t) override {
+    if (m_world.fail) throw InvalidInput("the fake evaluator fails");
+    ++m_world.evaluations;
+    m_world.clock.advance(m_world.seconds_per_evaluation);
+    if (m_world.tokens_per_evaluation > 0) m_world.meter->charge(Usage{m_world.tokens_per_evaluation, 0, 0, 0}, 0.0);
+    Result result;
+    result.verdict = Verdict::pass;
+    result.speedup = std::stod(params.at("A")) * (params.at("B") == "2" ? 1.5 : 1.0);
+    result.roofline = m_world.roofline;
+    result.summary = "passes";
+    result.eval_json = {{"verdict", "PASS"}};
+    return result;
+  }
+  Profile profile(const std::filesystem::path&, const ParamValues&) override {
+    return {"compute", "fake profile", nlohmann::json::object()};
+  }
+  std::vector<ParamSpec> param_space() const override {
+    return {{"A", {"1", "2", "4", "8"}, "1", "tile"}, {"B", {"1", "2"}, "1", "unroll"}};
+  }
+  std::filesystem::path starting_sources() const override { return m_world.start; }
+
+ private:
+  FakeWorld& m_world;
+};
+
+class SupervisorLoop : public ::testing::Test {
+ protected:
+  SupervisorLoop()
+      : run(RunDir::create(dir / "runs", "synthetic", nlohmann::json::object())), context(runner, meter) {
+    world.meter = &meter;
+    world.start = dir / "start";
+    std::filesystem::create_directories(world.start);
+    write_file_atomic(world.start / "kernel.cpp", "// the starting kernel\n");
+    config.overlay({{"team", {{"evaluations_per_cycle", 4}}}}, "test");
+    state.options.provider = "builtin";
+    state.options.mode = TeamMode::evolving;
+    state.options.budgets.max_cycles = 5;  // a bound for every test; each one expects to stop earlier or here
+    context.now = [this] { return world.clock.now(); };
+    context.interrupted = [] { return false; };
+    context.make_evaluator = [this](const Config&, const std::filesystem::path&) {
+      return std::make_unique<FakeEvaluator>(world);
+    };
+  }
+  ~SupervisorLoop() override {
+    uninstall_interrupt_forwarding();
+    reset_interrupted_for_tests();
+  }
+
+  RunOutcome run_the_loop() { return run_loop(config, run, state, context); }
+
+  std::vector<nlohmann::json> journal(const std::string& type) const {
+    std::vector<nlohmann::json> records;
+    for (const nlohmann::json& record : replay_journal(run.path() / "journal.jsonl").records)
+      if (record.value("type", "") == type) records.push_back(record);
+    return records;
+  }
+
+  // The stop reason as every consumer of the run sees it: run.json, the journal and the --json summary.
+  void expect_stop_written(const RunOutcome& outcome, const std::string& reason) {
+    EXPECT_EQ(to_string(outcome.stop_reason), reason);
+    EXPECT_EQ(outcome.to_json()["stop_reason"], reason);
+    EXPECT_EQ(run.read_run_json()["stop_reason"], reason);
+    std::vector<nlohmann::json> stops = journal("stop");
+    ASSERT_EQ(stops.size(), 1u);
+    EXPECT_EQ(stops[0]["reason"], reason);
+    EXPECT_EQ(stops[0]["status"], outcome.status);
+  }
+
+  testing::TempDir dir;
+  RunDir run;
+  Config config;
+  RunState state;
+  RecordingRunner runner;
+  Meter meter;
+  FakeWorld world;
+  RunContext context;
+};
+
+TEST_F(SupervisorLoop, MaxCyclesRunsThatManyCyclesAndRecordsEach) {
+  state.options.budgets.max_cycles = 2;
+  RunOutcome outcome = run_the_loop();
+  expect_stop_written(outcome, "max_cycles");
+  EXPECT_EQ(outcome.status, "finished");
+  EXPECT_EQ(outcome.exit_code, ExitCode::success);
+  EXPECT_EQ(outcome.cycles, 2);
+  for (int cycle : {1, 2}) {
+    EXPECT_TRUE(std::filesystem::exists(run.cycle_dir(cycle) / "team.json")) << cycle;
+    EXPECT_TRUE(std::filesystem::exists(run.cycle_dir(cycle) / "summary.json")) << cycle;
+  }
+  EXPECT_EQ(journal("cycle_end").size(), 2u);
+  EXPECT_TRUE(std::filesystem::exists(run.path() / "best" / "changes.md"));
+  // The source diff of best/changes.md ran through the context's runner, not a real process.
+  std::vector<std::string> programs = runner.programs();
+  EXPECT_NE(std::find(programs.begin(), programs.end(), "diff"), programs.end());
+}
+
+TEST_F(SupervisorLoop, BudgetHoursFiresOnTheContextClock) {
+  state.options.budgets.hours = 0.5;
+  world.seconds_per_evaluation = std::chrono::minutes(10);  // a cycle of 4 evaluations takes 40 minutes
+  RunOutcome outcome = run_the_loop();
+  expect_stop_written(outcome, "budget_hours");
+  EXPECT_EQ(outcome.cycles, 1);
+  EXPECT_GE(state.elapsed_s, 1800.0);
+  EXPECT_EQ(outcome.exit_code, ExitCode::success);
+}
+
+TEST_F(SupervisorLoop, BudgetTokensFiresOnTheContextMeter) {
+  const std::uint64_t process_tokens = process_meter().totals().tokens.total();
+  state.options.budgets.tokens = 20;
+  world.tokens_per_evaluation = 10;
+  RunOutcome outcome = run_the_loop();
+  expect_stop_written(outcome, "budget_tokens");
+  EXPECT_EQ(outcome.cycles, 1);
+  EXPECT_EQ(outcome.tokens["input"], meter.totals().tokens.input);
+  EXPECT_GE(meter.totals().tokens.total(), 20u);
+  // The loop journals the meter's ticks and never reaches the process's own meter.
+  EXPECT_FALSE(journal("budget_tick").empty());
+  EXPECT_EQ(process_meter().totals().tokens.total(), process_tokens);
+}
+
+TEST_F(SupervisorLoop, TargetReachedFinishesWithSuccessAndAMissedTargetDoesNot) {
+  state.options.budgets.target_speedup = 1.5;
+  RunOutcome reached = run_the_loop();
+  expect_stop_written(reached, "target_reached");
+  EXPECT_EQ(reached.exit_code, ExitCode::success);
+
+  testing::TempDir other;
+  RunDir missed_run = RunDir::create(other / "runs", "synthetic", nlohmann::json::object());
+  RunState missed_state;
+  missed_state.options = state.options;
+  missed_state.options.budgets.target_speedup = 1000;
+  missed_state.options.budgets.max_cycles = 1;
+  RunOutcome missed = run_loop(config, missed_run, missed_state, context);
+  EXPECT_EQ(to_string(missed.stop_reason), "max_cycles");
+  EXPECT_EQ(missed.status, "finished");
+  EXPECT_EQ(missed.exit_code, ExitCode::budget_exhausted);
+}
+
+TEST_F(SupervisorLoop, InterruptDuringTheTeamStopsWithTheCycleUnfinished) {
+  context.interrupted = [this] { return world.evaluations >= 2; };
+  RunOutcome outcome = run_the_loop();
+  expect_stop_written(outcome, "interrupted");
+  EXPECT_EQ(outcome.status, "stopped");
+  EXPECT_EQ(outcome.exit_code, ExitCode::interrupted);
+  EXPECT_EQ(outcome.cycles, 0);
+  EXPECT_EQ(run.read_run_json()["status"], "stopped");
+  // A resume runs the cycle again: its decision is recorded, its end is not.
+  EXPECT_TRUE(std::filesystem::exists(run.cycle_dir(1) / "team.json"));
+  EXPECT_FALSE(std::filesystem::exists(run.cycle_dir(1) / "summary.json"));
+  EXPECT_EQ(journal("cycle_start").size(), 1u);
+  EXPECT_TRUE(journal("cycle_end").empty());
+}
+
+TEST_F(SupervisorLoop, RooflineStopLeavesNoEmptyCycleDirectory) {
+  world.roofline = 0.99;
+  RunOutcome outcome = run_the_loop();
+  expect_stop_written(outcome, "roofline");
+  EXPECT_EQ(outcome.status, "finished");
+  EXPECT_EQ(outcome.cycles, 1);
+  // The policy stopped the run before cycle 2: nothing of it exists (`evoteam show` would list an empty
+  // cycle directory as a cycle whose team.json cannot be read).
+  EXPECT_TRUE(std::filesystem::exists(run.cycle_dir(1) / "summary.json"));
+  EXPECT_FALSE(std::filesystem::exists(run.cycle_dir(2)));
+  EXPECT_EQ(journal("cycle_start").size(), 1u);
+}
+
+TEST_F(SupervisorLoop, AFailedLoopNoLongerJournalsTheMetersCharges) {
+  world.fail = true;
+  EXPECT_THROW(run_the_loop(), InvalidInput);
+  const std::size_t records = replay_journal(run.path() / "journal.jsonl").records.size();
+  meter.charge(Usage{5, 0, 0, 0}, 0.0);
+  EXPECT_EQ(replay_journal(run.path() / "journal.jsonl").records.size(), records)
+      << "the meter still appends to the journal of a run whose loop has ended";
+}
+
+TEST_F(SupervisorLoop, ReplayAfterAResumedCycleHoldsTheHistoryTheLoopHeld) {
+  std::set<std::string> roles;
+  for (const auto& [name, role] : load_roles(default_roles_dir())) roles.insert(name);
+  state.options.budgets.max_cycles = 2;
+  bool resumed = false;
+  context.interrupted = [&] { return !resumed && world.evaluations >= 2; };
+  ASSERT_EQ(run_the_loop().stop_reason, StopReason::interrupted);
+
+  // Resume: the state from the journal, cycle 1 runs again with its recorded team.
+  resumed = true;
+  RunState live = replay_run_state(nlohmann::json::object(), replay_journal(run.path() / "journal.jsonl"), roles);
+  live.options = state.options;
+  ASSERT_EQ(live.unfinished_cycle, 1);
+  RunOutcome outcome = run_loop(config, run, live, context);
+  ASSERT_EQ(outcome.stop_reason, StopReason::max_cycles);
+  ASSERT_EQ(journal("cycle_start").size(), 3u);  // cycle 1 twice (before and after the interrupt), cycle 2
+
+  // A second resume must see what the loop saw: each cycle once, with the best after it.
+  RunState replayed = replay_run_state(nlohmann::json::object(), replay_journal(run.path() / "journal.jsonl"), roles);
+  ASSERT_EQ(replayed.history.cycles.size(), live.history.cycles.size());
+  for (std::size_t i = 0; i < live.history.cycles.size(); ++i) {
+    EXPECT_EQ(replayed.history.cycles[i].cycle, live.history.cycles[i].cycle);
+    EXPECT_TRUE(replayed.history.cycles[i].finished);
+    EXPECT_EQ(replayed.history.cycles[i].best_speedup_after, live.history.cycles[i].best_speedup_after) << i;
+  }
+}
+
+TEST(SupervisorBudgetStop, EachBudgetNamesItsOwnReason) {
+  RunState state;
+  state.history.evaluations.resize(3);
+  for (EvaluationRecord& record : state.history.evaluations) record.state = RecordState::evaluated;
+  state.gpu_seconds = 10;
+  MeterTotals spent;
+  spent.cost_usd = 2;
+
+  Budgets none;
+  EXPECT_EQ(budget_stop(none, state, 4, 1e9, spent), std::nullopt);
+  Budgets evaluations;
+  evaluations.evaluations = 3;
+  EXPECT_EQ(budget_stop(evaluations, state, 4, 0, spent), StopReason::budget_evaluations);
+  Budgets usd;
+  usd.usd = 1.5;
+  EXPECT_EQ(budget_stop(usd, state, 4, 0, spent), StopReason::budget_usd);
+  Budgets gpu;
+  gpu.gpu_seconds = 10;
+  EXPECT_EQ(budget_stop(gpu, state, 4, 0, spent), StopReason::budget_gpu_seconds);
+  Budgets cycles;
+  cycles.max_cycles = 3;
+  cycles.usd = 1.5;  // both are due: the cycle limit is checked first, as the run always has
+  EXPECT_EQ(budget_stop(cycles, state, 4, 0, spent), StopReason::max_cycles);
+}
+
+TEST(StopReasonText, EveryReasonIsWrittenAsTodaysStringAndReadBack) {
+  const std::vector<std::pair<StopReason, std::string>> reasons = {
+      {StopReason::max_cycles, "max_cycles"},
+      {StopReason::target_reached, "target_reached"},
+      {StopReason::roofline, "roofline"},
+      {StopReason::budget_tokens, "budget_tokens"},
+      {StopReason::budget_usd, "budget_usd"},
+      {StopReason::budget_hours, "budget_hours"},
+      {StopReason::budget_gpu_seconds, "budget_gpu_seconds"},
+      {StopReason::budget_evaluations, "budget_evaluations"},
+      {StopReason::supervisor_stop, "supervisor_stop"},
+      {StopReason::interrupted, "interrupted"}};
+  for (const auto& [reason, text] : reasons) {
+    EXPECT_EQ(to_string(reason), text);
+    EXPECT_EQ(parse_stop_reason(text), reason) << text;
+  }
+  // A failed run's stop_reason is its error message: no reason of the set.
+  EXPECT_EQ(parse_stop_reason("cannot read task.json"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace evoteam
