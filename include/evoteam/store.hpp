@@ -1,6 +1,7 @@
 #pragma once
-// The experiment directory (DESIGN §3, a contract): one directory per run holding run.json, an append-only
-// journal, the frozen task, candidates, cycles and knowledge. Every committed record survives kill -9.
+// The experiment directory, a contract with users who read it with plain tools (ls, cat, jq) and with resume:
+// one directory per run holding run.json, an append-only journal, the frozen task, candidates, cycles and
+// knowledge. Every committed record survives kill -9.
 #include <cstdint>
 #include <filesystem>
 #include <memory>

@@ -1,6 +1,11 @@
 #pragma once
-// Signals computed from a run's history, and the rule-based policy that turns them into the next TeamSpec
-// (DESIGN §1's table). Every signal carries the evidence behind it; every decision names the signals it used.
+// Signals computed from a run's history, and the rule-based policy that turns them into the next TeamSpec. The
+// rules are the supervisor's moves: a team stuck debugging gets a Debugger; proposals not grounded in performance
+// data (or a best kernel not profiled since its last structural change) get a Profiling Scientist; findings that
+// do not reach later teams get a Knowledge Integrator; a hard path abandoned, or several changes at once, get a
+// Disciplinarian; a blocked hard path runs the Debugger in parallel with the Optimizer; no improvement for
+// several cycles changes the pattern or lineage, and a kernel near the roofline stops the run. Every signal
+// carries the evidence behind it; every decision names the signals it used, so a person can audit the team.
 #include <map>
 #include <optional>
 #include <set>

@@ -1,7 +1,8 @@
 #pragma once
-// An agent's transcript, cycles/<nnnn>/agents/<role>/transcript.jsonl (DESIGN §3): append-only JSON lines,
-// one record per message, each written with one write(2) and fdatasync so a crash loses at most the record
-// being written. Records carry "seq", "t" (UTC ISO-8601) and "type":
+// An agent's transcript, cycles/<nnnn>/agents/<role>/transcript.jsonl in the run directory, whose layout users
+// rely on (they read it with cat and jq): append-only JSON lines, one record per message, each written with one
+// write(2) and fdatasync so a crash loses at most the record being written. Records carry "seq", "t" (UTC
+// ISO-8601) and "type":
 //   "message":     role ("system", "user", "assistant"), content (canonical blocks; a string for system);
 //                  assistant messages add usage, cost_usd, model, latency_s, stop_reason, request_id,
 //                  attempts, agent_elapsed_s

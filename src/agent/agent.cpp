@@ -1,5 +1,6 @@
 // The agent loop: check limits, call the provider, run the tools, append the results, save the record.
 #include <evoteam/agent.hpp>
+#include <evoteam/clock.hpp>
 #include <evoteam/process.hpp>
 #include <evoteam/transcript.hpp>
 
@@ -57,7 +58,7 @@ AgentResult run_agent(const AgentSettings& settings, const AgentPrompt& prompt, 
   result.cost_usd = state.cost_usd;
   const auto started = std::chrono::steady_clock::now();
   auto elapsed = [&] {
-    return state.elapsed_s + std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return state.elapsed_s + seconds_since(started);
   };
   auto add = [&](Message message) {
     transcript.append(message_record(message));

@@ -1,6 +1,7 @@
 // The agent's tools: schemas the model sees, argument checks, and dispatch to the sandbox and backends.
 #include <evoteam/config.hpp>
 #include <evoteam/error.hpp>
+#include <evoteam/text.hpp>
 #include <evoteam/tools.hpp>
 
 #include <algorithm>
@@ -174,9 +175,8 @@ std::vector<ToolSpec> Toolbox::specs() const {
 ToolOutcome Toolbox::call(const std::string& name, const nlohmann::json& input) {
   const ToolDefinition* tool = find_definition(name);
   if (tool == nullptr || std::find(m_enabled.begin(), m_enabled.end(), name) == m_enabled.end()) {
-    std::string known;
-    for (const std::string& enabled : m_enabled) known += (known.empty() ? "" : ", ") + enabled;
-    return error_outcome(ToolStatus::format_error, "unknown tool '" + name + "'; your tools are: " + known);
+    return error_outcome(ToolStatus::format_error,
+                         "unknown tool '" + name + "'; your tools are: " + join(m_enabled, ", "));
   }
   if (std::string problem = argument_problem(*tool, input); !problem.empty())
     return error_outcome(ToolStatus::format_error, name + ": " + problem);

@@ -1,6 +1,5 @@
 // `evoteam eval TASK_DIR [--candidate PATH] [--param K=V]... [--stages LIST] [--json]`: one evaluation, its
 // verdict and figures. Exit 0 only on PASS.
-#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -8,6 +7,7 @@
 #include <evoteam/error.hpp>
 #include <evoteam/evaluator.hpp>
 #include <evoteam/task.hpp>
+#include <evoteam/text.hpp>
 
 #include "cli/command.hpp"
 
@@ -25,20 +25,6 @@ struct EvalArgs {
   bool refresh = false;
   bool json = false;
 };
-
-std::string format_seconds(double seconds) {
-  char text[32];
-  if (seconds >= 1) std::snprintf(text, sizeof text, "%.3f s", seconds);
-  else if (seconds >= 1e-3) std::snprintf(text, sizeof text, "%.3f ms", seconds * 1e3);
-  else std::snprintf(text, sizeof text, "%.2f us", seconds * 1e6);
-  return text;
-}
-
-std::string fixed(double value, int digits) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", digits, value);
-  return text;
-}
 
 std::string pad(std::string text, std::size_t width) {
   if (text.size() < width) text.append(width - text.size(), ' ');
@@ -58,10 +44,10 @@ void print_human(const EvalResult& result, const std::string& candidate_label) {
     out << "\n" << pad("workload", 18) << pad("median", 12) << pad("p10", 12) << pad("p90", 12) << pad("relstd", 8)
         << pad("n", 6) << pad("baseline", 12) << pad("speedup [95% interval]", 26) << "roofline\n";
     for (const WorkloadResult& workload : result.workloads) {
-      out << pad(workload.name, 18) << pad(format_seconds(workload.candidate.median_s), 12)
-          << pad(format_seconds(workload.candidate.p10_s), 12) << pad(format_seconds(workload.candidate.p90_s), 12)
+      out << pad(workload.name, 18) << pad(human_duration(workload.candidate.median_s), 12)
+          << pad(human_duration(workload.candidate.p10_s), 12) << pad(human_duration(workload.candidate.p90_s), 12)
           << pad(fixed(workload.candidate.relstdev * 100, 1) + "%", 8) << pad(std::to_string(workload.candidate.samples), 6)
-          << pad(format_seconds(workload.baseline.median_s), 12)
+          << pad(human_duration(workload.baseline.median_s), 12)
           << pad(fixed(workload.speedup, 2) + "x [" + fixed(workload.speedup_low, 2) + ", " + fixed(workload.speedup_high, 2) + "]", 26)
           << (workload.roofline_fraction ? fixed(*workload.roofline_fraction, 3) : std::string("-"))
           << (workload.stop == "cap" ? "  (did not converge)" : "") << "\n";

@@ -1,11 +1,13 @@
 #include <evoteam/inventory.hpp>
 
+#include <array>
 #include <cstdlib>
 #include <sstream>
 
 #include <unistd.h>
 
 #include <evoteam/fs.hpp>
+#include <evoteam/text.hpp>
 
 namespace evoteam {
 
@@ -67,11 +69,9 @@ ToolProbe probe_nvcc(ProcessRunner& runner) {
                                   "install the CUDA toolkit (nvcc) or add /usr/local/cuda/bin to PATH");
   if (!probe.usable) return probe;
   std::filesystem::path nvcc = *find_program("nvcc");
-  std::string archs;
-  for (const char* arch : {"sm_90a", "sm_100a"}) {
-    bool ok = nvcc_supports(runner, nvcc, arch);
-    archs += std::string(archs.empty() ? "" : ", ") + arch + (ok ? " yes" : " no");
-  }
+  const std::string archs = join(std::array{"sm_90a", "sm_100a"}, ", ", [&](const char* arch) {
+    return std::string(arch) + (nvcc_supports(runner, nvcc, arch) ? " yes" : " no");
+  });
   probe.detail += " (" + archs + ")";
   return probe;
 }

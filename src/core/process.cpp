@@ -1,7 +1,9 @@
 // The system runner: spawn, then one poll loop per run that reads the child's streams, watches its exit,
 // the deadline and interrupts, and kills the whole group when any of them says so.
+#include <evoteam/clock.hpp>
 #include <evoteam/error.hpp>
 #include <evoteam/process.hpp>
+#include <evoteam/text.hpp>
 
 #include "core/process_interrupt.hpp"
 #include "core/process_spawn.hpp"
@@ -18,7 +20,6 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <cstdio>
 #include <system_error>
 #include <limits>
 #include <optional>
@@ -177,7 +178,7 @@ ProcessResult SystemRunner::run(const Command& command) {
   if (record) record->write.reset();
   if (spawn.pid <= 0) {
     result.spawn_error = spawn.error;
-    result.wall_s = std::chrono::duration<double>(Clock::now() - started).count();
+    result.wall_s = seconds_since(started);
     return result;
   }
   result.spawned = true;
@@ -293,7 +294,7 @@ ProcessResult SystemRunner::run(const Command& command) {
   do {
     reaped = ::wait4(pid, &status, 0, &usage);
   } while (reaped < 0 && errno == EINTR);
-  result.wall_s = std::chrono::duration<double>(Clock::now() - started).count();
+  result.wall_s = seconds_since(started);
   // reaped < 0 (ECHILD) only if something else reaped our child; its status is then unknown (exit_code -1).
   if (reaped == pid && WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
   if (reaped == pid && WIFSIGNALED(status)) result.signal = WTERMSIG(status);
@@ -304,12 +305,6 @@ ProcessResult SystemRunner::run(const Command& command) {
   result.err = streams[1].capture.finish();
   if (streams.size() > 2) result.result = streams[2].capture.finish();
   return result;
-}
-
-std::string format_seconds(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1f s", value);
-  return buffer;
 }
 
 }  // namespace
@@ -323,7 +318,7 @@ std::string ProcessResult::describe() const {
   if (!spawned) return "could not start: " + spawn_error;
   std::string how = signal != 0 ? "killed by " + signal_name(signal) : "exit " + std::to_string(exit_code);
   if (interrupted) return "interrupted (" + how + ")";
-  if (timed_out) return "timed out after " + format_seconds(wall_s) + " (" + how + ")";
+  if (timed_out) return "timed out after " + fixed(wall_s, 1) + " s (" + how + ")";
   return how;
 }
 

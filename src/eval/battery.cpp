@@ -3,9 +3,11 @@
 
 #include <evoteam/error.hpp>
 #include <evoteam/fs.hpp>
+#include <evoteam/text.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <ranges>
 #include <set>
 
 namespace evoteam::eval {
@@ -24,10 +26,9 @@ std::uint64_t salted_seed(std::uint64_t secret, int workload, int public_seed) {
 }
 
 std::string shape_name(const std::map<std::string, std::int64_t>& axes, const Task& task) {
-  std::string name;
-  for (const Axis& axis : task.axes)
-    if (!axis.is_const) name += (name.empty() ? "" : ",") + axis.name + "=" + std::to_string(axes.at(axis.name));
-  return "hidden:" + name;
+  auto varying = task.axes | std::views::filter([](const Axis& axis) { return !axis.is_const; });
+  return "hidden:" +
+         join(varying, ",", [&](const Axis& axis) { return axis.name + "=" + std::to_string(axes.at(axis.name)); });
 }
 
 BatteryWorkload make_workload(const Task& task, const std::string& name, const std::map<std::string, std::int64_t>& axes,

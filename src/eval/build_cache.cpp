@@ -1,5 +1,6 @@
 #include "eval/build_cache.hpp"
 
+#include <evoteam/clock.hpp>
 #include <evoteam/fs.hpp>
 
 #include <chrono>
@@ -11,8 +12,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include <evoteam/process.hpp>
+#include <evoteam/text.hpp>
 
 #include "eval/statistics.hpp"
 
@@ -72,7 +73,7 @@ std::optional<Judgement> judge_process(const HarnessRun& run, const Battery& bat
     evidence["deadline_ms"] = hang->value("deadline_ms", 0);
     if (phase != "candidate") return make(Verdict::infra_error, "the " + phase + " ran past its deadline", evidence);
     return blame(Verdict::hang_timeout, "a call ran past its deadline of " +
-                                            std::to_string(hang->value("deadline_ms", 0) / 1000.0).substr(0, 5) + " s",
+                                            fixed(hang->value("deadline_ms", 0) / 1000.0, 3) + " s",
                  evidence);
   }
   if (const nlohmann::json* error = run.last("cuda_error")) {
@@ -281,7 +282,7 @@ TimingOutcome analyze_timing(const HarnessRun& run, const Battery& battery, int 
                                    {"baseline_fresh_over_median", baseline_ratio},
                                    {"threshold", fresh_ratio}};
         outcome.failure = make(Verdict::timing_inconsistent,
-                               "fresh inputs took " + std::to_string(candidate_ratio).substr(0, 5) +
+                               "fresh inputs took " + fixed(candidate_ratio, 2) +
                                    "x the median: results are being reused across calls",
                                evidence);
       }

@@ -2,6 +2,7 @@
 // untrusted sources: source rules, then per arch the ptxas resources, the PTX (kept by nvcc -keep), the SASS when
 // cuobjdump is installed and the host object's undefined symbols, judged by cuda_static; then the task's own
 // constraints on source, symbols, PTX and SASS.
+#include <evoteam/clock.hpp>
 #include <evoteam/error.hpp>
 #include <evoteam/fs.hpp>
 
@@ -20,8 +21,6 @@ using cuda::CudaFinding;
 using cuda::CudaStaticPolicy;
 using cuda::CudaStaticSignals;
 using cuda::CudaStaticVerdict;
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 bool is_cuda_source(const std::string& name) { return fs::path(name).extension() == ".cu"; }
 

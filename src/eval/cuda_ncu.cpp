@@ -1,5 +1,6 @@
 // Nsight Compute command line, raw-page CSV parser and the compact profile summary.
 #include <evoteam/error.hpp>
+#include <evoteam/text.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -109,13 +110,9 @@ const std::vector<std::string>& pinned_metrics() { return k_metrics; }
 
 std::vector<std::string> ncu_command(const NcuInvocation& invocation) {
   std::vector<std::string> argv = {invocation.ncu, "--target-processes", "all", "--kernel-name-base", "function"};
-  if (!invocation.kernels.empty()) {
-    std::string alternatives;
-    for (const std::string& kernel : invocation.kernels) alternatives += (alternatives.empty() ? "" : "|") + kernel;
-    argv.insert(argv.end(), {"--kernel-name", "regex:^(" + alternatives + ")$"});
-  }
-  std::string metrics;
-  for (const std::string& name : k_metrics) metrics += (metrics.empty() ? "" : ",") + name;
+  if (!invocation.kernels.empty())
+    argv.insert(argv.end(), {"--kernel-name", "regex:^(" + join(invocation.kernels, "|") + ")$"});
+  const std::string metrics = join(k_metrics, ",");
   argv.insert(argv.end(), {"--launch-skip", std::to_string(invocation.launch_skip), "--launch-count",
                            std::to_string(invocation.launch_count), "--replay-mode", "kernel", "--cache-control", "all",
                            "--clock-control", "none", "--metrics", metrics, "--csv", "--page", "raw",

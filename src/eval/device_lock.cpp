@@ -8,6 +8,7 @@
 #include <cstring>
 #include <thread>
 
+#include <evoteam/clock.hpp>
 #include <evoteam/error.hpp>
 #include <evoteam/fs.hpp>
 
@@ -25,7 +26,7 @@ std::optional<DeviceLock> DeviceLock::acquire(const std::filesystem::path& lock_
   const auto start = std::chrono::steady_clock::now();
   while (true) {
     if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
-      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double waited = seconds_since(start);
       return DeviceLock(fd, waited);
     }
     if (errno != EWOULDBLOCK && errno != EINTR) {

@@ -1,8 +1,10 @@
 #include "eval/eval_phases.hpp"
 
+#include <evoteam/clock.hpp>
 #include <evoteam/error.hpp>
 #include <evoteam/fs.hpp>
 #include <evoteam/inventory.hpp>
+#include <evoteam/text.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -120,7 +122,7 @@ std::optional<Judgement> prepare_references(EvaluationRun& run, std::uint64_t se
   }
   if (!failure) failure = load_call_deadlines(run);
   if (failure) return failure;
-  run.reference_s = std::chrono::duration<double>(Clock::now() - start).count();
+  run.reference_s = seconds_since(start);
   return std::nullopt;
 }
 
@@ -267,7 +269,7 @@ std::optional<Judgement> check_timing_gates(EvaluationRun& run, EvalResult& resu
                                  {"median_s", workload->candidate.median_s}, {"threshold", impossible}};
       if (peaks) evidence["peaks"] = {{"gflops", peaks->gflops}, {"gbytes_per_s", peaks->gbytes_per_s}};
       return Judgement{Verdict::impossible_perf, "faster than the machine's roofline (" +
-                                                     std::to_string(*workload->roofline_fraction).substr(0, 5) + " of peak)",
+                                                     fixed(*workload->roofline_fraction, 3) + " of peak)",
                        evidence};
     }
   }
@@ -281,8 +283,8 @@ std::optional<Judgement> check_timing_gates(EvaluationRun& run, EvalResult& resu
       return failure;
     }
     return Judgement{Verdict::suspicious_speedup,
-                     "speedup " + std::to_string(*result.speedup).substr(0, 6) + "x over vendor baseline " +
-                         run.task.baseline.name + " exceeds " + std::to_string(suspicious).substr(0, 5) +
+                     "speedup " + fixed(*result.speedup, 3) + "x over vendor baseline " +
+                         run.task.baseline.name + " exceeds " + fixed(suspicious, 2) +
                          "x; re-verified with fresh seeds, held for audit",
                      {{"speedup", *result.speedup}, {"threshold", suspicious}, {"reverified", true}}};
   }
@@ -331,8 +333,7 @@ std::optional<Judgement> run_profile(EvaluationRun& run, const fs::path& candida
   HarnessRun harness_run;
   bool used_perf = false;
   if (perf) {
-    std::string events;
-    for (const std::string& event : config.get<std::vector<std::string>>("eval.profile.events")) events += (events.empty() ? "" : ",") + event;
+    const std::string events = join(config.get<std::vector<std::string>>("eval.profile.events"), ",");
     spec.wrapper = {perf->string(), "stat", "-x,", "-o", perf_file.string(), "-e", events, "--"};
     harness_run = run_harness(run.shared.runner, spec);
     used_perf = harness_run.finished();
@@ -385,7 +386,7 @@ std::future<ProfileOutcome> start_profile(EvaluationRun& run, const fs::path& ca
     } catch (const std::exception& error) {
       outcome.failure = infra(std::string("profile: ") + error.what());
     }
-    outcome.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+    outcome.wall_s = seconds_since(start);
     return outcome;
   });
 }

@@ -2,6 +2,9 @@
 
 #include <set>
 #include <sstream>
+#include <vector>
+
+#include <evoteam/text.hpp>
 
 namespace evoteam::eval {
 namespace {
@@ -35,6 +38,15 @@ std::string scalar_literal(const ScalarSpec& scalar) {
   else text << static_cast<long long>(scalar.value) << "LL";
   text << ")";
   return text.str();
+}
+
+// How the glue passes one entry argument: a tensor cast to its parameter type, a scalar as a literal, an axis
+// from the workload's axis values.
+std::string call_argument(const Task& task, const std::string& arg) {
+  if (task.find_tensor(arg) != nullptr)
+    return "static_cast<" + parameter_type(task, arg) + ">(tensors[" + std::to_string(tensor_index(task, arg)) + "])";
+  if (const ScalarSpec* scalar = task.find_scalar(arg)) return scalar_literal(*scalar);
+  return "axes[" + std::to_string(axis_index(task, arg)) + "]";
 }
 
 // The harness's communicator for a task with a ranks axis: set once per workload by the harness
@@ -92,13 +104,12 @@ std::string c_type(DType dtype) {
 
 std::string entry_declaration(const Task& task) {
   const bool cuda = task.target == Target::cuda;
-  std::string text = std::string("extern \"C\" ") + (cuda ? "cudaError_t " : "void ") + task.entry.name + "(";
-  for (std::size_t i = 0; i < task.entry.args.size(); ++i)
-    text += (i ? ", " : "") + parameter_type(task, task.entry.args[i]) + " " + task.entry.args[i];
-  const std::string separator = task.entry.args.empty() ? "" : ", ";
-  if (cuda && !task.ranks_axis.empty()) text += separator + "ncclComm_t comm, std::int32_t rank";
-  if (cuda) text += (task.entry.args.empty() && task.ranks_axis.empty() ? "" : ", ") + std::string("cudaStream_t stream");
-  return text + ")";
+  std::vector<std::string> parameters;
+  for (const std::string& arg : task.entry.args) parameters.push_back(parameter_type(task, arg) + " " + arg);
+  if (cuda && !task.ranks_axis.empty()) parameters.push_back("ncclComm_t comm, std::int32_t rank");
+  if (cuda) parameters.push_back("cudaStream_t stream");
+  return std::string("extern \"C\" ") + (cuda ? "cudaError_t " : "void ") + task.entry.name + "(" +
+         join(parameters, ", ") + ")";
 }
 
 std::string glue_source(const Task& task) {
@@ -110,11 +121,12 @@ std::string glue_source(const Task& task) {
   if (cuda) out << "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n#include <cuda_fp8.h>\n";
   if (ranked) out << "#include <nccl.h>\n";
   out << "#include \"harness_abi.h\"\n\n";
-  out << "typedef " << (cuda ? "cudaError_t" : "void") << " (*evoteam_entry_fn)(";
-  for (std::size_t i = 0; i < task.entry.args.size(); ++i) out << (i ? ", " : "") << parameter_type(task, task.entry.args[i]);
-  if (ranked) out << (task.entry.args.empty() ? "" : ", ") << "ncclComm_t, std::int32_t";
-  if (cuda) out << (task.entry.args.empty() && !ranked ? "" : ", ") << "cudaStream_t";
-  out << ");\n\n";
+  std::vector<std::string> parameter_types;
+  for (const std::string& arg : task.entry.args) parameter_types.push_back(parameter_type(task, arg));
+  if (ranked) parameter_types.push_back("ncclComm_t, std::int32_t");
+  if (cuda) parameter_types.push_back("cudaStream_t");
+  out << "typedef " << (cuda ? "cudaError_t" : "void") << " (*evoteam_entry_fn)(" << join(parameter_types, ", ")
+      << ");\n\n";
   std::set<std::string> hooks;
   for (const TensorSpec& input : task.inputs)
     if (input.generator.kind == InputGenerator::Kind::hook) hooks.insert(input.generator.hook);
@@ -124,25 +136,17 @@ std::string glue_source(const Task& task) {
         << "(void* data, int64_t count, const char* const* axis_names, const int64_t* axis_values, int axis_count, "
            "uint64_t seed);\n";
   if (cuda) write_rank_functions(out, task);
-  out << "\nstatic const char* const k_axis_names[] = {";
-  for (std::size_t i = 0; i < task.axes.size(); ++i) out << (i ? ", " : "") << "\"" << task.axes[i].name << "\"";
-  out << "};\n\n";
+  out << "\nstatic const char* const k_axis_names[] = {"
+      << join(task.axes, ", ", [](const Axis& axis) { return "\"" + axis.name + "\""; }) << "};\n\n";
   out << "int evoteam_glue_call(void* entry, void* const* tensors, const int64_t* axes, void* stream) {\n";
   out << "  (void)tensors;\n  (void)axes;\n  (void)stream;\n";
-  out << "  " << (cuda ? "return static_cast<int>(" : "") << "reinterpret_cast<evoteam_entry_fn>(entry)(";
-  for (std::size_t i = 0; i < task.entry.args.size(); ++i) {
-    const std::string& arg = task.entry.args[i];
-    out << (i ? ", " : "");
-    if (task.find_tensor(arg) != nullptr)
-      out << "static_cast<" << parameter_type(task, arg) << ">(tensors[" << tensor_index(task, arg) << "])";
-    else if (const ScalarSpec* scalar = task.find_scalar(arg))
-      out << scalar_literal(*scalar);
-    else
-      out << "axes[" << axis_index(task, arg) << "]";
-  }
-  if (ranked) out << (task.entry.args.empty() ? "" : ", ") << "g_comm, g_rank";
-  if (cuda) out << (task.entry.args.empty() && !ranked ? "" : ", ") << "static_cast<cudaStream_t>(stream))";
-  out << ");\n" << (cuda ? "" : "  return 0;\n") << "}\n\n";
+  std::vector<std::string> arguments;
+  for (const std::string& arg : task.entry.args) arguments.push_back(call_argument(task, arg));
+  if (ranked) arguments.push_back("g_comm, g_rank");
+  if (cuda) arguments.push_back("static_cast<cudaStream_t>(stream)");
+  // On CUDA the call's status is returned, so the call sits inside static_cast<int>( ... ).
+  out << "  " << (cuda ? "return static_cast<int>(" : "") << "reinterpret_cast<evoteam_entry_fn>(entry)("
+      << join(arguments, ", ") << ")" << (cuda ? ")" : "") << ";\n" << (cuda ? "" : "  return 0;\n") << "}\n\n";
   out << "const char* evoteam_glue_entry_name(void) { return \"" << task.entry.name << "\"; }\n";
   out << "int evoteam_glue_tensor_count(void) { return " << task.tensors().size() << "; }\n";
   out << "int evoteam_glue_axis_count(void) { return " << task.axes.size() << "; }\n";

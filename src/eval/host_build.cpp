@@ -1,5 +1,6 @@
 // Building one implementation into a shared object, with the static checks for untrusted sources, and the
 // build cache.
+#include <evoteam/clock.hpp>
 #include <evoteam/error.hpp>
 #include <evoteam/fs.hpp>
 
@@ -16,8 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 bool is_source(const std::string& name) {
   const std::string extension = fs::path(name).extension().string();

@@ -4,6 +4,7 @@
 
 #include <evoteam/error.hpp>
 #include <evoteam/fs.hpp>
+#include <evoteam/text.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -306,8 +307,7 @@ std::optional<Judgement> judge_rank_agreement(const HarnessRun& merged, const Ba
       if (hash != hashes["0"]) disagreeing.push_back(std::stoi(rank));
     if (disagreeing.empty()) continue;
     std::sort(disagreeing.begin(), disagreeing.end());
-    std::string names;
-    for (int rank : disagreeing) names += (names.empty() ? "" : ", ") + std::to_string(rank);
+    const std::string names = join(disagreeing, ", ", [](int rank) { return std::to_string(rank); });
     nlohmann::json evidence = trial_evidence(battery, record->value("trial", -1));
     evidence["output_hashes"] = hashes;
     evidence["disagreeing_ranks"] = disagreeing;

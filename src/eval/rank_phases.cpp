@@ -1,5 +1,6 @@
 // The phases of an evaluation for a task with a ranks axis: like eval_phases.cpp, but every plan runs as one
 // group of processes per group size (eval/rank_group.hpp), groups one after another (they share the GPUs).
+#include <evoteam/clock.hpp>
 #include <evoteam/error.hpp>
 #include <evoteam/fs.hpp>
 
@@ -106,7 +107,7 @@ std::optional<Judgement> prepare_ranked_references(EvaluationRun& run, std::uint
     }
   }
   if (std::optional<Judgement> failure = load_call_deadlines(run)) return failure;
-  run.reference_s = std::chrono::duration<double>(Clock::now() - start).count();
+  run.reference_s = seconds_since(start);
   return std::nullopt;
 }
 

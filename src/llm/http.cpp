@@ -13,8 +13,10 @@
 #include <curl/curl.h>
 #include <spdlog/spdlog.h>
 
+#include <evoteam/clock.hpp>
 #include <evoteam/log.hpp>
 #include <evoteam/process.hpp>
+#include <evoteam/text.hpp>
 
 namespace evoteam::http {
 
@@ -28,13 +30,6 @@ void global_init() {
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
   return text;
-}
-
-std::string trim(const std::string& text) {
-  std::size_t begin = text.find_first_not_of(" \t\r\n");
-  if (begin == std::string::npos) return "";
-  std::size_t end = text.find_last_not_of(" \t\r\n");
-  return text.substr(begin, end - begin + 1);
 }
 
 std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
@@ -184,7 +179,7 @@ Outcome post(const Request& request, const HttpSettings& settings, const std::st
   const auto started = std::chrono::steady_clock::now();
   auto finish = [&](Failure failure) {
     outcome.failure = failure;
-    outcome.latency_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    outcome.latency_s = seconds_since(started);
     return outcome;
   };
   for (int retry = 0;; ++retry) {

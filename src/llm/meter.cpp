@@ -1,4 +1,5 @@
 // The process-wide budget meter.
+#include <evoteam/clock.hpp>
 #include <evoteam/config.hpp>
 #include <evoteam/error.hpp>
 #include <evoteam/meter.hpp>
@@ -29,7 +30,7 @@ MeterLimits Meter::limits() const {
 
 MeterTotals Meter::totals_locked() const {
   MeterTotals totals = m_totals;
-  totals.wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+  totals.wall_s += seconds_since(m_start);
   return totals;
 }
 

@@ -1,5 +1,8 @@
 // OpenAI Chat Completions with tool calls; also what vLLM, SGLang, llama.cpp's server and Ollama speak.
+#include <ranges>
 #include <set>
+
+#include <evoteam/text.hpp>
 
 #include "llm/providers.hpp"
 
@@ -41,13 +44,8 @@ std::string message_text(const nlohmann::json& content) {
 }
 
 std::string joined_text(const Message& message) {
-  std::string text;
-  for (const ContentBlock& block : message.content) {
-    if (block.kind != BlockKind::text || block.text.empty()) continue;
-    if (!text.empty()) text += "\n\n";
-    text += block.text;
-  }
-  return text;
+  const auto has_text = [](const ContentBlock& block) { return block.kind == BlockKind::text && !block.text.empty(); };
+  return join(message.content | std::views::filter(has_text) | std::views::transform(&ContentBlock::text), "\n\n");
 }
 
 // Arguments arrive as a JSON string; local models sometimes send broken JSON, an empty string for no

@@ -5,6 +5,7 @@
 
 #include <evoteam/error.hpp>
 #include <evoteam/store.hpp>
+#include <evoteam/text.hpp>
 
 namespace evoteam {
 
@@ -21,11 +22,9 @@ T value_or(const nlohmann::json& object, const char* key, T fallback) {
 }
 
 std::string format_tokens(long long tokens) {
-  std::ostringstream out;
-  if (tokens >= 1'000'000) out << std::fixed << std::setprecision(1) << tokens / 1e6 << "M";
-  else if (tokens >= 1'000) out << std::fixed << std::setprecision(1) << tokens / 1e3 << "k";
-  else out << tokens;
-  return out.str();
+  if (tokens >= 1'000'000) return fixed(tokens / 1e6, 1) + "M";
+  if (tokens >= 1'000) return fixed(tokens / 1e3, 1) + "k";
+  return std::to_string(tokens);
 }
 
 }  // namespace
@@ -92,14 +91,11 @@ std::string format_runs_table(const std::vector<RunSummary>& runs) {
       << std::setw(7) << "CYCLES" << std::setw(7) << "EVALS" << std::setw(9) << "BEST" << std::setw(9) << "TOKENS"
       << std::setw(9) << "COST" << "  STARTED\n";
   for (const RunSummary& run : runs) {
-    std::ostringstream best;
-    if (run.best_speedup) best << std::fixed << std::setprecision(2) << *run.best_speedup << "x";
-    else best << "-";
-    std::ostringstream cost;
-    cost << "$" << std::fixed << std::setprecision(2) << run.cost_usd;
+    const std::string best = run.best_speedup ? fixed(*run.best_speedup, 2) + "x" : "-";
+    const std::string cost = "$" + fixed(run.cost_usd, 2);
     out << std::left << std::setw(36) << run.id << std::setw(22) << run.task << std::setw(16) << run.status
-        << std::right << std::setw(7) << run.cycles << std::setw(7) << run.evaluations << std::setw(9) << best.str()
-        << std::setw(9) << format_tokens(run.tokens) << std::setw(9) << cost.str() << "  " << run.started;
+        << std::right << std::setw(7) << run.cycles << std::setw(7) << run.evaluations << std::setw(9) << best
+        << std::setw(9) << format_tokens(run.tokens) << std::setw(9) << cost << "  " << run.started;
     if (!run.error.empty()) out << "  (" << run.error << ")";
     out << "\n";
   }

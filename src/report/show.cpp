@@ -1,11 +1,11 @@
 #include <algorithm>
-#include <iomanip>
 #include <sstream>
 
 #include <evoteam/error.hpp>
 #include <evoteam/fs.hpp>
 #include <evoteam/report.hpp>
 #include <evoteam/store.hpp>
+#include <evoteam/text.hpp>
 
 namespace evoteam {
 
@@ -75,13 +75,12 @@ std::string format_run_description(const nlohmann::json& description) {
   out << "started   " << summary.value("started", "") << "\n";
   if (run.contains("provider")) out << "provider  " << run["provider"].dump() << "\n";
   out << "used      " << summary.value("cycles", 0) << " cycles, " << summary.value("evaluations", 0)
-      << " evaluations, " << summary.value("tokens", 0LL) << " tokens, $" << std::fixed << std::setprecision(2)
-      << summary.value("cost_usd", 0.0);
+      << " evaluations, " << summary.value("tokens", 0LL) << " tokens, $" << fixed(summary.value("cost_usd", 0.0), 2);
   if (run.contains("budgets")) out << "  of budgets " << run["budgets"].dump();
   out << "\n";
   if (summary.contains("best_speedup") && summary["best_speedup"].is_number())
-    out << "best      " << summary.value("best_candidate", "") << "  " << std::setprecision(2)
-        << summary["best_speedup"].get<double>() << "x\n";
+    out << "best      " << summary.value("best_candidate", "") << "  "
+        << fixed(summary["best_speedup"].get<double>(), 2) << "x\n";
   else
     out << "best      none yet\n";
   for (const nlohmann::json& cycle : description.at("cycles")) {
@@ -90,13 +89,9 @@ std::string format_run_description(const nlohmann::json& description) {
       out << "(" << cycle["error"].get<std::string>() << ")\n";
       continue;
     }
-    out << cycle.value("pattern", "") << " [";
-    bool first = true;
-    for (const nlohmann::json& role : cycle.value("roles", nlohmann::json::array())) {
-      out << (first ? "" : ", ") << role.get<std::string>();
-      first = false;
-    }
-    out << "]  " << cycle.value("rationale", "") << "\n";
+    const auto role_name = [](const nlohmann::json& role) { return role.get<std::string>(); };
+    const std::string roles = join(cycle.value("roles", nlohmann::json::array()), ", ", role_name);
+    out << cycle.value("pattern", "") << " [" << roles << "]  " << cycle.value("rationale", "") << "\n";
   }
   if (description.contains("journal")) {
     const nlohmann::json& journal = description["journal"];

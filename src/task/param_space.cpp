@@ -1,6 +1,7 @@
 // Tunable params: parsing, validation and the searchable space (the built-in team enumerates it).
 #include <evoteam/error.hpp>
 #include <evoteam/task.hpp>
+#include <evoteam/text.hpp>
 
 #include <cmath>
 #include <regex>
@@ -116,11 +117,8 @@ std::optional<std::string> param_error(const Task& task, const ParamAssignment& 
     if (spec == nullptr) return "unknown param \"" + name + "\"";
     bool declared = false;
     for (const std::string& allowed : spec->values) declared |= allowed == value;
-    if (!declared) {
-      std::string list;
-      for (const std::string& allowed : spec->values) list += (list.empty() ? "" : ", ") + allowed;
-      return "param " + name + "=" + value + " is not one of the declared values (" + list + ")";
-    }
+    if (!declared)
+      return "param " + name + "=" + value + " is not one of the declared values (" + join(spec->values, ", ") + ")";
   }
   return constraint_error(task, complete_params(task, params));
 }
@@ -145,9 +143,7 @@ std::vector<ParamAssignment> param_space(const Task& task) {
 }
 
 std::string describe_params(const ParamAssignment& params) {
-  std::string text;
-  for (const auto& [name, value] : params) text += (text.empty() ? "" : ",") + name + "=" + value;
-  return text;
+  return join(params, ",", [](const auto& param) { return param.first + "=" + param.second; });
 }
 
 nlohmann::json to_json(const ParamAssignment& params) {

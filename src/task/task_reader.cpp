@@ -1,6 +1,7 @@
 #include "task/task_reader.hpp"
 
 #include <evoteam/error.hpp>
+#include <evoteam/text.hpp>
 
 #include <cctype>
 #include <cmath>
@@ -66,11 +67,7 @@ void FieldReader::only_keys(const nlohmann::json& object, const std::vector<std:
     (void)value;
     bool known = false;
     for (const std::string& name : allowed) known |= name == key;
-    if (!known) {
-      std::string list;
-      for (const std::string& name : allowed) list += (list.empty() ? "" : ", ") + name;
-      fail(join_field(field, key), "unknown field (known: " + list + ")");
-    }
+    if (!known) fail(join_field(field, key), "unknown field (known: " + join(allowed, ", ") + ")");
   }
 }
 

@@ -1,6 +1,8 @@
 // Loopback fake of the two provider protocols over raw sockets.
 #include "support/fake_llm_server.hpp"
 
+#include <evoteam/text.hpp>
+
 #include <algorithm>
 #include <arpa/inet.h>
 #include <cctype>
@@ -17,12 +19,6 @@ namespace {
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
   return text;
-}
-
-std::string trim(const std::string& text) {
-  std::size_t begin = text.find_first_not_of(" \t\r\n");
-  if (begin == std::string::npos) return "";
-  return text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1);
 }
 
 void send_all(int fd, const std::string& data) {

@@ -1,6 +1,7 @@
 // The timing run started beside correctness (eval/timing_run.hpp): its harness prepares inputs but times nothing
 // until released; cancelling or dropping it ends the harness untimed; the release waits for the device's timing
 // lock. Also the host profile taken from the timing stage's samples where perf counts no hardware events.
+#include <evoteam/clock.hpp>
 #include <evoteam/evaluator.hpp>
 #include <evoteam/fs.hpp>
 #include <evoteam/process.hpp>
@@ -28,8 +29,6 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using evoteam::testing::TempDir;
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // The records of the timing harness, in order.
 std::vector<nlohmann::json> timing_records(const fs::path& scratch) {

@@ -1,5 +1,6 @@
 // Store benchmark, disabled in normal runs; bench/store_bench.sh runs it with
 // --gtest_also_run_disabled_tests --gtest_filter='StoreBench.*'. EVOTEAM_BENCH_DIR chooses the file system.
+#include <evoteam/clock.hpp>
 #include <evoteam/store.hpp>
 
 #include <gtest/gtest.h>
@@ -20,9 +21,7 @@ constexpr int k_records = 10000;
 constexpr double k_replay_target_s = 1.0;
 constexpr long k_rss_target_kb = 64 * 1024;
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+using evoteam::seconds_since;
 
 long peak_rss_kb() {
   struct rusage usage {};
