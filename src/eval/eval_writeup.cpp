@@ -1,23 +1,11 @@
 // The one write-up of an evaluation for agents (eval_writeup.hpp).
 #include <evoteam/eval_writeup.hpp>
+#include <evoteam/text.hpp>
 
-#include <cstdio>
 
 namespace evoteam {
 
 namespace {
-
-std::string fixed(double value, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
-  return buffer;
-}
-
-std::string duration(double seconds) {
-  if (seconds < 1e-3) return fixed(seconds * 1e6, 2) + " us";
-  if (seconds < 1.0) return fixed(seconds * 1e3, 3) + " ms";
-  return fixed(seconds, 3) + " s";
-}
 
 // A build log can run to megabytes; the first errors matter most, the last lines say how it ended.
 std::string cut_log(const std::string& log) {
@@ -48,8 +36,8 @@ std::string describe_for_agent(const EvalResult& result) {
     text += "\n";
   }
   for (const WorkloadResult& workload : result.workloads) {
-    text += "workload " + workload.name + ": " + duration(workload.candidate.median_s) + " (baseline " +
-            duration(workload.baseline.median_s) + "), speedup " + fixed(workload.speedup, 3) + "x, " +
+    text += "workload " + workload.name + ": " + human_duration(workload.candidate.median_s) + " (baseline " +
+            human_duration(workload.baseline.median_s) + "), speedup " + fixed(workload.speedup, 3) + "x, " +
             fixed(workload.gflops, 2) + " GFLOP/s, " + fixed(workload.gbytes_per_s, 2) + " GB/s";
     if (workload.roofline_fraction) text += ", roofline " + fixed(*workload.roofline_fraction * 100, 1) + "%";
     text += "\n";

@@ -1,8 +1,10 @@
-// The rule-based supervisor: DESIGN §1's table, with thresholds from the "supervisor" config section.
+// The rule-based supervisor: each signal that fires makes its move on the team (supervisor_policy.hpp lists
+// the moves), with thresholds from the "supervisor" config section.
 #include <algorithm>
 
 #include <evoteam/error.hpp>
 #include <evoteam/supervisor_policy.hpp>
+#include <evoteam/text.hpp>
 
 namespace evoteam {
 
@@ -122,9 +124,7 @@ void choose_pattern(const Signals& signals, const TeamSpec& previous, TeamSpec& 
 std::string rationale(const TeamSpec& previous, const TeamSpec& team, const std::vector<std::string>& reasons) {
   std::string change = describe_change(previous, team);
   if (reasons.empty()) return "no trigger changed: keep the team (" + change + ")";
-  std::string text;
-  for (const std::string& reason : reasons) text += (text.empty() ? "" : "; ") + reason;
-  return change + ". Why: " + text;
+  return change + ". Why: " + join(reasons, "; ");
 }
 
 }  // namespace

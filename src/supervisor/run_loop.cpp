@@ -14,6 +14,7 @@
 #include <evoteam/role.hpp>
 #include <evoteam/supervisor_llm.hpp>
 #include <evoteam/team.hpp>
+#include <evoteam/text.hpp>
 
 #include "supervisor/cycle_records.hpp"
 
@@ -91,9 +92,7 @@ std::string best_summary_text(const RunHistory& history) {
 }
 
 std::string role_list(const TeamSpec& team) {
-  std::string text;
-  for (const std::string& role : team.role_names()) text += (text.empty() ? "" : ", ") + role;
-  return text;
+  return join(team.role_names(), ", ");
 }
 
 // The team of one cycle, or why the run stops instead of running it.
@@ -281,7 +280,7 @@ void SupervisorLoop::finish_cycle(int cycle, const std::map<std::string, TurnOut
   publish_best(m_run, m_state.history, m_context.runner);
   m_run.update_run_json({{"summary", summary_json(m_state, cycle, m_context.meter.totals())}});
   spdlog::info("cycle {} done: best {} {}, {} evaluations so far", cycle, best ? best->candidate_id : "none",
-               best && best->speedup ? std::to_string(*best->speedup).substr(0, 5) + "x" : "",
+               best && best->speedup ? fixed(*best->speedup, 3) + "x" : "",
                m_state.history.evaluation_count());
 }
 

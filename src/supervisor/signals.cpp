@@ -3,10 +3,12 @@
 #include <cmath>
 #include <optional>
 #include <set>
+#include <span>
 #include <sstream>
 
 #include <evoteam/error.hpp>
 #include <evoteam/supervisor_policy.hpp>
+#include <evoteam/text.hpp>
 
 namespace evoteam {
 
@@ -18,19 +20,11 @@ std::optional<VerdictClass> class_of(const EvaluationRecord& record) {
   return verdict_class(record.verdict);
 }
 
+// At most `limit` ids, then how many there were in all: evidence stays short however large the cycle.
 std::string join_ids(const std::vector<std::string>& ids, std::size_t limit = 6) {
-  std::string text;
-  for (std::size_t i = 0; i < ids.size() && i < limit; ++i) text += (i ? ", " : "") + ids[i];
+  std::string text = join(std::span(ids).first(std::min(limit, ids.size())), ", ");
   if (ids.size() > limit) text += ", ... (" + std::to_string(ids.size()) + " in all)";
   return text;
-}
-
-std::string fixed(double value, int digits = 2) {
-  std::ostringstream out;
-  out.setf(std::ios::fixed);
-  out.precision(digits);
-  out << value;
-  return out.str();
 }
 
 }  // namespace
@@ -55,7 +49,7 @@ nlohmann::json Signals::to_json() const {
 std::string Signals::to_text() const {
   std::string text;
   for (const auto& [name, signal] : by_name)
-    text += "- " + name + " = " + fixed(signal.value) + " (threshold " + fixed(signal.threshold) + ")" +
+    text += "- " + name + " = " + fixed(signal.value, 2) + " (threshold " + fixed(signal.threshold, 2) + ")" +
             (signal.triggered ? " TRIGGERED" : "") + ": " + signal.evidence + "\n";
   text += "- budget burn last cycle: " + budget_burn.dump() + "\n";
   return text;
@@ -160,7 +154,7 @@ Signals compute_signals(const RunHistory& history, const KnowledgeBase& knowledg
   const double mean_changes = spent.empty() ? 0.0 : changes / count;
   const double max_changes = config.get<double>("supervisor.max_changes_per_candidate");
   set(k_signal_changes_per_candidate, mean_changes, max_changes, mean_changes > max_changes,
-      "mean " + fixed(mean_changes) + " changes per candidate" + (multi.empty() ? "" : "; several at once: " + join_ids(multi)));
+      "mean " + fixed(mean_changes, 2) + " changes per candidate" + (multi.empty() ? "" : "; several at once: " + join_ids(multi)));
 
   // Stagnation: cycles since the best improved by at least min_gain.
   const double min_gain = config.get<double>("supervisor.min_gain");
@@ -176,7 +170,7 @@ Signals compute_signals(const RunHistory& history, const KnowledgeBase& knowledg
   set(k_signal_stagnation, stagnant, config.get<int>("supervisor.stagnation_cycles"),
       stagnant >= config.get<int>("supervisor.stagnation_cycles"),
       std::to_string(stagnant) + " cycle(s) without a " + fixed(min_gain * 100, 0) + "% gain; best " +
-          (best_now ? fixed(*best_now) + "x" : std::string("none")));
+          (best_now ? fixed(*best_now, 2) + "x" : std::string("none")));
 
   const double roofline = best && best->roofline ? *best->roofline : 0.0;
   set(k_signal_roofline, roofline, config.get<double>("supervisor.roofline_stop"),

@@ -132,18 +132,8 @@ std::string percent(double log_sd) { return fixed(100.0 * (std::exp(log_sd) - 1.
 
 }  // namespace
 
-std::string fixed(double value, int digits) {
-  std::ostringstream out;
-  out.setf(std::ios::fixed);
-  out.precision(digits);
-  out << value;
-  return out.str();
-}
-
 std::string describe(const ParamValues& params) {
-  std::string text;
-  for (const auto& [name, value] : params) text += (text.empty() ? "" : ",") + name + "=" + value;
-  return text;
+  return join(params, ",", [](const auto& param) { return param.first + "=" + param.second; });
 }
 
 Move make_move(const ParamValues& from, const ParamValues& to) {
@@ -367,8 +357,8 @@ std::optional<Proposal> propose_next(const SearchRequest& request, std::mt19937_
   }
   auto forecast = [&](std::size_t c) {
     if (!model.usable()) return std::string();
-    return "; model predicts " + fixed(std::exp(predicted[c].mean)) + "x ±" + percent(predicted[c].sd) +
-           (request.head_speedup ? " (head " + fixed(*request.head_speedup) + "x)" : "");
+    return "; model predicts " + fixed(std::exp(predicted[c].mean), 2) + "x ±" + percent(predicted[c].sd) +
+           (request.head_speedup ? " (head " + fixed(*request.head_speedup, 2) + "x)" : "");
   };
 
   // First measure every declared value once: the model knows nothing of a value it has never seen.

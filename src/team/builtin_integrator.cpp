@@ -34,13 +34,13 @@ class KnowledgeIntegrator : public TeamMember {
       if (move.changed.size() != 1) continue;
       const std::string& name = move.changed.front();
       knowledge.add(KnowledgeKind::strategy,
-                    KnowledgeEntry{move.description + ": " + fixed(*child.speedup / *parent->speedup) + "x",
+                    KnowledgeEntry{move.description + ": " + fixed(*child.speedup / *parent->speedup, 2) + "x",
                                    {{"param", name},
                                     {"from", parent->params.at(name)},
                                     {"to", child.params.at(name)},
                                     {"candidate", child.candidate_id},
                                     {"parent", parent->candidate_id},
-                                    {"speedup", fixed(*child.speedup)}},
+                                    {"speedup", fixed(*child.speedup, 2)}},
                                    ""});
       ++strategies;
     }
@@ -67,7 +67,7 @@ class KnowledgeIntegrator : public TeamMember {
     // The action plan: where the team stands and what to try next.
     std::optional<EvaluationRecord> best = history.best();
     std::string plan = "- cycle: " + std::to_string(context.cycle) + "\n";
-    plan += "- best: " + (best ? best->candidate_id + " " + fixed(best->speedup.value_or(0)) + "x (" + describe(best->params) + ")"
+    plan += "- best: " + (best ? best->candidate_id + " " + fixed(best->speedup.value_or(0), 2) + "x (" + describe(best->params) + ")"
                                : std::string("none")) + "\n";
     std::vector<std::string> focus = current_focus(context);
     std::string focus_text;

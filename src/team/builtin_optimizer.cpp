@@ -89,7 +89,7 @@ class Optimizer : public TeamMember {
       new_lineage = false;  // one root away from the best answers the directive; the search goes on from there
       const EvaluationRecord& record = result.record;
       log += record.candidate_id + " " + kind_name(proposal->kind) + " " + record.verdict_text() +
-             (record.speedup ? " " + fixed(*record.speedup) + "x" : "") + "; ";
+             (record.speedup ? " " + fixed(*record.speedup, 2) + "x" : "") + "; ";
       if (record.passed() && head->speedup && *record.speedup > *head->speedup) {
         head = record;
         ++improved;
@@ -99,7 +99,7 @@ class Optimizer : public TeamMember {
     outcome.summary = "spent " + std::to_string(spent) + " evaluations (" + std::to_string(kinds[ProposalKind::cover]) +
                       " to cover values, " + std::to_string(kinds[ProposalKind::change]) + " single changes, " +
                       std::to_string(kinds[ProposalKind::jump]) + " jumps), improved " + std::to_string(improved) +
-                      " times; head " + head->candidate_id + (head->speedup ? " " + fixed(*head->speedup) + "x" : "") +
+                      " times; head " + head->candidate_id + (head->speedup ? " " + fixed(*head->speedup, 2) + "x" : "") +
                       "; stopped: " + stop;
     outcome.handoff_note = outcome.summary + (log.empty() ? "" : "; results: " + log);
     return outcome;

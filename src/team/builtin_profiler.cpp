@@ -51,7 +51,7 @@ class ProfilingScientist : public TeamMember {
     for (const auto& [score, name] : ranked) {
       focus += (focus.empty() ? "" : ",") + name;
       if (auto weight = relevance.find(name); weight != relevance.end())
-        weights += (weights.empty() ? "" : ",") + name + ":" + fixed(weight->second);
+        weights += (weights.empty() ? "" : ",") + name + ":" + fixed(weight->second, 2);
       if (auto effect = effects.find(name); effect != effects.end())
         effects_text += name + " " + fixed(100.0 * (std::exp(effect->second) - 1.0), 0) + "%; ";
     }

@@ -4,6 +4,7 @@
 
 #include <evoteam/error.hpp>
 #include <evoteam/fs.hpp>
+#include <evoteam/text.hpp>
 
 namespace evoteam {
 
@@ -19,13 +20,6 @@ const char* heading_of(KnowledgeKind kind) {
     case KnowledgeKind::role_record: return "Role record";
   }
   return "";
-}
-
-std::string trim(const std::string& text) {
-  std::size_t begin = text.find_first_not_of(" \t\r\n");
-  if (begin == std::string::npos) return "";
-  std::size_t end = text.find_last_not_of(" \t\r\n");
-  return text.substr(begin, end - begin + 1);
 }
 
 std::string read_if_exists(const std::filesystem::path& path) {

@@ -8,6 +8,8 @@
 #include <evoteam/error.hpp>
 #include <evoteam/fs.hpp>
 #include <evoteam/store.hpp>
+#include <evoteam/clock.hpp>
+#include <evoteam/text.hpp>
 
 namespace evoteam {
 
@@ -130,9 +132,9 @@ LabOutcome Lab::evaluate(const LabRequest& request, int cycle, Screening screeni
                                          {"lineage", record.lineage},
                                          {"hypothesis", record.hypothesis},
                                          {"changes", record.changes}});
-  auto start = std::chrono::steady_clock::now();
+  const auto start = std::chrono::steady_clock::now();
   CandidateEvaluator::Result result = m_evaluator.evaluate(dir / "src", record.params, Stage::timing, 0);
-  record.eval_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  record.eval_seconds = seconds_since(start);
   record.state = RecordState::evaluated;
   record.verdict = result.verdict;
   record.speedup = result.speedup;
@@ -148,12 +150,9 @@ LabOutcome Lab::evaluate(const LabRequest& request, int cycle, Screening screeni
                       KnowledgeEntry{record.verdict_text() + " in " + record.candidate_id,
                                      {{"signature", record.failure_signature},
                                       {"candidate", record.candidate_id},
-                                      {"params", [&] {
-                                         std::string text;
-                                         for (const auto& [name, value] : record.params)
-                                           text += (text.empty() ? "" : ",") + name + "=" + value;
-                                         return text;
-                                       }()}},
+                                      {"params", join(record.params, ",", [](const auto& param) {
+                                        return param.first + "=" + param.second;
+                                      })}},
                                      record.hypothesis});
   }
   write_json_atomic(dir / "eval.json", result.eval_json);

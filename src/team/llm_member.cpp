@@ -12,6 +12,7 @@
 #include <evoteam/fs.hpp>
 #include <evoteam/store.hpp>
 #include <evoteam/tools.hpp>
+#include <evoteam/text.hpp>
 
 namespace evoteam {
 
@@ -89,12 +90,6 @@ std::string describe_record(const EvaluationRecord& record) {
   if (record.profiled) out << ", " << record.profile_bound << "-bound";
   out << ")";
   return out.str();
-}
-
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-  std::string text;
-  for (const std::string& item : items) text += (text.empty() ? "" : separator) + item;
-  return text;
 }
 
 class LlmMember : public TeamMember {

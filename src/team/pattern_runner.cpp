@@ -9,6 +9,7 @@
 #include <evoteam/error.hpp>
 #include <evoteam/process.hpp>
 #include <evoteam/team.hpp>
+#include <evoteam/clock.hpp>
 
 namespace evoteam {
 
@@ -35,10 +36,10 @@ std::uint64_t seed_for(std::uint64_t run_seed, int cycle, const std::string& rol
 }
 
 TurnOutcome run_member(TeamMember& member, TurnContext& context) {
-  auto start = std::chrono::steady_clock::now();
+  const auto start = std::chrono::steady_clock::now();
   try {
     TurnOutcome outcome = member.act(context);
-    outcome.usage.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    outcome.usage.seconds = seconds_since(start);
     return outcome;
   } catch (const InvalidInput&) {
     throw;

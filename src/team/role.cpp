@@ -8,18 +8,12 @@
 #include <evoteam/config.hpp>
 #include <evoteam/error.hpp>
 #include <evoteam/fs.hpp>
+#include <evoteam/text.hpp>
 
 namespace evoteam {
 namespace {
 
 const std::string k_fence = "---";
-
-std::string trim(const std::string& text) {
-  const auto is_space = [](unsigned char c) { return std::isspace(c) != 0; };
-  auto begin = std::find_if_not(text.begin(), text.end(), is_space);
-  auto end = std::find_if_not(text.rbegin(), std::string::const_reverse_iterator(begin), is_space).base();
-  return std::string(begin, end);
-}
 
 // Values may be quoted as in YAML; the quotes are not part of the value.
 std::string unquote(const std::string& value) {
@@ -42,12 +36,6 @@ std::vector<std::string> split_lines(const std::string& text) {
     start = end + 1;
   }
   return lines;
-}
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
 }
 
 bool valid_role_name(const std::string& name) {
