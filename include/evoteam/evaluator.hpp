@@ -92,9 +92,15 @@ struct WorkloadResult {
   nlohmann::json to_json() const;
 };
 
+// What became of one stage. static_profile: a CUDA profile taken from the build, without a GPU.
+enum class StageStatus { passed, failed, skipped, cached, static_profile };
+// eval.json's spelling: "passed", "failed", "skipped", "cached", "static".
+std::string to_string(StageStatus status);
+std::optional<StageStatus> parse_stage_status(const std::string& text);
+
 struct StageRecord {
-  std::string name;    // a Stage name, or "reference" for the reference computation
-  std::string status;  // passed | failed | skipped | cached | static (a CUDA profile from the build, no GPU)
+  std::string name;  // a Stage name, or "reference" for the reference computation
+  StageStatus status = StageStatus::passed;
   double wall_s = 0;
   std::string detail;
 };

@@ -4,6 +4,8 @@
 #include <evoteam/fs.hpp>
 
 #include <chrono>
+#include <functional>
+#include <optional>
 #include <regex>
 #include <sstream>
 
@@ -61,7 +63,137 @@ void read_report(const fs::path& objects, BuildOutcome& outcome, bool gcc) {
                                ": large local arrays risk overflowing the stack");
 }
 
+// A build tool run in the build directory, under the build's sandbox.
+using ToolRun = std::function<ProcessResult(std::vector<std::string> argv, double timeout_s)>;
+
+// One compile_and_check: what its parts share. A part that fails says why in the outcome and returns false.
+struct CompileJob {
+  const BuildRequest& request;
+  const HostToolchain& tools;
+  ToolRun run_tool;
+  double timeout_s;
+  double static_timeout_s;
+  BuildOutcome outcome;
+  std::vector<std::string> objects;  // obj/<stem>.o, relative to the build directory
+};
+
+void fail(BuildOutcome& outcome, BuildStatus status, std::string reason) {
+  outcome.status = status;
+  outcome.reason = std::move(reason);
+}
+
+bool rejected(BuildOutcome& outcome, const std::optional<StaticFinding>& finding) {
+  if (!finding) return false;
+  fail(outcome, BuildStatus::static_reject, finding->reason);
+  outcome.evidence = finding->evidence;
+  return true;
+}
+
+StaticPolicy static_policy(const Config& config) {
+  StaticPolicy policy;
+  policy.allowed_symbols = config.get<std::vector<std::string>>("eval.static.allowed_symbols");
+  policy.forbidden_instructions = config.get<std::vector<std::string>>("eval.static.forbidden_instructions");
+  policy.forbid_writable_data = config.get<bool>("eval.static.forbid_writable_data");
+  return policy;
+}
+
+// The checks on untrusted sources as written, before anything is compiled.
+bool check_sources_first(CompileJob& job) {
+  const auto start = Clock::now();
+  if (job.request.untrusted) {
+    if (rejected(job.outcome, check_sources(*job.request.task, job.request.files))) return false;
+    job.outcome.warnings = source_warnings(*job.request.task, job.request.files);
+  }
+  job.outcome.static_s += seconds_since(start);
+  return true;
+}
+
+bool compile_source(CompileJob& job, const std::string& name) {
+  const HostToolchain& tools = job.tools;
+  const std::string stem = fs::path(name).stem().string();
+  const std::string object = "obj/" + stem + ".o";
+  std::vector<std::string> argv = {tools.compiler};
+  argv.insert(argv.end(), tools.flags.begin(), tools.flags.end());
+  argv.push_back("-fPIC");
+  for (const auto& [param, value] : job.request.params) argv.push_back("-D" + param + "=" + value);
+  argv.insert(argv.end(), {"-I", "src", "-c", "src/" + name, "-o", object});
+  if (tools.gcc) argv.insert(argv.end(), {"-fopt-info-vec-optimized=obj/" + stem + ".vec", "-fstack-usage"});
+  const ProcessResult result = job.run_tool(argv, job.timeout_s);
+  job.outcome.log += result.err.text;
+  if (result.timed_out) {
+    fail(job.outcome, BuildStatus::compile_timeout, "compiling " + name + " " + result.describe());
+  } else if (!result.spawned) {
+    fail(job.outcome, BuildStatus::infra_error, "cannot run the compiler: " + result.describe());
+  } else if (!result.ok()) {
+    fail(job.outcome, BuildStatus::compile_error, "compiling " + name + ": " + result.describe());
+    job.outcome.evidence = {{"file", name}};
+  } else {
+    job.objects.push_back(object);
+    return true;
+  }
+  return false;
+}
+
+bool compile_sources(CompileJob& job) {
+  for (const auto& [name, text] : job.request.files)
+    if (is_source(name) && !compile_source(job, name)) return false;
+  return true;
+}
+
+std::uint64_t text_bytes(const std::vector<ObjectScan>& scans) {
+  std::uint64_t bytes = 0;
+  for (const ObjectScan& scan : scans)
+    for (const auto& [section, size] : scan.sections)
+      if (section.rfind(".text", 0) == 0) bytes += size;
+  return bytes;
+}
+
+// The checks on untrusted objects: symbols, instructions, data, and the task's own constraints.
+bool check_objects(CompileJob& job, const StaticPolicy& policy) {
+  if (!job.request.untrusted) return true;
+  const Task& task = *job.request.task;
+  const auto start = Clock::now();
+  std::vector<ObjectScan> scans;
+  for (const std::string& object : job.objects) {
+    const ProcessResult result = job.run_tool({"objdump", "-h", "-t", "-d", "--no-show-raw-insn", object}, job.static_timeout_s);
+    if (result.out.elided_bytes > 0) {
+      fail(job.outcome, BuildStatus::static_reject, "object too large to check (" + object + ")");
+      return false;
+    }
+    if (!result.ok()) {
+      fail(job.outcome, BuildStatus::infra_error, "cannot inspect " + object + ": " + result.describe());
+      return false;
+    }
+    scans.push_back(parse_objdump(object, result.out.text));
+    if (rejected(job.outcome, check_object(task, scans.back(), policy))) return false;
+  }
+  if (rejected(job.outcome, check_task_constraints(task, job.request.files, scans))) return false;
+  job.outcome.report["text_bytes"] = text_bytes(scans);
+  job.outcome.static_s += seconds_since(start);
+  return true;
+}
+
+bool link_library(CompileJob& job, const std::vector<std::string>& link_flags, const fs::path& dir) {
+  write_file_atomic(dir / "exports.map", "{ global: " + job.request.task->entry.name + "; local: *; };\n");
+  std::vector<std::string> argv = {job.tools.compiler, "-shared", "-o", "kernel.so"};
+  argv.insert(argv.end(), job.objects.begin(), job.objects.end());
+  argv.insert(argv.end(), {"-Wl,--version-script=exports.map", "-Wl,-z,defs"});
+  argv.insert(argv.end(), link_flags.begin(), link_flags.end());
+  const ProcessResult link = job.run_tool(argv, job.timeout_s);
+  job.outcome.log += link.err.text;
+  if (link.timed_out) {
+    fail(job.outcome, BuildStatus::compile_timeout, "linking " + link.describe());
+    return false;
+  }
+  if (!link.ok()) {
+    fail(job.outcome, BuildStatus::compile_error, "linking: " + link.describe());
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
+
 
 void library_settings(const Config& config, const Task& task, std::vector<std::string>* link,
                       std::vector<std::string>* symbols) {
@@ -103,117 +235,21 @@ BuildOutcome HostBuilder::build(const BuildRequest& request, SandboxMode sandbox
 }
 
 BuildOutcome HostBuilder::compile_and_check(const BuildRequest& request, SandboxMode sandbox, const fs::path& dir) {
-  BuildOutcome outcome;
-  const Task& task = *request.task;
-  const HostToolchain& tools = toolchain();
-  const double timeout_s = m_config.get<double>("eval.stages.build.timeout_s");
-  const double static_timeout_s = m_config.get<double>("eval.stages.static.timeout_s");
+  const ToolRun run_tool_here = [this, &dir, sandbox](std::vector<std::string> argv, double timeout_s) {
+    return run_tool(std::move(argv), dir, timeout_s, sandbox, dir);
+  };
+  CompileJob job{request, toolchain(), run_tool_here, m_config.get<double>("eval.stages.build.timeout_s"),
+                 m_config.get<double>("eval.stages.static.timeout_s"), {}, {}};
   for (const auto& [name, text] : request.files) write_file_atomic(dir / "src" / name, text);
   std::vector<std::string> link_flags;
-  StaticPolicy policy;
-  policy.allowed_symbols = m_config.get<std::vector<std::string>>("eval.static.allowed_symbols");
-  policy.forbidden_instructions = m_config.get<std::vector<std::string>>("eval.static.forbidden_instructions");
-  policy.forbid_writable_data = m_config.get<bool>("eval.static.forbid_writable_data");
-  library_settings(m_config, task, &link_flags, &policy.allowed_symbols);
-
-  auto static_start = Clock::now();
-  if (request.untrusted) {
-    if (std::optional<StaticFinding> finding = check_sources(task, request.files)) {
-      outcome.status = BuildStatus::static_reject;
-      outcome.reason = finding->reason;
-      outcome.evidence = finding->evidence;
-      return outcome;
-    }
-    outcome.warnings = source_warnings(task, request.files);
-  }
-  outcome.static_s += seconds_since(static_start);
-
-  std::vector<std::string> objects;
-  for (const auto& [name, text] : request.files) {
-    if (!is_source(name)) continue;
-    const std::string object = "obj/" + fs::path(name).stem().string() + ".o";
-    std::vector<std::string> argv = {tools.compiler};
-    argv.insert(argv.end(), tools.flags.begin(), tools.flags.end());
-    argv.push_back("-fPIC");
-    for (const auto& [param, value] : request.params) argv.push_back("-D" + param + "=" + value);
-    argv.insert(argv.end(), {"-I", "src", "-c", "src/" + name, "-o", object});
-    if (tools.gcc)
-      argv.insert(argv.end(), {"-fopt-info-vec-optimized=obj/" + fs::path(name).stem().string() + ".vec", "-fstack-usage"});
-    ProcessResult result = run_tool(argv, dir, timeout_s, sandbox, dir);
-    outcome.log += result.err.text;
-    if (result.timed_out) {
-      outcome.status = BuildStatus::compile_timeout;
-      outcome.reason = "compiling " + name + " " + result.describe();
-      return outcome;
-    }
-    if (!result.spawned) {
-      outcome.status = BuildStatus::infra_error;
-      outcome.reason = "cannot run the compiler: " + result.describe();
-      return outcome;
-    }
-    if (!result.ok()) {
-      outcome.status = BuildStatus::compile_error;
-      outcome.reason = "compiling " + name + ": " + result.describe();
-      outcome.evidence = {{"file", name}};
-      return outcome;
-    }
-    objects.push_back(object);
-  }
-
-  if (request.untrusted) {
-    static_start = Clock::now();
-    std::vector<ObjectScan> scans;
-    for (const std::string& object : objects) {
-      ProcessResult result = run_tool({"objdump", "-h", "-t", "-d", "--no-show-raw-insn", object}, dir, static_timeout_s, sandbox, dir);
-      if (!result.ok() || result.out.elided_bytes > 0) {
-        outcome.status = result.out.elided_bytes > 0 ? BuildStatus::static_reject : BuildStatus::infra_error;
-        outcome.reason = result.out.elided_bytes > 0 ? "object too large to check (" + object + ")"
-                                                      : "cannot inspect " + object + ": " + result.describe();
-        return outcome;
-      }
-      scans.push_back(parse_objdump(object, result.out.text));
-      if (std::optional<StaticFinding> finding = check_object(task, scans.back(), policy)) {
-        outcome.status = BuildStatus::static_reject;
-        outcome.reason = finding->reason;
-        outcome.evidence = finding->evidence;
-        return outcome;
-      }
-    }
-    if (std::optional<StaticFinding> finding = check_task_constraints(task, request.files, scans)) {
-      outcome.status = BuildStatus::static_reject;
-      outcome.reason = finding->reason;
-      outcome.evidence = finding->evidence;
-      return outcome;
-    }
-    std::uint64_t text_bytes = 0;
-    for (const ObjectScan& scan : scans)
-      for (const auto& [section, size] : scan.sections)
-        if (section.rfind(".text", 0) == 0) text_bytes += size;
-    outcome.report["text_bytes"] = text_bytes;
-    outcome.static_s += seconds_since(static_start);
-  }
-
-  write_file_atomic(dir / "exports.map", "{ global: " + task.entry.name + "; local: *; };\n");
-  std::vector<std::string> argv = {tools.compiler, "-shared", "-o", "kernel.so"};
-  argv.insert(argv.end(), objects.begin(), objects.end());
-  argv.insert(argv.end(), {"-Wl,--version-script=exports.map", "-Wl,-z,defs"});
-  argv.insert(argv.end(), link_flags.begin(), link_flags.end());
-  ProcessResult link = run_tool(argv, dir, timeout_s, sandbox, dir);
-  outcome.log += link.err.text;
-  if (link.timed_out) {
-    outcome.status = BuildStatus::compile_timeout;
-    outcome.reason = "linking " + link.describe();
-    return outcome;
-  }
-  if (!link.ok()) {
-    outcome.status = BuildStatus::compile_error;
-    outcome.reason = "linking: " + link.describe();
-    return outcome;
-  }
-  read_report(dir / "obj", outcome, tools.gcc);
-  outcome.report["objects"] = objects.size();
-  outcome.status = BuildStatus::ok;
-  return outcome;
+  StaticPolicy policy = static_policy(m_config);
+  library_settings(m_config, *request.task, &link_flags, &policy.allowed_symbols);
+  if (!check_sources_first(job) || !compile_sources(job) || !check_objects(job, policy) || !link_library(job, link_flags, dir))
+    return job.outcome;
+  read_report(dir / "obj", job.outcome, job.tools.gcc);
+  job.outcome.report["objects"] = job.objects.size();
+  job.outcome.status = BuildStatus::ok;
+  return job.outcome;
 }
 
 }  // namespace evoteam::eval

@@ -190,10 +190,10 @@ TEST(CudaEval, WithoutADeviceTheEvaluationBuildsAndThenSaysATimingDeviceIsNeeded
   EXPECT_NE(result.reason.find("no CUDA device"), std::string::npos) << result.reason;
   EXPECT_NE(result.reason.find("need a GPU"), std::string::npos) << result.reason;
   ASSERT_GE(result.stages.size(), 3u);
-  EXPECT_NE(result.stages[0].status, "failed");  // passed, or cached from an earlier run of the suite
+  EXPECT_NE(result.stages[0].status, StageStatus::failed);  // passed, or cached from an earlier run of the suite
   EXPECT_EQ(result.stages[1].name, "build");
-  EXPECT_NE(result.stages[1].status, "failed");
-  EXPECT_EQ(result.stages[2].status, "skipped");
+  EXPECT_NE(result.stages[1].status, StageStatus::failed);
+  EXPECT_EQ(result.stages[2].status, StageStatus::skipped);
   EXPECT_FALSE(result.speedup.has_value());
   // The profile stage falls back to what the build learned, marked as static.
   ASSERT_TRUE(result.profile.is_object());

@@ -106,7 +106,7 @@ TEST(EvalTaskFeatures, AnEvaluatorWideSecretReusesReferenceOutputs) {
   ASSERT_EQ(second.verdict, Verdict::pass) << second.reason;
   auto stage = [](const EvalResult& result, const std::string& name) {
     for (const StageRecord& record : result.stages)
-      if (record.name == name) return record.status;
+      if (record.name == name) return to_string(record.status);
     return std::string("missing");
   };
   EXPECT_EQ(stage(first, "reference"), "passed");
