@@ -1,3 +1,3 @@
-#include <evoteam/cli.hpp>
+#include <evoteam/cli/cli.hpp>
 
 int main(int argc, char** argv) { return evoteam::cli_main(argc, argv); }

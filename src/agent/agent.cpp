@@ -1,8 +1,8 @@
 // The agent loop: check limits, call the provider, run the tools, append the results, save the record.
-#include <evoteam/agent.hpp>
-#include <evoteam/clock.hpp>
-#include <evoteam/process.hpp>
-#include <evoteam/transcript.hpp>
+#include <evoteam/agent/agent.hpp>
+#include <evoteam/core/clock.hpp>
+#include <evoteam/core/process.hpp>
+#include <evoteam/agent/transcript.hpp>
 
 #include <chrono>
 

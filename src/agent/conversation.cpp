@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <set>
 
-#include <evoteam/agent.hpp>
-#include <evoteam/config.hpp>
-#include <evoteam/error.hpp>
+#include <evoteam/agent/agent.hpp>
+#include <evoteam/core/config.hpp>
+#include <evoteam/core/error.hpp>
 
 namespace evoteam {
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <evoteam/llm.hpp>
+#include <evoteam/llm/llm.hpp>
 
 namespace evoteam {
 

@@ -1,8 +1,8 @@
 // The agent's tools: schemas the model sees, argument checks, and dispatch to the sandbox and backends.
-#include <evoteam/config.hpp>
-#include <evoteam/error.hpp>
-#include <evoteam/text.hpp>
-#include <evoteam/tools.hpp>
+#include <evoteam/core/config.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/text.hpp>
+#include <evoteam/agent/tools.hpp>
 
 #include <algorithm>
 

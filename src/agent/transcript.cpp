@@ -1,8 +1,8 @@
 // Append-only JSONL transcripts, one fdatasync'd record per message.
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/timestamp.hpp>
-#include <evoteam/transcript.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/timestamp.hpp>
+#include <evoteam/agent/transcript.hpp>
 
 #include <cerrno>
 #include <cstring>

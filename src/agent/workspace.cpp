@@ -1,7 +1,7 @@
 // The workspace sandbox: every path is checked after resolving symlinks, and writes stay inside.
-#include <evoteam/config.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/workspace.hpp>
+#include <evoteam/core/config.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/agent/workspace.hpp>
 
 #include <algorithm>
 #include <system_error>

@@ -1,11 +1,11 @@
-#include <evoteam/cli.hpp>
+#include <evoteam/cli/cli.hpp>
 
 #include <cstdio>
 #include <iostream>
 
-#include <evoteam/error.hpp>
-#include <evoteam/log.hpp>
-#include <evoteam/process.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/log.hpp>
+#include <evoteam/core/process.hpp>
 
 #include "cli/command.hpp"
 

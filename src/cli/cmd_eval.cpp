@@ -4,10 +4,10 @@
 #include <memory>
 #include <sstream>
 
-#include <evoteam/error.hpp>
-#include <evoteam/evaluator.hpp>
-#include <evoteam/task.hpp>
-#include <evoteam/text.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/eval/evaluator.hpp>
+#include <evoteam/task/task.hpp>
+#include <evoteam/core/text.hpp>
 
 #include "cli/command.hpp"
 
@@ -38,7 +38,7 @@ void print_human(const EvalResult& result, const std::string& candidate_label) {
   out << "\nsandbox " << result.sandbox << "; speedup is relative to " << result.baseline << "\n";
   out << "verdict " << to_string(result.verdict) << (result.reason.empty() ? "" : ": " + result.reason) << "\n";
   out << "stages:";
-  for (const StageRecord& stage : result.stages) out << " " << stage.name << " " << stage.status << " (" << fixed(stage.wall_s, 2) << " s)";
+  for (const StageRecord& stage : result.stages) out << " " << stage.name << " " << to_string(stage.status) << " (" << fixed(stage.wall_s, 2) << " s)";
   out << (result.result_cache_hit ? " [cached result]" : "") << "\n";
   if (!result.workloads.empty()) {
     out << "\n" << pad("workload", 18) << pad("median", 12) << pad("p10", 12) << pad("p90", 12) << pad("relstd", 8)

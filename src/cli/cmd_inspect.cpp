@@ -3,8 +3,8 @@
 #include <iostream>
 #include <memory>
 
-#include <evoteam/inventory.hpp>
-#include <evoteam/report.hpp>
+#include <evoteam/core/inventory.hpp>
+#include <evoteam/report/report.hpp>
 
 #include "cli/command.hpp"
 

@@ -3,12 +3,12 @@
 #include <iostream>
 #include <memory>
 
-#include <evoteam/error.hpp>
-#include <evoteam/meter.hpp>
-#include <evoteam/process.hpp>
-#include <evoteam/report.hpp>
-#include <evoteam/store.hpp>
-#include <evoteam/supervisor.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/llm/meter.hpp>
+#include <evoteam/core/process.hpp>
+#include <evoteam/report/report.hpp>
+#include <evoteam/store/store.hpp>
+#include <evoteam/supervisor/supervisor.hpp>
 
 #include "cli/command.hpp"
 

@@ -7,7 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include <evoteam/config.hpp>
+#include <evoteam/core/config.hpp>
 
 namespace evoteam::cli {
 

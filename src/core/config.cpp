@@ -1,11 +1,11 @@
-#include <evoteam/config.hpp>
+#include <evoteam/core/config.hpp>
 
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
 
 extern char** environ;
 

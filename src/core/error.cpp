@@ -1,4 +1,4 @@
-#include <evoteam/error.hpp>
+#include <evoteam/core/error.hpp>
 
 namespace evoteam {
 

@@ -1,4 +1,4 @@
-#include <evoteam/inventory.hpp>
+#include <evoteam/core/inventory.hpp>
 
 #include <array>
 #include <cstdlib>
@@ -6,8 +6,8 @@
 
 #include <unistd.h>
 
-#include <evoteam/fs.hpp>
-#include <evoteam/text.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/text.hpp>
 
 namespace evoteam {
 

@@ -1,4 +1,4 @@
-#include <evoteam/log.hpp>
+#include <evoteam/core/log.hpp>
 
 #include <cstdlib>
 #include <mutex>
@@ -9,7 +9,7 @@
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/basic_file_sink.h>
 
-#include <evoteam/config.hpp>
+#include <evoteam/core/config.hpp>
 
 namespace evoteam {
 

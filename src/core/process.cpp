@@ -1,9 +1,9 @@
 // The system runner: spawn, then one poll loop per run that reads the child's streams, watches its exit,
 // the deadline and interrupts, and kills the whole group when any of them says so.
-#include <evoteam/clock.hpp>
-#include <evoteam/error.hpp>
-#include <evoteam/process.hpp>
-#include <evoteam/text.hpp>
+#include <evoteam/core/clock.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/process.hpp>
+#include <evoteam/core/text.hpp>
 
 #include "core/process_interrupt.hpp"
 #include "core/process_spawn.hpp"

@@ -1,6 +1,6 @@
 // The children's environment: an allowlist of the daemon's variables, so provider keys and anything the
 // daemon's user happened to export never reach nvcc, candidates or job scripts.
-#include <evoteam/process.hpp>
+#include <evoteam/core/process.hpp>
 
 #include <array>
 #include <cctype>

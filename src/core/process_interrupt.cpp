@@ -6,7 +6,7 @@
 // ignores the forwarded signal, and then escalates to SIGKILL on its own clock.
 #include "core/process_interrupt.hpp"
 
-#include <evoteam/process.hpp>
+#include <evoteam/core/process.hpp>
 
 #include <sched.h>
 #include <signal.h>

@@ -1,7 +1,7 @@
 // The "process" section of the config as the defaults of a Command: one truncation and kill policy.
-#include <evoteam/config.hpp>
-#include <evoteam/error.hpp>
-#include <evoteam/process.hpp>
+#include <evoteam/core/config.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/process.hpp>
 
 #include <cmath>
 

@@ -12,7 +12,7 @@
 // A close-on-exec status pipe tells the parent whether execve succeeded, and if not which step failed and why.
 #include "core/process_spawn.hpp"
 
-#include <evoteam/error.hpp>
+#include <evoteam/core/error.hpp>
 
 #include <fcntl.h>
 #include <signal.h>

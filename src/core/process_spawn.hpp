@@ -1,6 +1,6 @@
 #pragma once
 // Private to the process runner: file descriptors that close themselves, and starting one child.
-#include <evoteam/process.hpp>
+#include <evoteam/core/process.hpp>
 
 #include <sys/types.h>
 

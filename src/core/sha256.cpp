@@ -1,5 +1,5 @@
 // SHA-256 (FIPS 180-4), used for cache keys and input hashes; no external crypto library is linked.
-#include <evoteam/fs.hpp>
+#include <evoteam/core/fs.hpp>
 
 #include <algorithm>
 #include <array>

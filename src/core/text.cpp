@@ -1,9 +1,9 @@
 // Text helpers shared by every module (see text.hpp for the formats).
-#include <evoteam/text.hpp>
+#include <evoteam/core/text.hpp>
 
 #include <cstdio>
 
-#include <evoteam/error.hpp>
+#include <evoteam/core/error.hpp>
 
 namespace evoteam {
 

@@ -1,5 +1,5 @@
 // UTC timestamps for ids, journals and notes.
-#include <evoteam/timestamp.hpp>
+#include <evoteam/core/timestamp.hpp>
 
 #include <chrono>
 #include <ctime>

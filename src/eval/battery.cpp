@@ -1,9 +1,9 @@
 #include "eval/battery.hpp"
-#include "eval/rank_group.hpp"
+#include "eval/group/rank_group.hpp"
 
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/text.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/text.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <evoteam/config.hpp>
-#include <evoteam/task.hpp>
+#include <evoteam/core/config.hpp>
+#include <evoteam/task/task.hpp>
 
 namespace evoteam::eval {
 

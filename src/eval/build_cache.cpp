@@ -1,11 +1,11 @@
 #include "eval/build_cache.hpp"
 
-#include <evoteam/clock.hpp>
-#include <evoteam/fs.hpp>
+#include <evoteam/core/clock.hpp>
+#include <evoteam/core/fs.hpp>
 
 #include <chrono>
 
-#include "eval/host_build.hpp"
+#include "eval/host/host_build.hpp"
 
 namespace evoteam::eval {
 namespace {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <set>
 
-#include <evoteam/process.hpp>
-#include <evoteam/text.hpp>
+#include <evoteam/core/process.hpp>
+#include <evoteam/core/text.hpp>
 
 #include "eval/statistics.hpp"
 

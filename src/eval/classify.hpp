@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <evoteam/evaluator.hpp>
-#include <evoteam/verdict.hpp>
+#include <evoteam/eval/evaluator.hpp>
+#include <evoteam/eval/verdict.hpp>
 
 #include "eval/battery.hpp"
 #include "eval/harness_run.hpp"

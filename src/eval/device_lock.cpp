@@ -8,9 +8,9 @@
 #include <cstring>
 #include <thread>
 
-#include <evoteam/clock.hpp>
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
+#include <evoteam/core/clock.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
 
 namespace evoteam::eval {
 

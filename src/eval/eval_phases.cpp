@@ -1,10 +1,10 @@
 #include "eval/eval_phases.hpp"
 
-#include <evoteam/clock.hpp>
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/inventory.hpp>
-#include <evoteam/text.hpp>
+#include <evoteam/core/clock.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/inventory.hpp>
+#include <evoteam/core/text.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -14,8 +14,8 @@
 
 #include "eval/device_lock.hpp"
 #include "eval/harness_run.hpp"
-#include "eval/host_profile.hpp"
-#include "eval/rank_group.hpp"
+#include "eval/host/host_profile.hpp"
+#include "eval/group/rank_group.hpp"
 #include "eval/sandbox.hpp"
 #include "eval/statistics.hpp"
 

@@ -9,18 +9,18 @@
 #include <string>
 #include <vector>
 
-#include <evoteam/config.hpp>
-#include <evoteam/evaluator.hpp>
-#include <evoteam/process.hpp>
+#include <evoteam/core/config.hpp>
+#include <evoteam/eval/evaluator.hpp>
+#include <evoteam/core/process.hpp>
 
 #include "eval/battery.hpp"
 #include "eval/classify.hpp"
-#include "eval/cuda_backend.hpp"
+#include "eval/cuda/cuda_backend.hpp"
 #include "eval/device_lock.hpp"
-#include "eval/gpu_peaks.hpp"
+#include "eval/cuda/gpu_peaks.hpp"
 #include "eval/harness_run.hpp"
-#include "eval/host_build.hpp"
-#include "eval/machine_peaks.hpp"
+#include "eval/host/host_build.hpp"
+#include "eval/host/machine_peaks.hpp"
 
 namespace evoteam::eval {
 

@@ -1,6 +1,6 @@
 // Names, options and the JSON form of evaluation results (candidates/<cid>/eval.json).
-#include <evoteam/error.hpp>
-#include <evoteam/evaluator.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/eval/evaluator.hpp>
 
 #include <cstdlib>
 #include <sstream>
@@ -12,6 +12,18 @@ const std::pair<Stage, const char*> k_stage_names[] = {
     {Stage::static_checks, "static"}, {Stage::build, "build"}, {Stage::correctness, "correctness"},
     {Stage::timing, "timing"},        {Stage::profile, "profile"},
 };
+
+const std::pair<StageStatus, const char*> k_stage_status_names[] = {
+    {StageStatus::passed, "passed"}, {StageStatus::failed, "failed"},          {StageStatus::skipped, "skipped"},
+    {StageStatus::cached, "cached"}, {StageStatus::static_profile, "static"},
+};
+
+StageRecord stage_record_from_json(const nlohmann::json& value) {
+  const std::string status = value.value("status", "");
+  std::optional<StageStatus> parsed = parse_stage_status(status);
+  if (!parsed) throw InvalidInput("eval result: unknown stage status \"" + status + "\"");
+  return {value.value("name", ""), *parsed, value.value("wall_s", 0.0), value.value("detail", "")};
+}
 
 nlohmann::json optional_number(const std::optional<double>& value) {
   return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
@@ -45,6 +57,18 @@ std::string to_string(Stage stage) {
 
 std::optional<Stage> parse_stage(const std::string& text) {
   for (const auto& [value, name] : k_stage_names)
+    if (text == name) return value;
+  return std::nullopt;
+}
+
+std::string to_string(StageStatus status) {
+  for (const auto& [value, name] : k_stage_status_names)
+    if (value == status) return name;
+  return "failed";
+}
+
+std::optional<StageStatus> parse_stage_status(const std::string& text) {
+  for (const auto& [value, name] : k_stage_status_names)
     if (text == name) return value;
   return std::nullopt;
 }
@@ -139,7 +163,8 @@ nlohmann::json EvalResult::to_json() const {
   value["stages_requested"] = requested;
   nlohmann::json stage_list = nlohmann::json::array();
   for (const StageRecord& stage : stages)
-    stage_list.push_back({{"name", stage.name}, {"status", stage.status}, {"wall_s", stage.wall_s}, {"detail", stage.detail}});
+    stage_list.push_back(
+        {{"name", stage.name}, {"status", evoteam::to_string(stage.status)}, {"wall_s", stage.wall_s}, {"detail", stage.detail}});
   value["stages"] = stage_list;
   value["speedup"] = optional_number(speedup);
   value["speedup_interval"] = speedup ? nlohmann::json{optional_number(speedup_low), optional_number(speedup_high)}
@@ -180,7 +205,7 @@ EvalResult EvalResult::from_json(const nlohmann::json& value) {
   for (const auto& name : value.value("stages_requested", nlohmann::json::array()))
     if (std::optional<Stage> stage = parse_stage(name.get<std::string>())) result.stages_requested.push_back(*stage);
   for (const auto& stage : value.value("stages", nlohmann::json::array()))
-    result.stages.push_back({stage.value("name", ""), stage.value("status", ""), stage.value("wall_s", 0.0), stage.value("detail", "")});
+    result.stages.push_back(stage_record_from_json(stage));
   result.speedup = read_optional(value, "speedup");
   if (value.contains("speedup_interval") && value["speedup_interval"].is_array()) {
     const auto& interval = value["speedup_interval"];

@@ -1,6 +1,6 @@
 // The one write-up of an evaluation for agents (eval_writeup.hpp).
-#include <evoteam/eval_writeup.hpp>
-#include <evoteam/text.hpp>
+#include <evoteam/eval/eval_writeup.hpp>
+#include <evoteam/core/text.hpp>
 
 
 namespace evoteam {
@@ -22,8 +22,8 @@ std::string describe_for_agent(const EvalResult& result) {
   if (!result.reason.empty()) text += " (" + result.reason + ")";
   text += "\nstages:";
   for (const StageRecord& stage : result.stages) {
-    text += " " + stage.name + " " + stage.status;
-    if (!stage.detail.empty() && stage.status != "passed") text += " [" + stage.detail + "]";
+    text += " " + stage.name + " " + to_string(stage.status);
+    if (!stage.detail.empty() && stage.status != StageStatus::passed) text += " [" + stage.detail + "]";
     text += ";";
   }
   text += "\n";

@@ -1,16 +1,20 @@
-// Evaluator::evaluate: the stage pipeline. Each stage either passes or ends the evaluation with a typed
-// verdict; what every stage did is recorded in the result.
-#include <evoteam/error.hpp>
-#include <evoteam/evaluator.hpp>
-#include <evoteam/fs.hpp>
+// Evaluator::evaluate: the stage pipeline, as a list of steps (k_steps) over one Evaluation. Each step either
+// lets the next one run or ends the evaluation with a typed verdict; what every stage did is recorded in the
+// result. Every evaluation leaves through finish, which alone decides the GPU probe and the result cache.
+#include <evoteam/core/error.hpp>
+#include <evoteam/eval/evaluator.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/clock.hpp>
+#include <evoteam/core/text.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <future>
 #include <thread>
 
 #include "eval/eval_phases.hpp"
-#include "eval/rank_group.hpp"
+#include "eval/group/rank_group.hpp"
 #include "eval/result_cache.hpp"
 #include "eval/sandbox.hpp"
 #include "eval/statistics.hpp"
@@ -32,12 +36,6 @@ using Clock = std::chrono::steady_clock;
 using eval::BuildOutcome;
 using eval::BuildStatus;
 using eval::Judgement;
-
-double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-bool wants(const std::vector<Stage>& stages, Stage stage) {
-  return std::find(stages.begin(), stages.end(), stage) != stages.end();
-}
 
 void conclude(EvalResult& result, const Judgement& judgement) {
   result.verdict = judgement.verdict;
@@ -63,10 +61,12 @@ void check_gpu_after_fault(eval::EvaluationRun& run, EvalResult& result) {
   result.reason = "the GPU is unusable after the candidate's " + result.reason + "; later evaluations need a healthy GPU";
 }
 
-void record_stage(EvalResult& result, const std::string& name, const std::string& status, double wall_s,
+void record_stage(EvalResult& result, const std::string& name, StageStatus status, double wall_s,
                   const std::string& detail = "") {
   result.stages.push_back({name, status, wall_s, detail});
 }
+
+StageStatus passed_or_failed(const std::optional<Judgement>& failure) { return failure ? StageStatus::failed : StageStatus::passed; }
 
 Verdict build_verdict(BuildStatus status) {
   switch (status) {
@@ -99,9 +99,372 @@ std::map<std::string, std::string> candidate_files(const Task& task, const Candi
 }
 
 std::string stages_text(const std::vector<Stage>& stages) {
-  std::string text;
-  for (Stage stage : stages) text += (text.empty() ? "" : ",") + to_string(stage);
-  return text;
+  return join(stages, ",", [](Stage stage) { return to_string(stage); });
+}
+
+
+std::vector<Stage> requested_stages(const Config& config, const EvalOptions& options) {
+  if (!options.stages.empty()) return options.stages;
+  std::string list;
+  for (const auto& name : config.get<std::vector<std::string>>("eval.pipeline")) list += (list.empty() ? "" : ",") + name;
+  return parse_stage_list(list, "eval.pipeline");
+}
+
+SandboxMode configured_sandbox(const Config& config) {
+  std::optional<SandboxMode> configured = parse_sandbox_mode(config.get<std::string>("eval.sandbox"));
+  if (!configured) throw InvalidInput("eval.sandbox: must be auto, bwrap or none");
+  return *configured;
+}
+
+std::string candidate_hash(const std::map<std::string, std::string>& files, const ParamAssignment& params) {
+  std::string material = "candidate-v1";
+  for (const auto& [name, text] : files) material += "\n" + name + "\n" + sha256_hex(text);
+  material += "\nparams " + describe_params(params);
+  return sha256_hex(material);
+}
+
+// The evaluation's scratch space (plans, records, per-evaluation reference outputs), removed when the evaluation
+// ends unless eval.keep_scratch asks to keep it.
+class ScratchDir {
+ public:
+  ScratchDir(fs::path path, bool keep) : m_path(std::move(path)), m_keep(keep) { evoteam::create_directories(m_path); }
+  ~ScratchDir() {
+    std::error_code ignored;
+    if (!m_keep) fs::remove_all(m_path, ignored);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const fs::path& path() const { return m_path; }
+
+ private:
+  fs::path m_path;
+  bool m_keep;
+};
+
+// One evaluate() call: what its steps share. Members are destroyed in reverse order, so the threads that use
+// `run` (the references, the early profile, the timing run) are joined before `run` and the scratch go.
+struct Evaluation {
+  Evaluation(eval::EvaluatorShared& evaluator_shared, eval::ResultCache& result_cache, const Task& evaluated_task,
+             const Candidate& evaluated, const EvalOptions& evaluation_options)
+      : shared(evaluator_shared), results(result_cache), task(evaluated_task), candidate(evaluated), options(evaluation_options) {}
+  Evaluation(const Evaluation&) = delete;
+  Evaluation& operator=(const Evaluation&) = delete;
+
+  bool wants(Stage stage) const {
+    const std::vector<Stage>& stages = result.stages_requested;
+    return std::find(stages.begin(), stages.end(), stage) != stages.end();
+  }
+
+  eval::EvaluatorShared& shared;
+  eval::ResultCache& results;
+  const Task& task;
+  const Candidate& candidate;
+  const EvalOptions& options;
+  const Clock::time_point start = Clock::now();
+  EvalResult result;
+  std::map<std::string, std::string> files;
+  SandboxMode sandbox = SandboxMode::none;
+  eval::TargetBackend* backend = nullptr;
+  std::optional<std::string> cache_key;  // known once the toolchain is
+  std::optional<ScratchDir> scratch;
+  bool evaluator_scope = false;  // eval.correctness.secret_scope: one secret per evaluator, not per evaluation
+  std::uint64_t secret = 0;
+  std::optional<eval::EvaluationRun> run;
+  std::optional<Judgement> no_device;  // why the run stages cannot run here
+  bool needs_run = false;              // run stages were asked for and can run
+  std::future<std::optional<Judgement>> references;
+  BuildOutcome build;
+  bool profile_by_timing = false;
+  std::future<eval::ProfileOutcome> early_profile;
+  std::optional<eval::ProfileOutcome> profiled;  // the early profile, once correctness has finished
+  std::optional<eval::TimingRun> timing_run;
+  std::optional<Judgement> noisy;  // the timing's NOISY verdict, which does not stop the profile
+};
+
+// What a step leaves the evaluation to do.
+enum class Flow { next, finish };
+using Step = Flow (*)(Evaluation&);
+
+std::optional<Judgement> wait_references(Evaluation& evaluation) {
+  if (!evaluation.references.valid()) return std::nullopt;
+  try {
+    return evaluation.references.get();
+  } catch (const std::exception& error) {
+    return Judgement{Verdict::infra_error, std::string("reference computation: ") + error.what(), nlohmann::json::object()};
+  }
+}
+
+Flow check_params(Evaluation& evaluation) {
+  const std::optional<std::string> error = param_error(evaluation.task, evaluation.candidate.params);
+  if (!error) return Flow::next;
+  conclude(evaluation.result, {Verdict::static_reject, "invalid params: " + *error, {{"params", to_json(evaluation.candidate.params)}}});
+  record_stage(evaluation.result, "static", StageStatus::failed, seconds_since(evaluation.start), *error);
+  return Flow::finish;
+}
+
+// The compiler and the harness name the result in the cache, beside the task, the candidate and the settings.
+Flow identify_toolchain(Evaluation& evaluation) {
+  EvalResult& result = evaluation.result;
+  try {
+    result.compiler = evaluation.backend->toolchain_identity();
+    result.harness_version = evaluation.backend->harness_version();
+  } catch (const Error& error) {
+    conclude(result, {Verdict::infra_error, error.what(), nlohmann::json::object()});
+    return Flow::finish;
+  }
+  evaluation.cache_key = sha256_hex("result-v1\n" + evaluation.task.content_hash + "\n" + result.candidate_hash + "\n" +
+                                    stages_text(result.stages_requested) + "\n" + result.compiler + "\n" + result.harness_version +
+                                    "\n" + evaluation.shared.config.at("eval").dump() + "\n" + result.sandbox);
+  return Flow::next;
+}
+
+Flow serve_cached_result(Evaluation& evaluation) {
+  if (evaluation.options.result_cache != CachePolicy::use) return Flow::next;
+  std::optional<EvalResult> cached = evaluation.results.get(*evaluation.cache_key);
+  if (!cached) return Flow::next;
+  evaluation.result = std::move(*cached);
+  evaluation.result.result_cache_hit = true;
+  return Flow::finish;
+}
+
+Flow prepare_run(Evaluation& evaluation) {
+  eval::EvaluatorShared& shared = evaluation.shared;
+  const Config& config = shared.config;
+  evaluation.scratch.emplace(eval::unique_sibling(shared.cache_dir / "scratch" / "eval"), config.get<bool>("eval.keep_scratch"));
+  const fs::path& scratch = evaluation.scratch->path();
+  evaluation.evaluator_scope = config.get<std::string>("eval.correctness.secret_scope") == "evaluator";
+  evaluation.secret = evaluation.evaluator_scope ? shared.evaluator_secret : eval::fresh_secret();
+  eval::EvaluationRun& run = evaluation.run.emplace(
+      eval::EvaluationRun{shared, *evaluation.backend, evaluation.task, evaluation.sandbox, scratch, {}, {}, {}, {}, 0, true});
+  run.reference_dir = evaluation.evaluator_scope ? shared.cache_dir / "references" / evaluation.task.content_hash.substr(0, 24)
+                                                 : scratch / "references";
+  const bool wants_run = evaluation.wants(Stage::correctness) || evaluation.wants(Stage::timing) || evaluation.wants(Stage::profile);
+  // Without a usable device the build still runs (it needs none), and the evaluation then says why it stopped.
+  evaluation.no_device = wants_run ? eval::device_unavailable(run) : std::nullopt;
+  evaluation.needs_run = wants_run && !evaluation.no_device;
+  // The reference outputs do not depend on the candidate, so they are computed while it builds.
+  if (evaluation.needs_run)
+    evaluation.references =
+        std::async(std::launch::async, [&run, secret = evaluation.secret] { return eval::prepare_references(run, secret); });
+  return Flow::next;
+}
+
+void record_build(EvalResult& result, const BuildOutcome& build) {
+  result.build_log = build.log;
+  result.build_report = build.report;
+  result.static_warnings = build.warnings;
+  result.build_cache_hit = build.cache_hit;
+  result.build_s = build.cache_hit ? 0.0 : build.wall_s;
+  const bool static_failed = build.status == BuildStatus::static_reject;
+  // A cached build reports the lookup as its time; its static checks ran when it was built.
+  const double static_s = build.cache_hit ? 0.0 : build.static_s;
+  const double build_only_s = build.cache_hit ? build.wall_s : std::max(0.0, build.wall_s - build.static_s);
+  const StageStatus unless_failed = build.cache_hit ? StageStatus::cached : StageStatus::passed;
+  record_stage(result, "static", static_failed ? StageStatus::failed : unless_failed, static_s, static_failed ? build.reason : "");
+  if (static_failed) return;
+  if (build.status != BuildStatus::ok)
+    record_stage(result, "build", StageStatus::failed, build_only_s, build.reason);
+  else
+    record_stage(result, "build", unless_failed, build_only_s);
+}
+
+Flow build_candidate(Evaluation& evaluation) {
+  eval::BuildRequest request;
+  request.task = &evaluation.task;
+  request.files = evaluation.files;
+  request.params = evaluation.result.params;
+  const BuildOutcome& build = evaluation.build = evaluation.backend->build(request, evaluation.sandbox);
+  record_build(evaluation.result, build);
+  if (build.status != BuildStatus::ok) {
+    conclude(evaluation.result, {build_verdict(build.status), build.reason, build.evidence});
+    wait_references(evaluation);
+    return Flow::finish;
+  }
+  evaluation.result.verdict = Verdict::pass;
+  evaluation.run->build_report = build.report;
+  return Flow::next;
+}
+
+Flow skip_without_device(Evaluation& evaluation) {
+  if (!evaluation.no_device) return Flow::next;
+  EvalResult& result = evaluation.result;
+  for (Stage stage : result.stages_requested) {
+    if (stage == Stage::static_checks || stage == Stage::build) continue;
+    if (stage == Stage::profile && evaluation.task.target == Target::cuda) {
+      // What the build learned still helps an agent: registers, spills, tensor-core and TMA instruction counts.
+      result.profile = eval::static_cuda_profile(evaluation.build.report, "no GPU: static profile from the build");
+      record_stage(result, "profile", StageStatus::static_profile, 0, "from ptxas and the PTX/SASS scan");
+      continue;
+    }
+    record_stage(result, to_string(stage), StageStatus::skipped, 0, evaluation.no_device->reason);
+  }
+  conclude(result, *evaluation.no_device);
+  return Flow::finish;
+}
+
+Flow await_references(Evaluation& evaluation) {
+  if (!evaluation.needs_run) return Flow::next;
+  EvalResult& result = evaluation.result;
+  const std::optional<Judgement> failure = wait_references(evaluation);
+  const StageStatus unless_failed = evaluation.run->references_cached ? StageStatus::cached : StageStatus::passed;
+  record_stage(result, "reference", failure ? StageStatus::failed : unless_failed, evaluation.run->reference_s,
+               failure ? failure->reason : "");
+  if (failure) {
+    conclude(result, *failure);
+    return Flow::finish;
+  }
+  result.protocol = evaluation.run->battery.describe();
+  result.protocol["secret_scope"] = evaluation.evaluator_scope ? "evaluator" : "evaluation";
+  result.protocol["timing"] = evaluation.shared.config.at("eval.timing");
+  return Flow::next;
+}
+
+// On the host, with a core to spare, the timing harness starts now and prepares its input sets beside
+// correctness; it times nothing until correctness has passed (eval/timing_run.hpp). A profile that needs a
+// run of its own (perf with hardware counters) runs beside correctness too; its result counts only once the
+// gates before it passed, and it is finished before timing starts. Otherwise the timing samples give it.
+Flow start_beside_correctness(Evaluation& evaluation) {
+  const bool needs_run = evaluation.needs_run;
+  const bool spare_core = needs_run && evaluation.task.target == Target::host && evaluation.wants(Stage::correctness) &&
+                          std::thread::hardware_concurrency() >= 2;
+  evaluation.profile_by_timing = needs_run && evaluation.wants(Stage::profile) && evaluation.wants(Stage::timing) &&
+                                 !eval::profile_needs_own_run(*evaluation.run);
+  const fs::path& library = evaluation.build.library;
+  if (spare_core && evaluation.wants(Stage::profile) && !evaluation.profile_by_timing)
+    evaluation.early_profile = eval::start_profile(*evaluation.run, library);
+  if (spare_core && evaluation.wants(Stage::timing)) evaluation.timing_run.emplace(*evaluation.run, library, true);
+  return Flow::next;
+}
+
+std::optional<Judgement> check_with_sanitizer(Evaluation& evaluation) {
+  const auto start = Clock::now();
+  nlohmann::json sanitizer;
+  std::optional<Judgement> failure = eval::run_cuda_sanitizer(*evaluation.run, evaluation.build.library, &sanitizer);
+  evaluation.result.protocol["sanitizer"] = sanitizer;
+  const StageStatus unless_failed = sanitizer.contains("skipped") ? StageStatus::skipped : StageStatus::passed;
+  record_stage(evaluation.result, "sanitizer", failure ? StageStatus::failed : unless_failed, seconds_since(start),
+               failure ? failure->reason : sanitizer.value("skipped", ""));
+  return failure;
+}
+
+Flow check_correctness(Evaluation& evaluation) {
+  if (!evaluation.wants(Stage::correctness)) return Flow::next;
+  const auto start = Clock::now();
+  std::optional<Judgement> failure = eval::run_correctness(*evaluation.run, evaluation.build.library);
+  record_stage(evaluation.result, "correctness", passed_or_failed(failure), seconds_since(start), failure ? failure->reason : "");
+  if (!failure && evaluation.task.target == Target::cuda) failure = check_with_sanitizer(evaluation);
+  if (evaluation.early_profile.valid()) evaluation.profiled = evaluation.early_profile.get();
+  if (!failure) return Flow::next;
+  conclude(evaluation.result, *failure);
+  return Flow::finish;
+}
+
+// Geometric means over the workloads.
+void summarise_speedups(EvalResult& result) {
+  std::vector<double> speedups, lows, highs, fractions;
+  for (const WorkloadResult& workload : result.workloads) {
+    speedups.push_back(workload.speedup);
+    lows.push_back(workload.speedup_low);
+    highs.push_back(workload.speedup_high);
+    if (workload.roofline_fraction) fractions.push_back(*workload.roofline_fraction);
+  }
+  result.speedup = eval::geometric_mean(speedups);
+  result.speedup_low = eval::geometric_mean(lows);
+  result.speedup_high = eval::geometric_mean(highs);
+  if (fractions.size() == result.workloads.size()) result.roofline_fraction = eval::geometric_mean(fractions);
+}
+
+std::optional<Judgement> judge_timing(Evaluation& evaluation, bool capped) {
+  summarise_speedups(evaluation.result);
+  std::optional<Judgement> failure = eval::check_timing_gates(*evaluation.run, evaluation.result, capped, evaluation.build.library);
+  // NOISY is a verdict about the measurement, not a failed gate: the profile still runs.
+  if (failure && failure->verdict == Verdict::noisy) {
+    evaluation.noisy = failure;
+    failure.reset();
+  }
+  return failure;
+}
+
+Flow time_candidate(Evaluation& evaluation) {
+  if (!evaluation.wants(Stage::timing)) return Flow::next;
+  const auto start = Clock::now();
+  EvalResult& result = evaluation.result;
+  if (evaluation.timing_run)
+    evaluation.timing_run->release();
+  else
+    evaluation.timing_run.emplace(*evaluation.run, evaluation.build.library, false);
+  const eval::TimingResult timing = evaluation.timing_run->get();
+  std::optional<Judgement> failure = timing.failure;
+  result.workloads = timing.outcome.workloads;
+  result.timed_s = timing.outcome.timed_s;
+  if (!failure && !result.workloads.empty()) failure = judge_timing(evaluation, timing.outcome.capped);
+  record_stage(result, "timing", passed_or_failed(failure), seconds_since(start),
+               failure ? failure->reason : "lock wait " + fixed(timing.lock_wait_s, 3) + " s");
+  if (!failure) return Flow::next;
+  conclude(result, *failure);
+  // A speedup is only worth reporting for outputs that were verified.
+  if (!outputs_verified(result.verdict)) {
+    result.speedup.reset();
+    result.speedup_low.reset();
+    result.speedup_high.reset();
+  }
+  return Flow::finish;
+}
+
+// The profile from beside correctness, from the timing samples, or from a run of its own.
+eval::ProfileOutcome take_profile(Evaluation& evaluation) {
+  if (evaluation.profiled) {
+    eval::ProfileOutcome outcome = *evaluation.profiled;
+    outcome.profile["beside"] = "correctness";
+    return outcome;
+  }
+  const auto start = Clock::now();
+  eval::ProfileOutcome outcome;
+  if (evaluation.profile_by_timing)
+    outcome.failure = eval::profile_from_timing(*evaluation.run, evaluation.result.workloads, &outcome.profile);
+  else
+    outcome.failure = eval::run_profile(*evaluation.run, evaluation.build.library, &outcome.profile);
+  outcome.wall_s = seconds_since(start);
+  return outcome;
+}
+
+Flow profile_candidate(Evaluation& evaluation) {
+  if (!evaluation.wants(Stage::profile)) return Flow::next;
+  const eval::ProfileOutcome outcome = take_profile(evaluation);
+  const std::optional<Judgement>& failure = outcome.failure;
+  record_stage(evaluation.result, "profile", passed_or_failed(failure), outcome.wall_s, failure ? failure->reason : "");
+  if (failure) {
+    conclude(evaluation.result, *failure);
+    return Flow::finish;
+  }
+  evaluation.result.profile = outcome.profile;
+  return Flow::next;
+}
+
+Flow conclude_noisy_timing(Evaluation& evaluation) {
+  if (evaluation.noisy) conclude(evaluation.result, *evaluation.noisy);
+  return Flow::finish;
+}
+
+// The pipeline, in order; each step returns early when its stage was not asked for.
+constexpr Step k_steps[] = {check_params,        identify_toolchain, serve_cached_result, prepare_run,
+                            build_candidate,     skip_without_device, await_references,   start_beside_correctness,
+                            check_correctness,   time_candidate,     profile_candidate,   conclude_noisy_timing};
+
+// A result is stored when it says something about the candidate: not the evaluator's own failure (which may not
+// recur), not a result the cache just served, and only once its key (the toolchain) is known.
+bool worth_storing(const Evaluation& evaluation) {
+  return evaluation.cache_key && !evaluation.result.result_cache_hit &&
+         evaluation.options.result_cache != CachePolicy::bypass && !is_infra(evaluation.result.verdict);
+}
+
+// The one way out of an evaluation, whichever step ended it.
+EvalResult finish(Evaluation& evaluation) {
+  // Only a candidate that ran can have broken the GPU (a cached result ran in an earlier evaluation).
+  if (evaluation.run) check_gpu_after_fault(*evaluation.run, evaluation.result);
+  if (worth_storing(evaluation)) evaluation.results.put(*evaluation.cache_key, evaluation.result);
+  evaluation.result.wall_s = seconds_since(evaluation.start);
+  return std::move(evaluation.result);
 }
 
 }  // namespace
@@ -134,256 +497,23 @@ SandboxMode Evaluator::resolve_sandbox(SandboxMode requested) {
 }
 
 EvalResult Evaluator::evaluate(const Task& task, const Candidate& candidate, const EvalOptions& options) {
-  const auto start = Clock::now();
   eval::EvaluatorShared& shared = m_impl->shared;
-  const Config& config = shared.config;
-  EvalResult result;
+  Evaluation evaluation(shared, m_impl->results, task, candidate, options);
+  EvalResult& result = evaluation.result;
   result.task = task.name;
   result.target = to_string(task.target);
   result.baseline = baseline_description(task);
-  result.stages_requested = options.stages.empty()
-                                ? parse_stage_list([&] {
-                                    std::string list;
-                                    for (const auto& name : config.get<std::vector<std::string>>("eval.pipeline"))
-                                      list += (list.empty() ? "" : ",") + name;
-                                    return list;
-                                  }(), "eval.pipeline")
-                                : options.stages;
-  const std::vector<Stage>& stages = result.stages_requested;
-  std::optional<SandboxMode> configured = parse_sandbox_mode(config.get<std::string>("eval.sandbox"));
-  if (!configured) throw InvalidInput("eval.sandbox: must be auto, bwrap or none");
-  const SandboxMode sandbox = resolve_sandbox(options.sandbox.value_or(*configured));
-  result.sandbox = to_string(sandbox);
-  const std::map<std::string, std::string> files = candidate_files(task, candidate);
+  result.stages_requested = requested_stages(shared.config, options);
+  evaluation.sandbox = resolve_sandbox(options.sandbox.value_or(configured_sandbox(shared.config)));
+  result.sandbox = to_string(evaluation.sandbox);
+  evaluation.files = candidate_files(task, candidate);
   result.params = complete_params(task, candidate.params);
-  std::string material = "candidate-v1";
-  for (const auto& [name, text] : files) material += "\n" + name + "\n" + sha256_hex(text);
-  material += "\nparams " + describe_params(result.params);
-  result.candidate_hash = sha256_hex(material);
-  auto finish = [&](EvalResult& done) -> EvalResult {
-    done.wall_s = since(start);
-    return done;
-  };
-
-  eval::TargetBackend& backend = task.target == Target::cuda ? static_cast<eval::TargetBackend&>(shared.cuda) : shared.host;
-  result.device = backend.device();
-  if (std::optional<std::string> error = param_error(task, candidate.params)) {
-    conclude(result, {Verdict::static_reject, "invalid params: " + *error, {{"params", to_json(candidate.params)}}});
-    record_stage(result, "static", "failed", since(start), *error);
-    return finish(result);
-  }
-
-  std::string key;
-  try {
-    result.compiler = backend.toolchain_identity();
-    result.harness_version = backend.harness_version();
-  } catch (const Error& error) {
-    conclude(result, {Verdict::infra_error, error.what(), nlohmann::json::object()});
-    return finish(result);
-  }
-  key = sha256_hex("result-v1\n" + task.content_hash + "\n" + result.candidate_hash + "\n" + stages_text(stages) + "\n" +
-                   result.compiler + "\n" + result.harness_version + "\n" + config.at("eval").dump() + "\n" + result.sandbox);
-  if (options.result_cache == CachePolicy::use) {
-    if (std::optional<EvalResult> cached = m_impl->results.get(key)) {
-      cached->result_cache_hit = true;
-      return finish(*cached);
-    }
-  }
-
-  // Scratch space for plans, records and (per-evaluation) reference outputs.
-  const fs::path scratch = eval::unique_sibling(shared.cache_dir / "scratch" / "eval");
-  evoteam::create_directories(scratch);
-  struct ScratchCleanup {
-    fs::path path;
-    bool keep;
-    ~ScratchCleanup() {
-      std::error_code ignored;
-      if (!keep) fs::remove_all(path, ignored);
-    }
-  } cleanup{scratch, config.get<bool>("eval.keep_scratch")};
-
-  const bool wants_run = wants(stages, Stage::correctness) || wants(stages, Stage::timing) || wants(stages, Stage::profile);
-  const bool evaluator_scope = config.get<std::string>("eval.correctness.secret_scope") == "evaluator";
-  const std::uint64_t secret = evaluator_scope ? shared.evaluator_secret : eval::fresh_secret();
-  eval::EvaluationRun run{shared, backend, task, sandbox, scratch, {}, {}, {}, {}, 0, true};
-  run.reference_dir = evaluator_scope ? shared.cache_dir / "references" / task.content_hash.substr(0, 24) : scratch / "references";
-  // Without a usable device the build still runs (it needs none), and the evaluation then says why it stopped.
-  const std::optional<Judgement> no_device = wants_run ? eval::device_unavailable(run) : std::nullopt;
-  const bool needs_run = wants_run && !no_device;
-
-  // The reference outputs do not depend on the candidate, so they are computed while it builds.
-  std::future<std::optional<Judgement>> references;
-  if (needs_run) references = std::async(std::launch::async, [&run, secret] { return eval::prepare_references(run, secret); });
-  auto wait_references = [&]() -> std::optional<Judgement> {
-    if (!references.valid()) return std::nullopt;
-    try {
-      return references.get();
-    } catch (const std::exception& error) {
-      return Judgement{Verdict::infra_error, std::string("reference computation: ") + error.what(), nlohmann::json::object()};
-    }
-  };
-
-  eval::BuildRequest request;
-  request.task = &task;
-  request.files = files;
-  request.params = result.params;
-  BuildOutcome build = backend.build(request, sandbox);
-  result.build_log = build.log;
-  result.build_report = build.report;
-  result.static_warnings = build.warnings;
-  result.build_cache_hit = build.cache_hit;
-  result.build_s = build.cache_hit ? 0.0 : build.wall_s;
-  const bool static_failed = build.status == BuildStatus::static_reject;
-  // A cached build reports the lookup as its time; its static checks ran when it was built.
-  const double static_s = build.cache_hit ? 0.0 : build.static_s;
-  const double build_only_s = build.cache_hit ? build.wall_s : std::max(0.0, build.wall_s - build.static_s);
-  record_stage(result, "static", static_failed ? "failed" : (build.cache_hit ? "cached" : "passed"), static_s,
-               static_failed ? build.reason : "");
-  if (build.status != BuildStatus::ok) {
-    if (!static_failed) record_stage(result, "build", "failed", build_only_s, build.reason);
-    conclude(result, {build_verdict(build.status), build.reason, build.evidence});
-    wait_references();
-    if (result.verdict != Verdict::infra_error && options.result_cache != CachePolicy::bypass) m_impl->results.put(key, result);
-    return finish(result);
-  }
-  record_stage(result, "build", build.cache_hit ? "cached" : "passed", build_only_s);
-  result.verdict = Verdict::pass;
-  run.build_report = build.report;
-  if (no_device) {
-    for (Stage stage : stages) {
-      if (stage == Stage::static_checks || stage == Stage::build) continue;
-      if (stage == Stage::profile && task.target == Target::cuda) {
-        // What the build learned still helps an agent: registers, spills, tensor-core and TMA instruction counts.
-        result.profile = eval::static_cuda_profile(build.report, "no GPU: static profile from the build");
-        record_stage(result, "profile", "static", 0, "from ptxas and the PTX/SASS scan");
-        continue;
-      }
-      record_stage(result, to_string(stage), "skipped", 0, no_device->reason);
-    }
-    conclude(result, *no_device);
-    return finish(result);
-  }
-
-  if (needs_run) {
-    std::optional<Judgement> failure = wait_references();
-    record_stage(result, "reference", failure ? "failed" : (run.references_cached ? "cached" : "passed"), run.reference_s,
-                 failure ? failure->reason : "");
-    if (failure) {
-      conclude(result, *failure);
-      return finish(result);
-    }
-    result.protocol = run.battery.describe();
-    result.protocol["secret_scope"] = evaluator_scope ? "evaluator" : "evaluation";
-    result.protocol["timing"] = config.at("eval.timing");
-  }
-
-  // On the host, with a core to spare, the timing harness starts now and prepares its input sets beside
-  // correctness; it times nothing until correctness has passed (eval/timing_run.hpp). A profile that needs a
-  // run of its own (perf with hardware counters) runs beside correctness too; its result counts only once the
-  // gates before it passed, and it is finished before timing starts. Otherwise the timing samples give it.
-  const bool spare_core = needs_run && task.target == Target::host && wants(stages, Stage::correctness) &&
-                          std::thread::hardware_concurrency() >= 2;
-  const bool profile_by_timing =
-      needs_run && wants(stages, Stage::profile) && wants(stages, Stage::timing) && !eval::profile_needs_own_run(run);
-  std::future<eval::ProfileOutcome> early_profile;
-  if (spare_core && wants(stages, Stage::profile) && !profile_by_timing) early_profile = eval::start_profile(run, build.library);
-  std::optional<eval::ProfileOutcome> profiled;
-  std::optional<eval::TimingRun> timing_run;
-  if (spare_core && wants(stages, Stage::timing)) timing_run.emplace(run, build.library, true);
-
-  if (wants(stages, Stage::correctness)) {
-    const auto stage_start = Clock::now();
-    std::optional<Judgement> failure = eval::run_correctness(run, build.library);
-    record_stage(result, "correctness", failure ? "failed" : "passed", since(stage_start), failure ? failure->reason : "");
-    if (!failure && task.target == Target::cuda) {
-      const auto sanitizer_start = Clock::now();
-      nlohmann::json sanitizer;
-      failure = eval::run_cuda_sanitizer(run, build.library, &sanitizer);
-      result.protocol["sanitizer"] = sanitizer;
-      record_stage(result, "sanitizer", failure ? "failed" : (sanitizer.contains("skipped") ? "skipped" : "passed"),
-                   since(sanitizer_start), failure ? failure->reason : sanitizer.value("skipped", ""));
-    }
-    if (early_profile.valid()) profiled = early_profile.get();
-    if (failure) {
-      conclude(result, *failure);
-      check_gpu_after_fault(run, result);
-      if (!is_infra(result.verdict) && options.result_cache != CachePolicy::bypass) m_impl->results.put(key, result);
-      return finish(result);
-    }
-  }
-
-  std::optional<Judgement> noisy;
-  if (wants(stages, Stage::timing)) {
-    const auto stage_start = Clock::now();
-    if (timing_run)
-      timing_run->release();
-    else
-      timing_run.emplace(run, build.library, false);
-    const eval::TimingResult timing = timing_run->get();
-    std::optional<Judgement> failure = timing.failure;
-    result.workloads = timing.outcome.workloads;
-    result.timed_s = timing.outcome.timed_s;
-    if (!failure && !result.workloads.empty()) {
-      std::vector<double> speedups, lows, highs, fractions;
-      for (const WorkloadResult& workload : result.workloads) {
-        speedups.push_back(workload.speedup);
-        lows.push_back(workload.speedup_low);
-        highs.push_back(workload.speedup_high);
-        if (workload.roofline_fraction) fractions.push_back(*workload.roofline_fraction);
-      }
-      result.speedup = eval::geometric_mean(speedups);
-      result.speedup_low = eval::geometric_mean(lows);
-      result.speedup_high = eval::geometric_mean(highs);
-      if (fractions.size() == result.workloads.size()) result.roofline_fraction = eval::geometric_mean(fractions);
-      failure = eval::check_timing_gates(run, result, timing.outcome.capped, build.library);
-      // NOISY is a verdict about the measurement, not a failed gate: the profile still runs.
-      if (failure && failure->verdict == Verdict::noisy) {
-        noisy = failure;
-        failure.reset();
-      }
-    }
-    record_stage(result, "timing", failure ? "failed" : "passed", since(stage_start),
-                 failure ? failure->reason : "lock wait " + std::to_string(timing.lock_wait_s).substr(0, 5) + " s");
-    if (failure) {
-      conclude(result, *failure);
-      check_gpu_after_fault(run, result);
-      if (!outputs_verified(result.verdict)) {
-        result.speedup.reset();
-        result.speedup_low.reset();
-        result.speedup_high.reset();
-      }
-      if (!is_infra(result.verdict) && options.result_cache != CachePolicy::bypass) m_impl->results.put(key, result);
-      return finish(result);
-    }
-  }
-
-  if (wants(stages, Stage::profile)) {
-    const auto stage_start = Clock::now();
-    nlohmann::json profile;
-    std::optional<Judgement> failure;
-    double profile_s = 0;
-    if (profiled) {
-      failure = profiled->failure;
-      profile = profiled->profile;
-      profile_s = profiled->wall_s;
-      profile["beside"] = "correctness";
-    } else if (profile_by_timing) {
-      failure = eval::profile_from_timing(run, result.workloads, &profile);
-      profile_s = since(stage_start);
-    } else {
-      failure = eval::run_profile(run, build.library, &profile);
-      profile_s = since(stage_start);
-    }
-    record_stage(result, "profile", failure ? "failed" : "passed", profile_s, failure ? failure->reason : "");
-    if (failure) {
-      conclude(result, *failure);
-      return finish(result);
-    }
-    result.profile = profile;
-  }
-  if (noisy) conclude(result, *noisy);
-  if (options.result_cache != CachePolicy::bypass) m_impl->results.put(key, result);
-  return finish(result);
+  result.candidate_hash = candidate_hash(evaluation.files, result.params);
+  evaluation.backend = task.target == Target::cuda ? static_cast<eval::TargetBackend*>(&shared.cuda) : &shared.host;
+  result.device = evaluation.backend->device();
+  for (Step step : k_steps)
+    if (step(evaluation) == Flow::finish) break;
+  return finish(evaluation);
 }
 
 }  // namespace evoteam

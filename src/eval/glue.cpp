@@ -4,7 +4,7 @@
 #include <sstream>
 #include <vector>
 
-#include <evoteam/text.hpp>
+#include <evoteam/core/text.hpp>
 
 namespace evoteam::eval {
 namespace {

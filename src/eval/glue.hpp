@@ -4,7 +4,7 @@
 // axes in task.axes order.
 #include <string>
 
-#include <evoteam/task.hpp>
+#include <evoteam/task/task.hpp>
 
 namespace evoteam::eval {
 

@@ -1,6 +1,6 @@
 #include "eval/harness_run.hpp"
 
-#include <evoteam/fs.hpp>
+#include <evoteam/core/fs.hpp>
 
 #include <fstream>
 #include <sstream>

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <evoteam/evaluator.hpp>
-#include <evoteam/process.hpp>
-#include <evoteam/task.hpp>
+#include <evoteam/eval/evaluator.hpp>
+#include <evoteam/core/process.hpp>
+#include <evoteam/task/task.hpp>
 
 #include "eval/battery.hpp"
 

@@ -1,7 +1,7 @@
 #include "eval/result_cache.hpp"
 
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
 
 namespace evoteam::eval {
 

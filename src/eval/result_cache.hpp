@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include <evoteam/evaluator.hpp>
+#include <evoteam/eval/evaluator.hpp>
 
 namespace evoteam::eval {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include <evoteam/inventory.hpp>
+#include <evoteam/core/inventory.hpp>
 
 namespace evoteam::eval {
 namespace {

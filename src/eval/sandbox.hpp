@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include <evoteam/evaluator.hpp>
-#include <evoteam/process.hpp>
+#include <evoteam/eval/evaluator.hpp>
+#include <evoteam/core/process.hpp>
 
 namespace evoteam::eval {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include <evoteam/evaluator.hpp>
+#include <evoteam/eval/evaluator.hpp>
 
 namespace evoteam::eval {
 

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <evoteam/evaluator.hpp>
-#include <evoteam/task.hpp>
+#include <evoteam/eval/evaluator.hpp>
+#include <evoteam/task/task.hpp>
 
 namespace evoteam::eval {
 

@@ -1,8 +1,8 @@
 #include "eval/timing_run.hpp"
 
-#include <evoteam/fs.hpp>
+#include <evoteam/core/fs.hpp>
 
-#include "eval/rank_group.hpp"
+#include "eval/group/rank_group.hpp"
 
 namespace evoteam::eval {
 namespace {

@@ -1,4 +1,4 @@
-#include <evoteam/verdict.hpp>
+#include <evoteam/eval/verdict.hpp>
 
 #include <utility>
 

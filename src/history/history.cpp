@@ -1,6 +1,6 @@
-#include <evoteam/history.hpp>
+#include <evoteam/history/history.hpp>
 
-#include <evoteam/error.hpp>
+#include <evoteam/core/error.hpp>
 
 namespace evoteam {
 

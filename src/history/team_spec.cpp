@@ -1,9 +1,9 @@
-#include <evoteam/team_spec.hpp>
+#include <evoteam/history/team_spec.hpp>
 
 #include <algorithm>
 #include <cmath>
 
-#include <evoteam/error.hpp>
+#include <evoteam/core/error.hpp>
 
 namespace evoteam {
 

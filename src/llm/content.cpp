@@ -1,6 +1,6 @@
 // Conversation value types and their canonical JSON form.
-#include <evoteam/error.hpp>
-#include <evoteam/llm.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/llm/llm.hpp>
 
 namespace evoteam {
 

@@ -13,10 +13,10 @@
 #include <curl/curl.h>
 #include <spdlog/spdlog.h>
 
-#include <evoteam/clock.hpp>
-#include <evoteam/log.hpp>
-#include <evoteam/process.hpp>
-#include <evoteam/text.hpp>
+#include <evoteam/core/clock.hpp>
+#include <evoteam/core/log.hpp>
+#include <evoteam/core/process.hpp>
+#include <evoteam/core/text.hpp>
 
 namespace evoteam::http {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <evoteam/llm.hpp>
+#include <evoteam/llm/llm.hpp>
 
 namespace evoteam::http {
 

@@ -1,8 +1,8 @@
 // The process-wide budget meter.
-#include <evoteam/clock.hpp>
-#include <evoteam/config.hpp>
-#include <evoteam/error.hpp>
-#include <evoteam/meter.hpp>
+#include <evoteam/core/clock.hpp>
+#include <evoteam/core/config.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/llm/meter.hpp>
 
 #include <algorithm>
 

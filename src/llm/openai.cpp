@@ -2,7 +2,7 @@
 #include <ranges>
 #include <set>
 
-#include <evoteam/text.hpp>
+#include <evoteam/core/text.hpp>
 
 #include "llm/providers.hpp"
 

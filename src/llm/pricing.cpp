@@ -1,8 +1,8 @@
 // The price table (configs/models.json): per-token prices and context windows, and cost from usage.
-#include <evoteam/config.hpp>
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/llm.hpp>
+#include <evoteam/core/config.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/llm/llm.hpp>
 
 #include <set>
 

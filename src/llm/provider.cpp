@@ -1,7 +1,7 @@
 // Provider factory, settings from config and environment, and the reply bookkeeping shared by providers.
-#include <evoteam/config.hpp>
-#include <evoteam/error.hpp>
-#include <evoteam/log.hpp>
+#include <evoteam/core/config.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/log.hpp>
 
 #include "llm/providers.hpp"
 

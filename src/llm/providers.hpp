@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <evoteam/llm.hpp>
+#include <evoteam/llm/llm.hpp>
 
 #include "llm/http.hpp"
 

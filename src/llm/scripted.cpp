@@ -3,9 +3,9 @@
 //   an Anthropic Messages reply: {"content":[blocks], "stop_reason":"tool_use", "usage":{"input_tokens":..}}
 //   {"malformed": "why"}                        a reply whose body could not be understood
 //   {"failure": {"kind":"http_status", "http_status":529, "message":"..."}}   a call that brought no reply
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/process.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/process.hpp>
 
 #include <sstream>
 

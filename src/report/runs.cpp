@@ -1,11 +1,11 @@
-#include <evoteam/report.hpp>
+#include <evoteam/report/report.hpp>
 
 #include <iomanip>
 #include <sstream>
 
-#include <evoteam/error.hpp>
-#include <evoteam/store.hpp>
-#include <evoteam/text.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/store/store.hpp>
+#include <evoteam/core/text.hpp>
 
 namespace evoteam {
 

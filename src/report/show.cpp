@@ -1,11 +1,11 @@
 #include <algorithm>
 #include <sstream>
 
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/report.hpp>
-#include <evoteam/store.hpp>
-#include <evoteam/text.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/report/report.hpp>
+#include <evoteam/store/store.hpp>
+#include <evoteam/core/text.hpp>
 
 namespace evoteam {
 

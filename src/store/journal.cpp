@@ -1,6 +1,6 @@
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/store.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/store/store.hpp>
 
 #include <fcntl.h>
 #include <sys/stat.h>

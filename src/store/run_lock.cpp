@@ -1,5 +1,5 @@
-#include <evoteam/error.hpp>
-#include <evoteam/store.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/store/store.hpp>
 
 #include <fcntl.h>
 #include <sys/file.h>

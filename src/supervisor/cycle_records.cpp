@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include <evoteam/fs.hpp>
+#include <evoteam/core/fs.hpp>
 
 namespace evoteam {
 

@@ -7,12 +7,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include <evoteam/history.hpp>
-#include <evoteam/meter.hpp>
-#include <evoteam/process.hpp>
-#include <evoteam/store.hpp>
-#include <evoteam/supervisor.hpp>
-#include <evoteam/team.hpp>
+#include <evoteam/history/history.hpp>
+#include <evoteam/llm/meter.hpp>
+#include <evoteam/core/process.hpp>
+#include <evoteam/store/store.hpp>
+#include <evoteam/supervisor/supervisor.hpp>
+#include <evoteam/team/team.hpp>
 
 #include "supervisor/run_state.hpp"
 

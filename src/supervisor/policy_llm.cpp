@@ -1,10 +1,10 @@
 // The LLM supervisor: the `supervisor` role reads the signals and history and answers with a TeamSpec as JSON.
 // The proposal is validated; an invalid or over-budget one falls back to the rules, and the fallback is recorded.
-#include <evoteam/supervisor_llm.hpp>
+#include <evoteam/supervisor/supervisor_llm.hpp>
 
 #include <spdlog/spdlog.h>
 
-#include <evoteam/error.hpp>
+#include <evoteam/core/error.hpp>
 
 namespace evoteam {
 

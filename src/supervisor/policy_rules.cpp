@@ -2,9 +2,9 @@
 // the moves), with thresholds from the "supervisor" config section.
 #include <algorithm>
 
-#include <evoteam/error.hpp>
-#include <evoteam/supervisor_policy.hpp>
-#include <evoteam/text.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/supervisor/supervisor_policy.hpp>
+#include <evoteam/core/text.hpp>
 
 namespace evoteam {
 

@@ -8,13 +8,13 @@
 
 #include <spdlog/spdlog.h>
 
-#include <evoteam/lab.hpp>
-#include <evoteam/llm_team.hpp>
-#include <evoteam/process.hpp>
-#include <evoteam/role.hpp>
-#include <evoteam/supervisor_llm.hpp>
-#include <evoteam/team.hpp>
-#include <evoteam/text.hpp>
+#include <evoteam/team/lab.hpp>
+#include <evoteam/team/llm_team.hpp>
+#include <evoteam/core/process.hpp>
+#include <evoteam/team/role.hpp>
+#include <evoteam/supervisor/supervisor_llm.hpp>
+#include <evoteam/team/team.hpp>
+#include <evoteam/core/text.hpp>
 
 #include "supervisor/cycle_records.hpp"
 

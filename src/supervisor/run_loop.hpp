@@ -3,11 +3,11 @@
 // journaled and run.json updated. Everything outside the run directory comes through the RunContext.
 #include <optional>
 
-#include <evoteam/config.hpp>
-#include <evoteam/meter.hpp>
-#include <evoteam/stop_reason.hpp>
-#include <evoteam/store.hpp>
-#include <evoteam/supervisor.hpp>
+#include <evoteam/core/config.hpp>
+#include <evoteam/llm/meter.hpp>
+#include <evoteam/supervisor/stop_reason.hpp>
+#include <evoteam/store/store.hpp>
+#include <evoteam/supervisor/supervisor.hpp>
 
 #include "supervisor/run_state.hpp"
 

@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <evoteam/history.hpp>
-#include <evoteam/store.hpp>
-#include <evoteam/supervisor.hpp>
+#include <evoteam/history/history.hpp>
+#include <evoteam/store/store.hpp>
+#include <evoteam/supervisor/supervisor.hpp>
 
 namespace evoteam {
 

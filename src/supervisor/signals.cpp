@@ -6,9 +6,9 @@
 #include <span>
 #include <sstream>
 
-#include <evoteam/error.hpp>
-#include <evoteam/supervisor_policy.hpp>
-#include <evoteam/text.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/supervisor/supervisor_policy.hpp>
+#include <evoteam/core/text.hpp>
 
 namespace evoteam {
 
@@ -55,72 +55,96 @@ std::string Signals::to_text() const {
   return text;
 }
 
-Signals compute_signals(const RunHistory& history, const KnowledgeBase& knowledge, const Config& config, int cycle) {
-  Signals signals;
-  signals.cycle = cycle;
-  auto set = [&](const char* name, double value, double threshold, bool triggered, std::string evidence) {
-    signals.by_name[name] = Signal{name, value, threshold, triggered, std::move(evidence)};
-  };
+namespace {
 
+// What every signal of one cycle reads: the history, the knowledge, the thresholds, and the cycle's records
+// that spent an evaluation (not blocked, not the evaluator's own failure).
+struct CycleReading {
+  const RunHistory& history;
+  const KnowledgeBase& knowledge;
+  const Config& config;
+  int cycle = 0;
   std::vector<const EvaluationRecord*> spent;
-  for (const EvaluationRecord* record : history.in_cycle(cycle))
-    if (!record->blocked() && !record->has(Verdict::infra_error)) spent.push_back(record);
-  const double count = std::max<double>(1.0, static_cast<double>(spent.size()));
+  std::optional<EvaluationRecord> best;
+  Signals& signals;
 
-  // Build and test failures, and recurring signatures over the last two cycles.
+  // Divides counts into rates; at least 1 so an empty cycle gives rates of 0.
+  double spent_count() const { return std::max<double>(1.0, static_cast<double>(spent.size())); }
+  void set(const char* name, double value, double threshold, bool triggered, std::string evidence) {
+    signals.by_name[name] = Signal{name, value, threshold, triggered, std::move(evidence)};
+  }
+};
+
+// The failure signature seen most often over the last two cycles.
+struct Recurrence {
+  std::string signature;
+  std::size_t count = 0;
+  std::vector<std::string> candidates;
+};
+
+void add_failure_rates(CycleReading& reading) {
   std::vector<std::string> build_failed, test_failed;
-  for (const EvaluationRecord* record : spent) {
+  for (const EvaluationRecord* record : reading.spent) {
     const std::string named = record->candidate_id + " " + record->verdict_text();
     if (class_of(*record) == VerdictClass::build_failure) build_failed.push_back(named);
     if (class_of(*record) == VerdictClass::test_failure) test_failed.push_back(named);
   }
-  const double stuck = config.get<double>("supervisor.stuck_failure_rate");
-  set(k_signal_build_failure_rate, build_failed.size() / count, stuck, !spent.empty() && build_failed.size() / count >= stuck,
-      std::to_string(build_failed.size()) + " of " + std::to_string(spent.size()) + " failed to build" +
-          (build_failed.empty() ? "" : ": " + join_ids(build_failed)));
-  set(k_signal_test_failure_rate, test_failed.size() / count, stuck, !spent.empty() && test_failed.size() / count >= stuck,
-      std::to_string(test_failed.size()) + " of " + std::to_string(spent.size()) + " failed correctness" +
-          (test_failed.empty() ? "" : ": " + join_ids(test_failed)));
+  const double stuck = reading.config.get<double>("supervisor.stuck_failure_rate");
+  const double count = reading.spent_count();
+  const std::string of = " of " + std::to_string(reading.spent.size());
+  reading.set(k_signal_build_failure_rate, build_failed.size() / count, stuck,
+              !reading.spent.empty() && build_failed.size() / count >= stuck,
+              std::to_string(build_failed.size()) + of + " failed to build" +
+                  (build_failed.empty() ? "" : ": " + join_ids(build_failed)));
+  reading.set(k_signal_test_failure_rate, test_failed.size() / count, stuck,
+              !reading.spent.empty() && test_failed.size() / count >= stuck,
+              std::to_string(test_failed.size()) + of + " failed correctness" +
+                  (test_failed.empty() ? "" : ": " + join_ids(test_failed)));
+}
 
+Recurrence add_recurring_error(CycleReading& reading) {
   std::map<std::string, std::vector<std::string>> by_signature;
-  std::map<std::string, std::set<std::string>> lineages_by_signature;
-  for (const EvaluationRecord& record : history.evaluations)
-    if (record.cycle >= cycle - 1 && record.cycle <= cycle && !record.passed() && !record.failure_signature.empty() &&
-        !record.blocked()) {
+  for (const EvaluationRecord& record : reading.history.evaluations)
+    if (record.cycle >= reading.cycle - 1 && record.cycle <= reading.cycle && !record.passed() &&
+        !record.failure_signature.empty() && !record.blocked())
       by_signature[record.failure_signature].push_back(record.candidate_id);
-      lineages_by_signature[record.failure_signature].insert(record.lineage);
-    }
-  std::string worst_signature;
-  std::size_t worst = 0;
+  Recurrence worst;
   for (const auto& [signature, ids] : by_signature)
-    if (ids.size() > worst) worst = ids.size(), worst_signature = signature;
-  const double recurring = config.get<int>("supervisor.recurring_error_count");
-  set(k_signal_recurring_error, static_cast<double>(worst), recurring, worst >= recurring,
-      worst == 0 ? "no failure signature recurred"
-                 : "'" + worst_signature + "' x" + std::to_string(worst) + " in " + join_ids(by_signature[worst_signature]));
+    if (ids.size() > worst.count) worst = {signature, ids.size(), ids};
+  const double recurring = reading.config.get<int>("supervisor.recurring_error_count");
+  reading.set(k_signal_recurring_error, static_cast<double>(worst.count), recurring, worst.count >= recurring,
+              worst.count == 0 ? "no failure signature recurred"
+                               : "'" + worst.signature + "' x" + std::to_string(worst.count) + " in " +
+                                     join_ids(worst.candidates));
+  return worst;
+}
 
-  // Was the current best profiled (since its last change)?
-  std::optional<EvaluationRecord> best = history.best();
-  bool profiled = best && best->profiled;
-  set(k_signal_unprofiled_best, best && !profiled ? 1.0 : 0.0, 1.0, best && !profiled,
-      !best ? "no passing candidate yet"
-            : best->candidate_id + (profiled ? " profiled (bound: " + best->profile_bound + ")"
-                                             : " has no profile since its last change (" +
-                                                   std::to_string(best->changes) + " change(s) from " +
-                                                   (best->parent_id.empty() ? "start" : best->parent_id) + ")"));
+// Was the current best profiled since its last change?
+void add_unprofiled_best(CycleReading& reading) {
+  const std::optional<EvaluationRecord>& best = reading.best;
+  const bool profiled = best && best->profiled;
+  reading.set(k_signal_unprofiled_best, best && !profiled ? 1.0 : 0.0, 1.0, best && !profiled,
+              !best ? "no passing candidate yet"
+                    : best->candidate_id + (profiled ? " profiled (bound: " + best->profile_bound + ")"
+                                                     : " has no profile since its last change (" +
+                                                           std::to_string(best->changes) + " change(s) from " +
+                                                           (best->parent_id.empty() ? "start" : best->parent_id) + ")"));
+}
 
-  // Attempts that repeated a recorded failure, and attempts that reverted a validated strategy.
+// Attempts that repeated a recorded failure, and attempts that reverted a validated strategy.
+void add_knowledge_use(CycleReading& reading) {
   std::vector<std::string> repeats;
-  for (const EvaluationRecord* record : history.in_cycle(cycle))
+  for (const EvaluationRecord* record : reading.history.in_cycle(reading.cycle))
     if (record->repeated_recorded_failure) repeats.push_back(record->candidate_id);
-  const double repeat_threshold = config.get<int>("supervisor.repeated_failure_count");
-  set(k_signal_repeated_failures, static_cast<double>(repeats.size()), repeat_threshold, repeats.size() >= repeat_threshold,
-      repeats.empty() ? "no attempt repeated a recorded failure" : "repeated recorded failures: " + join_ids(repeats));
+  const double threshold = reading.config.get<int>("supervisor.repeated_failure_count");
+  reading.set(k_signal_repeated_failures, static_cast<double>(repeats.size()), threshold, repeats.size() >= threshold,
+              repeats.empty() ? "no attempt repeated a recorded failure"
+                              : "repeated recorded failures: " + join_ids(repeats));
 
   std::vector<std::string> ignored;
-  std::vector<KnowledgeEntry> strategies = knowledge.entries(KnowledgeKind::strategy);
-  for (const EvaluationRecord* record : spent) {
-    const EvaluationRecord* parent = history.find(record->parent_id);
+  const std::vector<KnowledgeEntry> strategies = reading.knowledge.entries(KnowledgeKind::strategy);
+  for (const EvaluationRecord* record : reading.spent) {
+    const EvaluationRecord* parent = reading.history.find(record->parent_id);
     if (parent == nullptr) continue;
     for (const KnowledgeEntry& strategy : strategies) {
       auto param = strategy.fields.find("param");
@@ -133,55 +157,82 @@ Signals compute_signals(const RunHistory& history, const KnowledgeBase& knowledg
         ignored.push_back(record->candidate_id + " reverted " + param->second + "=" + to->second);
     }
   }
-  set(k_signal_ignored_strategies, static_cast<double>(ignored.size()), repeat_threshold,
-      ignored.size() >= repeat_threshold,
-      ignored.empty() ? "no validated strategy was reverted" : join_ids(ignored));
+  reading.set(k_signal_ignored_strategies, static_cast<double>(ignored.size()), threshold, ignored.size() >= threshold,
+              ignored.empty() ? "no validated strategy was reverted" : join_ids(ignored));
+}
 
-  // Constraint violations: static rejections (task constraints) in this cycle.
+// Constraint violations (static rejections) and changes per candidate: the discipline of the cycle's attempts.
+void add_discipline(CycleReading& reading) {
   std::vector<std::string> violations;
-  for (const EvaluationRecord* record : spent)
+  for (const EvaluationRecord* record : reading.spent)
     if (record->has(Verdict::static_reject)) violations.push_back(record->candidate_id);
-  set(k_signal_constraint_violations, static_cast<double>(violations.size()), 1.0, !violations.empty(),
-      violations.empty() ? "no constraint violation" : "statically rejected: " + join_ids(violations));
+  reading.set(k_signal_constraint_violations, static_cast<double>(violations.size()), 1.0, !violations.empty(),
+              violations.empty() ? "no constraint violation" : "statically rejected: " + join_ids(violations));
 
-  // Changes per candidate.
   double changes = 0;
   std::vector<std::string> multi;
-  for (const EvaluationRecord* record : spent) {
+  for (const EvaluationRecord* record : reading.spent) {
     changes += record->changes;
     if (record->changes > 1) multi.push_back(record->candidate_id + " (" + std::to_string(record->changes) + ")");
   }
-  const double mean_changes = spent.empty() ? 0.0 : changes / count;
-  const double max_changes = config.get<double>("supervisor.max_changes_per_candidate");
-  set(k_signal_changes_per_candidate, mean_changes, max_changes, mean_changes > max_changes,
-      "mean " + fixed(mean_changes, 2) + " changes per candidate" + (multi.empty() ? "" : "; several at once: " + join_ids(multi)));
+  const double mean_changes = reading.spent.empty() ? 0.0 : changes / reading.spent_count();
+  const double max_changes = reading.config.get<double>("supervisor.max_changes_per_candidate");
+  reading.set(k_signal_changes_per_candidate, mean_changes, max_changes, mean_changes > max_changes,
+              "mean " + fixed(mean_changes, 2) + " changes per candidate" +
+                  (multi.empty() ? "" : "; several at once: " + join_ids(multi)));
+}
 
-  // Stagnation: cycles since the best improved by at least min_gain.
-  const double min_gain = config.get<double>("supervisor.min_gain");
+// Stagnation (cycles since the best improved by at least min_gain) and the best's distance to the roofline.
+void add_progress(CycleReading& reading) {
+  const RunHistory& history = reading.history;
+  const double min_gain = reading.config.get<double>("supervisor.min_gain");
   int stagnant = 0;
-  for (int c = cycle; c >= 1; --c) {
+  for (int c = reading.cycle; c >= 1; --c) {
     std::optional<double> now = history.best_speedup_through(c);
     std::optional<double> before = history.best_speedup_through(c - 1);
-    bool improved = now && (!before || *now > *before * (1.0 + min_gain));
-    if (improved) break;
+    if (now && (!before || *now > *before * (1.0 + min_gain))) break;
     ++stagnant;
   }
-  std::optional<double> best_now = history.best_speedup_through(cycle);
-  set(k_signal_stagnation, stagnant, config.get<int>("supervisor.stagnation_cycles"),
-      stagnant >= config.get<int>("supervisor.stagnation_cycles"),
-      std::to_string(stagnant) + " cycle(s) without a " + fixed(min_gain * 100, 0) + "% gain; best " +
-          (best_now ? fixed(*best_now, 2) + "x" : std::string("none")));
+  std::optional<double> best_now = history.best_speedup_through(reading.cycle);
+  const int stagnation_cycles = reading.config.get<int>("supervisor.stagnation_cycles");
+  reading.set(k_signal_stagnation, stagnant, stagnation_cycles, stagnant >= stagnation_cycles,
+              std::to_string(stagnant) + " cycle(s) without a " + fixed(min_gain * 100, 0) + "% gain; best " +
+                  (best_now ? fixed(*best_now, 2) + "x" : std::string("none")));
 
+  const std::optional<EvaluationRecord>& best = reading.best;
   const double roofline = best && best->roofline ? *best->roofline : 0.0;
-  set(k_signal_roofline, roofline, config.get<double>("supervisor.roofline_stop"),
-      roofline >= config.get<double>("supervisor.roofline_stop"),
-      best ? best->candidate_id + " at " + fixed(roofline * 100, 1) + "% of the roofline" : "no passing candidate");
+  const double roofline_stop = reading.config.get<double>("supervisor.roofline_stop");
+  reading.set(k_signal_roofline, roofline, roofline_stop, roofline >= roofline_stop,
+              best ? best->candidate_id + " at " + fixed(roofline * 100, 1) + "% of the roofline"
+                   : "no passing candidate");
+}
 
-  // A hard path is blocked: one failure keeps recurring on a lineage while the best lineage still passes.
-  bool blocked = worst >= recurring && best.has_value();
-  set(k_signal_hard_path_blocked, blocked ? 1.0 : 0.0, 1.0, blocked,
-      blocked ? "'" + worst_signature + "' blocks one line of work while " + best->candidate_id + " passes"
-              : "no blocked path");
+// A hard path is blocked: one failure keeps recurring on a lineage while the best lineage still passes.
+void add_hard_path_blocked(CycleReading& reading, const Recurrence& worst) {
+  const double recurring = reading.config.get<int>("supervisor.recurring_error_count");
+  const bool blocked = static_cast<double>(worst.count) >= recurring && reading.best.has_value();
+  reading.set(k_signal_hard_path_blocked, blocked ? 1.0 : 0.0, 1.0, blocked,
+              blocked ? "'" + worst.signature + "' blocks one line of work while " + reading.best->candidate_id +
+                            " passes"
+                      : "no blocked path");
+}
+
+}  // namespace
+
+Signals compute_signals(const RunHistory& history, const KnowledgeBase& knowledge, const Config& config, int cycle) {
+  Signals signals;
+  signals.cycle = cycle;
+  CycleReading reading{history, knowledge, config, cycle, {}, history.best(), signals};
+  for (const EvaluationRecord* record : history.in_cycle(cycle))
+    if (!record->blocked() && !record->has(Verdict::infra_error)) reading.spent.push_back(record);
+
+  add_failure_rates(reading);
+  const Recurrence worst = add_recurring_error(reading);
+  add_unprofiled_best(reading);
+  add_knowledge_use(reading);
+  add_discipline(reading);
+  add_progress(reading);
+  add_hard_path_blocked(reading, worst);
 
   for (const CycleRecord& record : history.cycles)
     if (record.cycle == cycle)

@@ -1,4 +1,4 @@
-#include <evoteam/stop_reason.hpp>
+#include <evoteam/supervisor/stop_reason.hpp>
 
 #include <array>
 

@@ -1,6 +1,6 @@
 // The supervisor's entry points: `optimize` creates a run directory and `resume` reopens one, then both run the
 // loop (run_loop.cpp) and mark the run failed if an error escapes it.
-#include <evoteam/supervisor.hpp>
+#include <evoteam/supervisor/supervisor.hpp>
 
 #include <set>
 
@@ -8,12 +8,12 @@
 
 #include <spdlog/spdlog.h>
 
-#include <evoteam/evaluator.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/log.hpp>
-#include <evoteam/meter.hpp>
-#include <evoteam/role.hpp>
-#include <evoteam/store.hpp>
+#include <evoteam/eval/evaluator.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/log.hpp>
+#include <evoteam/llm/meter.hpp>
+#include <evoteam/team/role.hpp>
+#include <evoteam/store/store.hpp>
 
 #include "supervisor/run_loop.hpp"
 #include "supervisor/run_state.hpp"

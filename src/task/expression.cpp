@@ -1,6 +1,6 @@
 // Axis, shape, FLOP/byte and constraint expressions: muparser plus the few operators shape arithmetic needs.
-#include <evoteam/error.hpp>
-#include <evoteam/task.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/task/task.hpp>
 
 #include <cmath>
 

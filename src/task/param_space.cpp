@@ -1,7 +1,7 @@
 // Tunable params: parsing, validation and the searchable space (the built-in team enumerates it).
-#include <evoteam/error.hpp>
-#include <evoteam/task.hpp>
-#include <evoteam/text.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/task/task.hpp>
+#include <evoteam/core/text.hpp>
 
 #include <cmath>
 #include <regex>

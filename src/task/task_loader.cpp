@@ -1,8 +1,8 @@
 // load_task: reads task.json and validates every field against the rest of the task, so that everything
 // downstream (evaluator, agents, search) can trust a loaded Task.
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/task.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/task/task.hpp>
 
 #include <algorithm>
 #include <cmath>

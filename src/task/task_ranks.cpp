@@ -1,5 +1,5 @@
 // `ranks_axis`: which var axis of a multi-GPU task is the group size (one harness process per rank).
-#include <evoteam/task.hpp>
+#include <evoteam/task/task.hpp>
 
 #include "task/task_reader.hpp"
 

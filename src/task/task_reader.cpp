@@ -1,7 +1,7 @@
 #include "task/task_reader.hpp"
 
-#include <evoteam/error.hpp>
-#include <evoteam/text.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/text.hpp>
 
 #include <cctype>
 #include <cmath>

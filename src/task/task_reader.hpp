@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <evoteam/task.hpp>
+#include <evoteam/task/task.hpp>
 
 namespace evoteam::task_detail {
 

@@ -1,5 +1,5 @@
 // Names of the task enums and small lookups.
-#include <evoteam/task.hpp>
+#include <evoteam/task/task.hpp>
 
 namespace evoteam {
 

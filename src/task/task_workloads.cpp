@@ -1,7 +1,7 @@
 // Workloads: inline in task.json or one JSON object per line in a workloads file (FlashInfer-Trace style).
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/task.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/task/task.hpp>
 
 #include <set>
 #include <sstream>

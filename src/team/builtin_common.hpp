@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include <evoteam/team.hpp>
-#include <evoteam/text.hpp>
+#include <evoteam/team/team.hpp>
+#include <evoteam/core/text.hpp>
 
 namespace evoteam::builtin {
 

@@ -7,9 +7,9 @@
 // constraints rule out.
 #include <set>
 
-#include <evoteam/knowledge.hpp>
-#include <evoteam/process.hpp>
-#include <evoteam/task.hpp>
+#include <evoteam/team/knowledge.hpp>
+#include <evoteam/core/process.hpp>
+#include <evoteam/task/task.hpp>
 
 #include "team/builtin_common.hpp"
 

@@ -1,6 +1,6 @@
 #include "team/builtin_common.hpp"
 
-#include <evoteam/error.hpp>
+#include <evoteam/core/error.hpp>
 
 namespace evoteam {
 

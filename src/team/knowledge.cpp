@@ -1,10 +1,10 @@
-#include <evoteam/knowledge.hpp>
+#include <evoteam/team/knowledge.hpp>
 
 #include <sstream>
 
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/text.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/text.hpp>
 
 namespace evoteam {
 

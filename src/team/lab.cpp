@@ -1,15 +1,15 @@
-#include <evoteam/lab.hpp>
+#include <evoteam/team/lab.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <sstream>
 
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/store.hpp>
-#include <evoteam/clock.hpp>
-#include <evoteam/text.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/store/store.hpp>
+#include <evoteam/core/clock.hpp>
+#include <evoteam/core/text.hpp>
 
 namespace evoteam {
 

@@ -1,18 +1,18 @@
 // LLM-backed team members: each role is an agent (the tool-calling loop) working in its own workspace on a copy
 // of its lineage's head. Its compile/test/benchmark/profile tools go through the lab (counted, not recorded);
 // what it submits is evaluated by the lab and becomes a candidate.
-#include <evoteam/llm_team.hpp>
+#include <evoteam/team/llm_team.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
 
-#include <evoteam/agent.hpp>
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/store.hpp>
-#include <evoteam/tools.hpp>
-#include <evoteam/text.hpp>
+#include <evoteam/agent/agent.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/store/store.hpp>
+#include <evoteam/agent/tools.hpp>
+#include <evoteam/core/text.hpp>
 
 namespace evoteam {
 

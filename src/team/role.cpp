@@ -1,14 +1,14 @@
-#include <evoteam/role.hpp>
+#include <evoteam/team/role.hpp>
 
 #include <algorithm>
 #include <cctype>
 #include <optional>
 #include <set>
 
-#include <evoteam/config.hpp>
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/text.hpp>
+#include <evoteam/core/config.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/text.hpp>
 
 namespace evoteam {
 namespace {
@@ -102,7 +102,7 @@ std::vector<std::string> parse_tools(const std::string& value, const std::string
     if (tool.empty()) throw InvalidInput(location + ": empty entry in 'tools'");
     const auto& known = known_tools();
     if (std::find(known.begin(), known.end(), tool) == known.end())
-      throw InvalidInput(location + ": unknown tool '" + tool + "' in 'tools' (known: " + join(known) + ")");
+      throw InvalidInput(location + ": unknown tool '" + tool + "' in 'tools' (known: " + join(known, ", ") + ")");
     if (std::find(tools.begin(), tools.end(), tool) != tools.end())
       throw InvalidInput(location + ": tool '" + tool + "' listed twice in 'tools'");
     tools.push_back(tool);

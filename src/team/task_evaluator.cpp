@@ -3,10 +3,10 @@
 
 #include <unistd.h>
 
-#include <evoteam/eval_writeup.hpp>
-#include <evoteam/evaluator.hpp>
-#include <evoteam/lab.hpp>
-#include <evoteam/process.hpp>
+#include <evoteam/eval/eval_writeup.hpp>
+#include <evoteam/eval/evaluator.hpp>
+#include <evoteam/team/lab.hpp>
+#include <evoteam/core/process.hpp>
 
 namespace evoteam {
 

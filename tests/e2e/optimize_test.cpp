@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <evoteam/process.hpp>
+#include <evoteam/core/process.hpp>
 
 #include "support/cli_runner.hpp"
 #include "support/temp_dir.hpp"

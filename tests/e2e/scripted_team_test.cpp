@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <evoteam/fs.hpp>
+#include <evoteam/core/fs.hpp>
 
 #include "support/cli_runner.hpp"
 #include "support/temp_dir.hpp"

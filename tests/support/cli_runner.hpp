@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <evoteam/process.hpp>
+#include <evoteam/core/process.hpp>
 
 namespace evoteam::testing {
 

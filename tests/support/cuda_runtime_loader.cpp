@@ -2,7 +2,7 @@
 
 #include <dlfcn.h>
 
-#include <evoteam/error.hpp>
+#include <evoteam/core/error.hpp>
 
 #include <memory>
 #include <mutex>

@@ -1,7 +1,7 @@
 // Loopback fake of the two provider protocols over raw sockets.
 #include "support/fake_llm_server.hpp"
 
-#include <evoteam/text.hpp>
+#include <evoteam/core/text.hpp>
 
 #include <algorithm>
 #include <arpa/inet.h>

@@ -5,8 +5,8 @@
 #include <map>
 #include <string>
 
-#include <evoteam/tools.hpp>
-#include <evoteam/workspace.hpp>
+#include <evoteam/agent/tools.hpp>
+#include <evoteam/agent/workspace.hpp>
 
 namespace evoteam::testing {
 

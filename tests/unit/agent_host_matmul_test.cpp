@@ -3,14 +3,14 @@
 // transcript and the budget totals land in a run directory.
 #include <gtest/gtest.h>
 
-#include <evoteam/agent.hpp>
-#include <evoteam/eval_writeup.hpp>
-#include <evoteam/evaluator.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/process.hpp>
-#include <evoteam/store.hpp>
-#include <evoteam/task.hpp>
-#include <evoteam/transcript.hpp>
+#include <evoteam/agent/agent.hpp>
+#include <evoteam/eval/eval_writeup.hpp>
+#include <evoteam/eval/evaluator.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/process.hpp>
+#include <evoteam/store/store.hpp>
+#include <evoteam/task/task.hpp>
+#include <evoteam/agent/transcript.hpp>
 
 #include "support/fake_llm_server.hpp"
 #include "support/temp_dir.hpp"

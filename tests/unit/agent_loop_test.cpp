@@ -6,10 +6,10 @@
 #include <csignal>
 #include <thread>
 
-#include <evoteam/agent.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/process.hpp>
-#include <evoteam/transcript.hpp>
+#include <evoteam/agent/agent.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/process.hpp>
+#include <evoteam/agent/transcript.hpp>
 
 #include "support/memory_knowledge.hpp"
 #include "support/temp_dir.hpp"

@@ -2,11 +2,11 @@
 // gets done, usage is summed exactly as reported, and the key never reaches a file.
 #include <gtest/gtest.h>
 
-#include <evoteam/agent.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/log.hpp>
-#include <evoteam/store.hpp>
-#include <evoteam/transcript.hpp>
+#include <evoteam/agent/agent.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/log.hpp>
+#include <evoteam/store/store.hpp>
+#include <evoteam/agent/transcript.hpp>
 
 #include "support/fake_llm_server.hpp"
 #include "support/temp_dir.hpp"

@@ -1,12 +1,12 @@
 // The tool contract: names, schemas, argument checks, output cutting, evaluation and knowledge seams.
 #include <gtest/gtest.h>
 
-#include <evoteam/agent.hpp>
-#include <evoteam/config.hpp>
-#include <evoteam/error.hpp>
-#include <evoteam/meter.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/tools.hpp>
+#include <evoteam/agent/agent.hpp>
+#include <evoteam/core/config.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/llm/meter.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/agent/tools.hpp>
 
 #include "support/memory_knowledge.hpp"
 #include "support/temp_dir.hpp"

@@ -6,11 +6,11 @@
 #include <map>
 #include <set>
 
-#include <evoteam/fs.hpp>
-#include <evoteam/lab.hpp>
-#include <evoteam/store.hpp>
-#include <evoteam/task.hpp>
-#include <evoteam/team.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/team/lab.hpp>
+#include <evoteam/store/store.hpp>
+#include <evoteam/task/task.hpp>
+#include <evoteam/team/team.hpp>
 
 #include "support/temp_dir.hpp"
 #include "team/builtin_common.hpp"

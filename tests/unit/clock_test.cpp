@@ -1,5 +1,5 @@
 // seconds_since: elapsed steady-clock time in seconds.
-#include <evoteam/clock.hpp>
+#include <evoteam/core/clock.hpp>
 
 #include <gtest/gtest.h>
 

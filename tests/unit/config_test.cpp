@@ -1,10 +1,10 @@
-#include <evoteam/config.hpp>
+#include <evoteam/core/config.hpp>
 
 #include <fstream>
 
 #include <gtest/gtest.h>
 
-#include <evoteam/error.hpp>
+#include <evoteam/core/error.hpp>
 
 #include "support/temp_dir.hpp"
 

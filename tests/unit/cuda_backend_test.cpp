@@ -5,18 +5,18 @@
 // build tree, so reruns are fast. Skips with a reason when nvcc is not installed.
 #include <gtest/gtest.h>
 
-#include <evoteam/error.hpp>
-#include <evoteam/evaluator.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/inventory.hpp>
-#include <evoteam/process.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/eval/evaluator.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/inventory.hpp>
+#include <evoteam/core/process.hpp>
 
 #include <algorithm>
 #include <cstdlib>
 #include <set>
 
-#include "eval/cuda_backend.hpp"
-#include "eval/cuda_tools.hpp"
+#include "eval/cuda/cuda_backend.hpp"
+#include "eval/cuda/cuda_tools.hpp"
 #include "eval/sandbox.hpp"
 #include "eval_test_support.hpp"
 #include "support/cli_runner.hpp"
@@ -190,10 +190,10 @@ TEST(CudaEval, WithoutADeviceTheEvaluationBuildsAndThenSaysATimingDeviceIsNeeded
   EXPECT_NE(result.reason.find("no CUDA device"), std::string::npos) << result.reason;
   EXPECT_NE(result.reason.find("need a GPU"), std::string::npos) << result.reason;
   ASSERT_GE(result.stages.size(), 3u);
-  EXPECT_NE(result.stages[0].status, "failed");  // passed, or cached from an earlier run of the suite
+  EXPECT_NE(result.stages[0].status, StageStatus::failed);  // passed, or cached from an earlier run of the suite
   EXPECT_EQ(result.stages[1].name, "build");
-  EXPECT_NE(result.stages[1].status, "failed");
-  EXPECT_EQ(result.stages[2].status, "skipped");
+  EXPECT_NE(result.stages[1].status, StageStatus::failed);
+  EXPECT_EQ(result.stages[2].status, StageStatus::skipped);
   EXPECT_FALSE(result.speedup.has_value());
   // The profile stage falls back to what the build learned, marked as static.
   ASSERT_TRUE(result.profile.is_object());

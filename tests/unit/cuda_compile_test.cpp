@@ -6,15 +6,15 @@
 
 #include <gtest/gtest.h>
 
-#include <evoteam/fs.hpp>
+#include <evoteam/core/fs.hpp>
 
 #include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 
-#include "eval/cuda_static.hpp"
-#include "eval/cuda_tools.hpp"
+#include "eval/cuda/cuda_static.hpp"
+#include "eval/cuda/cuda_tools.hpp"
 
 namespace evoteam::eval::cuda {
 namespace {

@@ -3,12 +3,12 @@
 // by hand, not captured on a GPU).
 #include <gtest/gtest.h>
 
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
 
 #include <algorithm>
 
-#include "eval/cuda_ncu.hpp"
+#include "eval/cuda/cuda_ncu.hpp"
 
 namespace evoteam::eval::cuda {
 namespace {

@@ -2,12 +2,12 @@
 // cuobjdump (tests/data/cuda/), and the static verdicts drawn from them.
 #include <gtest/gtest.h>
 
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
 
 #include <algorithm>
 
-#include "eval/cuda_static.hpp"
+#include "eval/cuda/cuda_static.hpp"
 
 namespace evoteam::eval::cuda {
 namespace {

@@ -1,6 +1,6 @@
 // From harness records to verdicts, on synthetic records.
-#include <evoteam/config.hpp>
-#include <evoteam/task.hpp>
+#include <evoteam/core/config.hpp>
+#include <evoteam/task/task.hpp>
 
 #include <gtest/gtest.h>
 

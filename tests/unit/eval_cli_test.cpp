@@ -1,5 +1,5 @@
 // `evoteam eval` as users and scripts run it: exit codes and the --json object.
-#include <evoteam/process.hpp>
+#include <evoteam/core/process.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // The evaluator end to end on a small copy of host_matmul: verdicts, stages, caches, gates, threads.
-#include <evoteam/error.hpp>
-#include <evoteam/evaluator.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/process.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/eval/evaluator.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/process.hpp>
 
 #include <gtest/gtest.h>
 
@@ -92,6 +92,46 @@ TEST_F(EvalEvaluator, CachedReevaluationIsAtLeastTwentyTimesFaster) {
   EXPECT_NE(other.candidate_hash, cold.candidate_hash);
   EXPECT_EQ(other.params.at("TILE_N"), "256");
   EXPECT_EQ(other.stages.size(), 2u);
+}
+
+// Correct on every correctness trial, but crashes once the same call repeats many times in a row, as it does only
+// in the profile run (the timing stage, which also repeats calls, is not asked for).
+TEST_F(EvalEvaluator, AFailureInTheProfileRunIsCachedLikeAnyOtherCandidateFailure) {
+  // The comment makes a candidate of this run's own, which no earlier run can have stored.
+  const Candidate crashes_when_profiled = candidate_with("crashes_when_profiled", "// " + m_dir.path().string() + R"(
+#include <cstdint>
+namespace {
+const float* g_last_a = nullptr;
+float g_last_a0 = 0;
+int g_repeats = 0;
+}  // namespace
+extern "C" void matmul(const float* A, const float* B, float* C, std::int64_t M, std::int64_t N, std::int64_t K) {
+  g_repeats = A == g_last_a && A[0] == g_last_a0 ? g_repeats + 1 : 0;
+  g_last_a = A;
+  g_last_a0 = A[0];
+  if (g_repeats > 50) *reinterpret_cast<volatile float*>(static_cast<std::uintptr_t>(0x10)) = B[0];
+  for (std::int64_t i = 0; i < M; ++i)
+    for (std::int64_t j = 0; j < N; ++j) {
+      float sum = 0;
+      for (std::int64_t k = 0; k < K; ++k) sum += A[i * K + k] * B[k * N + j];
+      C[i * N + j] = sum;
+    }
+}
+)");
+  Config config = evoteam::testing::eval_test_config();
+  config.overlay(nlohmann::json::parse(R"({"eval": {"static": {"forbid_writable_data": false}}})"), "test");
+  Evaluator evaluator(config, system_runner(), evoteam::testing::eval_test_cache());
+  EvalOptions options;
+  options.stages = {Stage::static_checks, Stage::build, Stage::correctness, Stage::profile};
+  options.result_cache = CachePolicy::refresh;  // evaluate and store, whatever an earlier run left
+  const EvalResult first = evaluator.evaluate(m_task, crashes_when_profiled, options);
+  ASSERT_EQ(first.verdict, Verdict::runtime_fault) << first.reason << " " << first.evidence.dump();
+  ASSERT_EQ(first.stages.back().name, "profile");
+  EXPECT_EQ(first.stages.back().status, StageStatus::failed);
+  options.result_cache = CachePolicy::use;
+  const EvalResult again = evaluator.evaluate(m_task, crashes_when_profiled, options);
+  EXPECT_TRUE(again.result_cache_hit);
+  EXPECT_EQ(again.verdict, Verdict::runtime_fault);
 }
 
 TEST_F(EvalEvaluator, StageSubsetsStopWhereAsked) {

@@ -1,8 +1,8 @@
 // The hostile corpus (tests/data/hostile/host): every candidate gets exactly its expected verdict, the
 // evaluator survives all of them, and none is ever reported faster than the baseline.
-#include <evoteam/evaluator.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/process.hpp>
+#include <evoteam/eval/evaluator.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/process.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Verdict and stage names, options, and the eval.json round trip.
-#include <evoteam/error.hpp>
-#include <evoteam/evaluator.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/eval/evaluator.hpp>
 
 #include <gtest/gtest.h>
 
@@ -37,7 +37,7 @@ TEST(EvalResultJson, RoundTripsThroughEvalJson) {
   result.task = "host_matmul";
   result.params = {{"TILE_N", "256"}};
   result.stages_requested = {Stage::static_checks, Stage::build, Stage::correctness};
-  result.stages = {{"static", "passed", 0.1, ""}, {"correctness", "failed", 0.5, "numeric"}};
+  result.stages = {{"static", StageStatus::passed, 0.1, ""}, {"correctness", StageStatus::failed, 0.5, "numeric"}};
   WorkloadResult workload;
   workload.name = "square512";
   workload.axes = {{"M", 512}};
@@ -69,6 +69,28 @@ TEST(EvalResultJson, RoundTripsThroughEvalJson) {
   EXPECT_EQ(back.speedup_high, 2.6);
   EXPECT_EQ(back.to_json(), json);
   EXPECT_THROW(EvalResult::from_json({{"verdict", "MAYBE"}}), InvalidInput);
+}
+
+TEST(EvalResultJson, StageStatusesKeepTheirEvalJsonSpelling) {
+  const std::vector<std::pair<StageStatus, std::string>> spellings = {
+      {StageStatus::passed, "passed"}, {StageStatus::failed, "failed"},          {StageStatus::skipped, "skipped"},
+      {StageStatus::cached, "cached"}, {StageStatus::static_profile, "static"},
+  };
+  EvalResult result;
+  for (const auto& [status, text] : spellings) {
+    EXPECT_EQ(to_string(status), text);
+    EXPECT_EQ(parse_stage_status(text), status) << text;
+    result.stages.push_back({"profile", status, 0.0, ""});
+  }
+  const nlohmann::json json = result.to_json();
+  for (std::size_t i = 0; i < spellings.size(); ++i) EXPECT_EQ(json["stages"][i]["status"], spellings[i].second);
+  const EvalResult back = EvalResult::from_json(json);
+  ASSERT_EQ(back.stages.size(), spellings.size());
+  for (std::size_t i = 0; i < spellings.size(); ++i) EXPECT_EQ(back.stages[i].status, spellings[i].first);
+  EXPECT_FALSE(parse_stage_status("Passed").has_value());
+  nlohmann::json unknown = json;
+  unknown["stages"][0]["status"] = "maybe";
+  EXPECT_THROW(EvalResult::from_json(unknown), InvalidInput);
 }
 
 }  // namespace

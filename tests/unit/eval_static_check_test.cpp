@@ -1,10 +1,10 @@
 // Static checks over objdump text and sources, without a compiler.
-#include <evoteam/config.hpp>
-#include <evoteam/task.hpp>
+#include <evoteam/core/config.hpp>
+#include <evoteam/task/task.hpp>
 
 #include <gtest/gtest.h>
 
-#include "eval/static_check.hpp"
+#include "eval/host/static_check.hpp"
 
 namespace {
 

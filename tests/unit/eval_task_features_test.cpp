@@ -1,8 +1,8 @@
 // Task features beyond host_matmul: input hooks, integer generators, the glue for both targets, and the
 // evaluator-wide secret that lets reference outputs be reused.
-#include <evoteam/evaluator.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/process.hpp>
+#include <evoteam/eval/evaluator.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/process.hpp>
 
 #include <gtest/gtest.h>
 
@@ -106,7 +106,7 @@ TEST(EvalTaskFeatures, AnEvaluatorWideSecretReusesReferenceOutputs) {
   ASSERT_EQ(second.verdict, Verdict::pass) << second.reason;
   auto stage = [](const EvalResult& result, const std::string& name) {
     for (const StageRecord& record : result.stages)
-      if (record.name == name) return record.status;
+      if (record.name == name) return to_string(record.status);
     return std::string("missing");
   };
   EXPECT_EQ(stage(first, "reference"), "passed");

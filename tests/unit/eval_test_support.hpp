@@ -2,10 +2,10 @@
 // Shared by the evaluator tests: a small copy of kernels/host_matmul (workloads 64x48x32 and 96x32x80), a test
 // configuration that keeps every phase short, and a build cache that persists in the build directory so
 // builds are shared between tests and between runs (results are never cached in tests).
-#include <evoteam/config.hpp>
-#include <evoteam/evaluator.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/task.hpp>
+#include <evoteam/core/config.hpp>
+#include <evoteam/eval/evaluator.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/task/task.hpp>
 
 #include <filesystem>
 #include <string>

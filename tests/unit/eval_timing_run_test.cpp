@@ -1,10 +1,10 @@
 // The timing run started beside correctness (eval/timing_run.hpp): its harness prepares inputs but times nothing
 // until released; cancelling or dropping it ends the harness untimed; the release waits for the device's timing
 // lock. Also the host profile taken from the timing stage's samples where perf counts no hardware events.
-#include <evoteam/clock.hpp>
-#include <evoteam/evaluator.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/process.hpp>
+#include <evoteam/core/clock.hpp>
+#include <evoteam/eval/evaluator.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/process.hpp>
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@
 
 #include "eval/device_lock.hpp"
 #include "eval/eval_phases.hpp"
-#include "eval/host_profile.hpp"
+#include "eval/host/host_profile.hpp"
 #include "eval/timing_run.hpp"
 #include "support/temp_dir.hpp"
 #include "unit/eval_test_support.hpp"

@@ -1,5 +1,5 @@
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
 
 #include <gtest/gtest.h>
 #include <signal.h>

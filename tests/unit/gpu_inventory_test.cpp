@@ -1,5 +1,5 @@
 // GPU tests carry the "gpu" CTest label (suite names starting with Gpu) and skip with the reason without one.
-#include <evoteam/inventory.hpp>
+#include <evoteam/core/inventory.hpp>
 
 #include <gtest/gtest.h>
 

@@ -5,11 +5,11 @@
 // arch, each test then skips with the reason. gemm_allreduce needs two GPUs and is not covered here.
 #include <gtest/gtest.h>
 
-#include <evoteam/config.hpp>
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/process.hpp>
-#include <evoteam/task.hpp>
+#include <evoteam/core/config.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/process.hpp>
+#include <evoteam/task/task.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -23,8 +23,8 @@
 #include <utility>
 #include <vector>
 
-#include "eval/cuda_backend.hpp"
-#include "eval/cuda_tools.hpp"
+#include "eval/cuda/cuda_backend.hpp"
+#include "eval/cuda/cuda_tools.hpp"
 #include "eval_test_support.hpp"
 #include "kernels/common/half_float.hpp"
 #include "kernels/gdn_prefill_qk4_v8_d128_k_last/cpu_reference.hpp"

@@ -1,8 +1,8 @@
 // The run's record: an evaluation record's verdict is typed, and the journal keeps today's spellings.
 #include <gtest/gtest.h>
 
-#include <evoteam/error.hpp>
-#include <evoteam/history.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/history/history.hpp>
 
 namespace evoteam {
 namespace {

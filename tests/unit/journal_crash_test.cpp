@@ -1,8 +1,8 @@
 // A writer process appends journal records while the test kills it with SIGKILL at random instants. After
 // every kill the journal must replay without an exception and hold every record the writer acknowledged;
 // every third round also leaves a torn last line behind, which the next writer must repair.
-#include <evoteam/error.hpp>
-#include <evoteam/store.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/store/store.hpp>
 
 #include <gtest/gtest.h>
 #include <fcntl.h>

@@ -1,14 +1,14 @@
 // Knowledge base: structured Markdown round-trips, failures are found by signature, the digest is bounded.
 #include <gtest/gtest.h>
 
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/knowledge.hpp>
-#include <evoteam/llm_team.hpp>
-#include <evoteam/tools.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/team/knowledge.hpp>
+#include <evoteam/team/llm_team.hpp>
+#include <evoteam/agent/tools.hpp>
 
 #include "support/temp_dir.hpp"
-#include <evoteam/workspace.hpp>
+#include <evoteam/agent/workspace.hpp>
 
 namespace evoteam {
 namespace {

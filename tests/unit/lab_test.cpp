@@ -6,10 +6,10 @@
 
 #include <atomic>
 
-#include <evoteam/fs.hpp>
-#include <evoteam/lab.hpp>
-#include <evoteam/store.hpp>
-#include <evoteam/team.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/team/lab.hpp>
+#include <evoteam/store/store.hpp>
+#include <evoteam/team/team.hpp>
 
 #include "support/temp_dir.hpp"
 

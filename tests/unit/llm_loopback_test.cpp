@@ -5,8 +5,8 @@
 #include <csignal>
 #include <thread>
 
-#include <evoteam/llm.hpp>
-#include <evoteam/process.hpp>
+#include <evoteam/llm/llm.hpp>
+#include <evoteam/core/process.hpp>
 
 #include "support/fake_llm_server.hpp"
 

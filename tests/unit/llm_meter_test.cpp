@@ -3,12 +3,12 @@
 
 #include <thread>
 
-#include <evoteam/config.hpp>
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/llm.hpp>
-#include <evoteam/meter.hpp>
-#include <evoteam/store.hpp>
+#include <evoteam/core/config.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/llm/llm.hpp>
+#include <evoteam/llm/meter.hpp>
+#include <evoteam/store/store.hpp>
 
 #include "llm/http.hpp"
 #include "support/temp_dir.hpp"

@@ -1,7 +1,7 @@
 // Wire formats of the two provider protocols, without a server.
 #include <gtest/gtest.h>
 
-#include <evoteam/llm.hpp>
+#include <evoteam/llm/llm.hpp>
 
 #include "llm/providers.hpp"
 

@@ -1,11 +1,11 @@
 // Secrets never reach a log: key values from the environment, bearer tokens and key headers are redacted.
-#include <evoteam/log.hpp>
+#include <evoteam/core/log.hpp>
 
 #include <cstdlib>
 
 #include <gtest/gtest.h>
 
-#include <evoteam/fs.hpp>
+#include <evoteam/core/fs.hpp>
 
 #include "support/temp_dir.hpp"
 

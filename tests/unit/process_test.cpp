@@ -1,6 +1,6 @@
-#include <evoteam/config.hpp>
-#include <evoteam/error.hpp>
-#include <evoteam/process.hpp>
+#include <evoteam/core/config.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/process.hpp>
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -5,20 +5,20 @@
 // and skip without two GPUs.
 #include <gtest/gtest.h>
 
-#include <evoteam/error.hpp>
-#include <evoteam/evaluator.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/inventory.hpp>
-#include <evoteam/process.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/eval/evaluator.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/inventory.hpp>
+#include <evoteam/core/process.hpp>
 
 #include <chrono>
 #include <thread>
 
 #include "eval/battery.hpp"
-#include "eval/cuda_backend.hpp"
-#include "eval/cuda_tools.hpp"
+#include "eval/cuda/cuda_backend.hpp"
+#include "eval/cuda/cuda_tools.hpp"
 #include "eval/glue.hpp"
-#include "eval/rank_group.hpp"
+#include "eval/group/rank_group.hpp"
 #include "eval_test_support.hpp"
 #include "kernels/common/cuda/rank_exchange.hpp"
 #include "support/temp_dir.hpp"

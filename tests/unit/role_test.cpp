@@ -1,4 +1,4 @@
-#include <evoteam/role.hpp>
+#include <evoteam/team/role.hpp>
 
 #include <algorithm>
 #include <fstream>
@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include <evoteam/error.hpp>
+#include <evoteam/core/error.hpp>
 
 #include "support/temp_dir.hpp"
 

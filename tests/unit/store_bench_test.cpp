@@ -1,7 +1,7 @@
 // Store benchmark, disabled in normal runs; bench/store_bench.sh runs it with
 // --gtest_also_run_disabled_tests --gtest_filter='StoreBench.*'. EVOTEAM_BENCH_DIR chooses the file system.
-#include <evoteam/clock.hpp>
-#include <evoteam/store.hpp>
+#include <evoteam/core/clock.hpp>
+#include <evoteam/store/store.hpp>
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>

@@ -1,9 +1,9 @@
 // The LLM supervisor: a valid proposal becomes the team; an invalid one falls back to the rules, recorded.
-#include <evoteam/supervisor_llm.hpp>
+#include <evoteam/supervisor/supervisor_llm.hpp>
 
 #include <gtest/gtest.h>
 
-#include <evoteam/fs.hpp>
+#include <evoteam/core/fs.hpp>
 
 #include "support/temp_dir.hpp"
 

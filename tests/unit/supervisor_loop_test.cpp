@@ -6,15 +6,15 @@
 #include <atomic>
 #include <mutex>
 
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/lab.hpp>
-#include <evoteam/meter.hpp>
-#include <evoteam/process.hpp>
-#include <evoteam/role.hpp>
-#include <evoteam/stop_reason.hpp>
-#include <evoteam/store.hpp>
-#include <evoteam/supervisor.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/team/lab.hpp>
+#include <evoteam/llm/meter.hpp>
+#include <evoteam/core/process.hpp>
+#include <evoteam/team/role.hpp>
+#include <evoteam/supervisor/stop_reason.hpp>
+#include <evoteam/store/store.hpp>
+#include <evoteam/supervisor/supervisor.hpp>
 
 #include "supervisor/run_loop.hpp"
 #include "supervisor/run_state.hpp"

@@ -2,9 +2,9 @@
 // a cleared trigger removes it, the roofline stops the run, stagnation changes the pattern and lineage.
 #include <gtest/gtest.h>
 
-#include <evoteam/config.hpp>
-#include <evoteam/error.hpp>
-#include <evoteam/supervisor_policy.hpp>
+#include <evoteam/core/config.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/supervisor/supervisor_policy.hpp>
 
 #include "support/temp_dir.hpp"
 

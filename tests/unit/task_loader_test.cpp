@@ -1,9 +1,9 @@
 // Loading and validating task directories: the shipped task loads; every kind of mistake is reported with the
 // file and the field.
-#include <evoteam/config.hpp>
-#include <evoteam/error.hpp>
-#include <evoteam/fs.hpp>
-#include <evoteam/task.hpp>
+#include <evoteam/core/config.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/task/task.hpp>
 
 #include <gtest/gtest.h>
 

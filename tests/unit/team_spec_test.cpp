@@ -1,8 +1,8 @@
 // TeamSpec: the team.json contract round-trips, and invalid proposals are rejected naming the field.
 #include <gtest/gtest.h>
 
-#include <evoteam/error.hpp>
-#include <evoteam/team_spec.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/history/team_spec.hpp>
 
 namespace evoteam {
 namespace {

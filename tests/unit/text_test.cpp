@@ -1,6 +1,6 @@
 // The shared text helpers: the exact texts they produce, since CLI output, verdict reasons and tool results are
 // built from them.
-#include <evoteam/text.hpp>
+#include <evoteam/core/text.hpp>
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <evoteam/error.hpp>
+#include <evoteam/core/error.hpp>
 
 namespace evoteam {
 namespace {

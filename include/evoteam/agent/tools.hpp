@@ -1,0 +1,111 @@
+#pragma once
+// The agent's tools. Names and argument names are a contract (role files list them): read_file {path},
+// write_file {path, content}, edit_file {path, old, new}, list_files {path}, compile {}, run_tests {},
+// benchmark {}, profile {}, read_knowledge {topic?}, record_knowledge {kind, text}, submit {summary}.
+// Tools never run a shell: file tools go through the Workspace sandbox, evaluation tools through an
+// EvaluationBackend, knowledge tools through a KnowledgeAccess. Mistakes of the model (bad arguments, paths
+// that escape, failing builds) come back as error results; only infrastructure faults throw.
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <evoteam/eval/evaluator.hpp>
+#include <evoteam/llm/llm.hpp>
+#include <evoteam/agent/workspace.hpp>
+
+namespace evoteam {
+
+class Config;
+
+struct ToolResult {
+  std::string content;
+  bool is_error = false;
+};
+
+// --- Evaluation seam -------------------------------------------------------------------------------------
+
+// Runs the evaluator on the workspace's files through a stage (compile: build, run_tests: correctness,
+// benchmark: timing, profile: profile; each with the stages before it). The result is text for the model
+// (describe_for_agent); is_error when the requested stage did not pass.
+class EvaluationBackend {
+ public:
+  virtual ~EvaluationBackend() = default;
+  virtual ToolResult evaluate(const Workspace& workspace, Stage through) = 0;
+};
+
+// The evaluator stage each evaluation tool runs through; nullopt for the other tools.
+std::optional<Stage> tool_stage(const std::string& tool_name);
+
+// --- Knowledge seam --------------------------------------------------------------------------------------
+
+// The closed set of record_knowledge kinds: strategy, failed_attempt, hardware, constraint, action_plan.
+const std::vector<std::string>& knowledge_kinds();
+
+class KnowledgeAccess {
+ public:
+  virtual ~KnowledgeAccess() = default;
+  // The notes of one kind, or all of them when `topic` is empty. An unknown topic throws WorkspaceError
+  // naming the kinds (the tool turns it into an error result).
+  virtual std::string read(const std::string& topic) = 0;
+  // Appends a note; `kind` is one of knowledge_kinds() (checked by the tool's schema).
+  virtual void record(const std::string& kind, const std::string& text) = 0;
+};
+
+// --- Toolbox ---------------------------------------------------------------------------------------------
+
+// The contract names, in documentation order.
+const std::vector<std::string>& tool_names();
+
+struct ToolSettings {
+  std::size_t max_output_chars = 20000;  // longer outputs keep half head, half tail and say how much was cut
+};
+// agent.tool_output_max_chars.
+ToolSettings tool_settings_from_config(const Config& config);
+
+enum class ToolStatus {
+  ok,
+  failed,        // the tool ran and reports a failure (missing file, escape, failing build)
+  format_error,  // unknown tool or arguments that do not match its schema
+};
+
+struct ToolOutcome {
+  ToolStatus status = ToolStatus::ok;
+  std::string content;
+  bool submitted = false;  // the submit tool ran
+  std::string summary;     // submit's summary
+  bool is_error() const { return status != ToolStatus::ok; }
+};
+
+class Toolbox {
+ public:
+  // `enabled` lists the tools this agent gets (a role's tools); empty means all. Throws InvalidInput for a
+  // name that is not a tool. The backends may be null: their tools then answer with an error.
+  Toolbox(const Workspace& workspace, EvaluationBackend* evaluator, KnowledgeAccess* knowledge,
+          std::vector<std::string> enabled = {}, ToolSettings settings = {});
+
+  // Name, one-line description and JSON Schema of each enabled tool, in contract order.
+  std::vector<ToolSpec> specs() const;
+  // Validates the arguments against the tool's schema, runs it and cuts long output.
+  ToolOutcome call(const std::string& name, const nlohmann::json& input);
+
+ private:
+  ToolOutcome run(const std::string& name, const nlohmann::json& input);
+
+  const Workspace& m_workspace;
+  EvaluationBackend* m_evaluator;
+  KnowledgeAccess* m_knowledge;
+  std::vector<std::string> m_enabled;
+  ToolSettings m_settings;
+};
+
+// Keeps `text` whole when it fits in `max_chars`, else its head and tail with a note of how many characters
+// were left out in between.
+std::string truncate_middle(const std::string& text, std::size_t max_chars);
+
+}  // namespace evoteam

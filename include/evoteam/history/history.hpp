@@ -1,0 +1,102 @@
+#pragma once
+// The run's record: every evaluation and every cycle of a run, rebuilt from the journal on resume. The lab
+// appends evaluations, the supervisor appends cycles and reads snapshots; both sit above this module.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <evoteam/history/team_spec.hpp>
+#include <evoteam/eval/verdict.hpp>
+
+namespace evoteam {
+
+using ParamValues = std::map<std::string, std::string>;
+
+// Where a record stands. Only an evaluated record carries the evaluator's verdict; the others never reached
+// the evaluator (the journal spells them as verdicts: "PENDING", "BLOCKED", "BUDGET").
+enum class RecordState {
+  evaluated,
+  pending,      // its id is reserved and the evaluation is under way; never journaled
+  blocked,      // screened out by a recorded constraint before evaluation: nothing was spent
+  over_budget,  // the run's evaluation budget was spent: not evaluated, never journaled
+};
+
+// One candidate, as journaled ("evaluation" records).
+struct EvaluationRecord {
+  std::string candidate_id;      // c0001, c0002, ...
+  std::string parent_id;         // empty for the starting kernel
+  std::string author_role;       // optimizer, debugger, ... or "start"
+  std::string lineage = "best";
+  int cycle = 0;
+  std::string hypothesis;
+  ParamValues params;
+  std::string sources_hash;      // hash of the editable sources; with params it identifies the candidate
+  int changes = 0;               // params (or structural edits) changed relative to the parent
+  bool structural_change = false;  // sources differ from the parent's (an architecture change)
+  RecordState state = RecordState::pending;
+  Verdict verdict = Verdict::infra_error;  // the evaluator's; meaningful only when state is evaluated
+  std::optional<double> speedup;   // geometric mean over workloads, PASS only
+  std::optional<double> roofline;  // fraction of the machine's roofline
+  std::string failure_signature;   // verdict + the first line of its evidence, stable across candidates
+  bool profiled = false;
+  std::string profile_bound;       // memory | compute | latency, when profiled
+  bool repeated_recorded_failure = false;  // matched a failed attempt already in the knowledge base
+  bool rejected = false;                   // a reviewer (Disciplinarian) or a re-verification rejected it
+  std::string ruling;                      // the reviewer's reason
+  double eval_seconds = 0;
+
+  bool evaluated() const { return state == RecordState::evaluated; }
+  // Screened out by a recorded constraint: no evaluation was spent on it.
+  bool blocked() const { return state == RecordState::blocked; }
+  // Evaluated with this verdict.
+  bool has(Verdict wanted) const { return evaluated() && verdict == wanted; }
+  // Outputs verified, timing usable and a speedup measured: a result the search may build on.
+  bool passed() const { return evaluated() && counts_as_pass(verdict) && speedup.has_value(); }
+  // Evaluated without passing, and not through the evaluator's own failure: the candidate's to answer for.
+  bool failed() const { return evaluated() && !passed() && !is_infra(verdict); }
+  // "PASS", "COMPILE_ERROR", ... for evaluated records; "PENDING", "BLOCKED" or "BUDGET" for the others.
+  std::string verdict_text() const;
+
+  nlohmann::json to_json() const;
+  // Throws InvalidInput naming the field when the verdict is not one of verdict_text()'s spellings.
+  static EvaluationRecord from_json(const nlohmann::json& value);
+  std::string key() const;  // sources_hash + params: identical candidates share a key
+};
+
+// How much one role spent in one cycle.
+struct RoleUsage {
+  int evaluations = 0;
+  long long tokens = 0;
+  double cost_usd = 0;
+  double seconds = 0;
+  nlohmann::json to_json() const;
+  static RoleUsage from_json(const nlohmann::json& value);
+};
+
+struct CycleRecord {
+  int cycle = 0;
+  TeamSpec team;
+  std::map<std::string, RoleUsage> usage;  // by role
+  std::optional<double> best_speedup_after;
+  bool finished = false;
+};
+
+class RunHistory {
+ public:
+  std::vector<EvaluationRecord> evaluations;
+  std::vector<CycleRecord> cycles;
+
+  // The best passing candidate (highest speedup), if any.
+  std::optional<EvaluationRecord> best() const;
+  // Best speedup among candidates evaluated up to and including `cycle`.
+  std::optional<double> best_speedup_through(int cycle) const;
+  const EvaluationRecord* find(const std::string& candidate_id) const;
+  const EvaluationRecord* find_key(const std::string& key) const;
+  std::vector<const EvaluationRecord*> in_cycle(int cycle) const;
+  int evaluation_count() const;  // evaluations actually spent (blocked ones excluded)
+};
+
+}  // namespace evoteam

@@ -1,0 +1,81 @@
+#pragma once
+// The process-wide budget meter: tokens by kind, cost, calls and wall time of a run, with hard limits checked
+// before every LLM call. Each charge can be journaled (a "budget_tick" record with the running totals), and a
+// resumed run restores its totals from the last such record. Safe to use from several threads.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <evoteam/llm/llm.hpp>
+
+namespace evoteam {
+
+class Config;
+
+// 0 means unlimited.
+struct MeterLimits {
+  std::uint64_t max_tokens = 0;  // Usage::total()
+  double max_cost_usd = 0;
+  double max_wall_s = 0;
+};
+// llm.run_max_tokens, llm.run_max_cost_usd, llm.run_max_wall_s.
+MeterLimits meter_limits_from_config(const Config& config);
+
+struct MeterTotals {
+  Usage tokens;
+  double cost_usd = 0;
+  std::uint64_t calls = 0;                  // replies received
+  std::uint64_t unknown_cost_attempts = 0;  // attempts that may have been billed without a reply
+  double wall_s = 0;                        // restored wall time plus this process's time since start
+};
+
+enum class LimitHit { none, tokens, cost, wall_time };
+
+class Meter {
+ public:
+  explicit Meter(MeterLimits limits = {});
+
+  void set_limits(const MeterLimits& limits);
+  MeterLimits limits() const;
+  // The first limit reached, checked in the order tokens, cost, wall time.
+  LimitHit check() const;
+
+  // Adds one reply's usage and cost (and attempts that may have been billed), then hands a budget_tick
+  // record to the journal sink if one is set. The sink runs under no lock of the meter.
+  void charge(const Usage& usage, double cost_usd, int unknown_cost_attempts = 0);
+  // Counts attempts that failed after the request may have reached the model (no usage received).
+  void charge_unknown(int unknown_cost_attempts);
+
+  MeterTotals totals() const;
+
+  // Journals every charge through `sink` (e.g. a RunDir's Journal::append). Pass {} to stop.
+  void set_journal_sink(std::function<void(const nlohmann::json&)> sink);
+  // {"type":"budget_tick","tokens":{input,output,cache_read,cache_write},"cost_usd","calls",
+  //  "unknown_cost_attempts","wall_s"}: the running totals.
+  nlohmann::json budget_record() const;
+  // Sets the totals from the last budget_tick among `records` (other records are ignored); the wall clock
+  // continues from its wall_s. Throws InvalidInput when that record is malformed.
+  void restore(const std::vector<nlohmann::json>& records);
+  // Zero totals and a fresh wall clock (tests, a new run in the same process).
+  void reset();
+
+ private:
+  MeterTotals totals_locked() const;
+  void journal_totals();
+
+  mutable std::mutex m_mutex;
+  std::mutex m_sink_mutex;  // orders journal records so the last one always holds the newest totals
+  MeterLimits m_limits;
+  MeterTotals m_totals;  // wall_s holds the restored part only
+  std::chrono::steady_clock::time_point m_start;
+  std::function<void(const nlohmann::json&)> m_sink;
+};
+
+// The one meter of this process (mini-swe-agent's GlobalModelStats, in C++).
+Meter& process_meter();
+
+}  // namespace evoteam

@@ -1,0 +1,83 @@
+#pragma once
+// The supervisor loop: cycle after cycle, run the team, read the measurements, decide the next team and write
+// down why. `optimize` starts a run; `resume` continues a stopped or killed one from its journal.
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include <evoteam/core/config.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/team/lab.hpp>
+#include <evoteam/core/process.hpp>
+#include <evoteam/supervisor/stop_reason.hpp>
+#include <evoteam/supervisor/supervisor_policy.hpp>
+
+namespace evoteam {
+
+struct Budgets {
+  int max_cycles = 0;       // 0: no limit (each budget alike)
+  long long tokens = 0;
+  double usd = 0;
+  double hours = 0;
+  double gpu_seconds = 0;
+  int evaluations = 0;
+  double target_speedup = 0;
+  nlohmann::json to_json() const;
+  static Budgets from_json(const nlohmann::json& value);
+  static Budgets from_config(const Config& config);
+};
+
+struct OptimizeOptions {
+  std::filesystem::path task_dir;
+  std::string provider = "builtin";
+  std::string model;
+  TeamMode mode = TeamMode::evolving;
+  Budgets budgets;
+  std::filesystem::path runs_dir;
+  std::filesystem::path knowledge_dir;  // empty: the run's own knowledge/
+  std::uint64_t seed = 1;
+};
+
+struct RunOutcome {
+  std::filesystem::path run_dir;
+  std::string status;        // finished | stopped (a failed run throws instead)
+  StopReason stop_reason = StopReason::max_cycles;
+  std::string best_candidate;
+  std::optional<double> best_speedup;
+  int cycles = 0;
+  int evaluations = 0;
+  nlohmann::json tokens = {{"input", 0}, {"output", 0}, {"cache_read", 0}, {"cache_write", 0}};
+  double cost_usd = 0;
+  ExitCode exit_code = ExitCode::success;
+  nlohmann::json to_json() const;
+};
+
+class Meter;
+
+// Everything a run reaches outside its run directory: child processes, the LLM meter, the clock, the interrupt
+// flag and the evaluator. The CLI passes the process-wide ones; tests pass fakes, so the loop runs without them.
+struct RunContext {
+  using Clock = std::chrono::steady_clock;
+  using EvaluatorFactory =
+      std::function<std::unique_ptr<CandidateEvaluator>(const Config& config, const std::filesystem::path& task_dir)>;
+
+  RunContext(ProcessRunner& runner_, Meter& meter_) : runner(runner_), meter(meter_) {}
+
+  ProcessRunner& runner;
+  Meter& meter;
+  std::function<Clock::time_point()> now = [] { return Clock::now(); };
+  // Polled at the loop's safe points: the flag that SIGINT/SIGTERM forwarding sets, by default.
+  std::function<bool()> interrupted = [] { return evoteam::interrupted(); };
+  // Empty: the real evaluator on the run's frozen task, running its children through `runner`.
+  EvaluatorFactory make_evaluator;
+};
+
+RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunContext& context);
+RunOutcome resume(const Config& config, const std::filesystem::path& run_dir, RunContext& context);
+
+}  // namespace evoteam

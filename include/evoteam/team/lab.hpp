@@ -1,0 +1,134 @@
+#pragma once
+// The lab: the one place where team members get candidates evaluated. It allocates candidate ids, stores each
+// candidate's sources, params and verdict under candidates/<cid>/, journals an "evaluation" record, keeps the
+// run history, and never evaluates the same candidate twice (an identical one returns the earlier record, so a
+// resumed cycle does not repeat work). Safe to call from parallel team members.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <evoteam/core/config.hpp>
+#include <evoteam/eval/evaluator.hpp>
+#include <evoteam/history/history.hpp>
+#include <evoteam/team/knowledge.hpp>
+#include <evoteam/task/task.hpp>
+
+namespace evoteam {
+
+class ProcessRunner;
+class RunDir;
+
+// Seam between the team and the evaluator: the real adapter wraps the evaluator; tests use fakes.
+class CandidateEvaluator {
+ public:
+  struct Result {
+    Verdict verdict = Verdict::infra_error;
+    std::optional<double> speedup;     // geometric mean, when timed
+    std::optional<double> roofline;
+    std::string failure_signature;     // stable across candidates that fail the same way
+    std::string summary;               // the write-up for agents (describe_for_agent)
+    nlohmann::json eval_json;          // the evaluator's full result (eval.json)
+    std::string build_log;
+  };
+  struct Profile {
+    std::string bound;                 // memory | compute | latency | unknown
+    std::string summary;               // compact, fits in a prompt
+    nlohmann::json metrics;
+  };
+  virtual ~CandidateEvaluator() = default;
+  // Runs every stage up to and including `through` (build, correctness or timing). `seed_salt` varies the
+  // correctness seeds (fresh seeds for re-verification).
+  virtual Result evaluate(const std::filesystem::path& sources_dir, const ParamValues& params, Stage through,
+                          std::uint64_t seed_salt) = 0;
+  virtual Profile profile(const std::filesystem::path& sources_dir, const ParamValues& params) = 0;
+  virtual std::vector<ParamSpec> param_space() const = 0;
+  // The task's editable sources of the starting kernel.
+  virtual std::filesystem::path starting_sources() const = 0;
+  // The task behind the evaluator, when there is one (agents' prompts are rendered from it).
+  virtual const Task* task() const { return nullptr; }
+};
+
+// The real evaluator on a task (the frozen copy in the run directory), running its children through `runner`.
+// Throws InvalidInput for a bad task.
+std::unique_ptr<CandidateEvaluator> make_task_evaluator(const Config& config, const std::filesystem::path& task_dir,
+                                                        ProcessRunner& runner);
+
+struct LabRequest {
+  std::string parent_id;
+  std::string author_role;
+  std::string lineage = "best";
+  std::string hypothesis;
+  ParamValues params;
+  std::filesystem::path sources_dir;  // the editable files of the candidate
+};
+
+struct LabOutcome {
+  EvaluationRecord record;
+  std::string summary;  // the evaluator's summary for agents
+  bool reused = false;  // an identical candidate had been evaluated before: nothing was spent
+};
+
+class Lab {
+ public:
+  // `recorded`: the run's evaluations so far (replayed from the journal on resume). The lab owns the list from
+  // here on and appends to it; others read it through snapshot().
+  Lab(RunDir& run, CandidateEvaluator& evaluator, KnowledgeBase& knowledge,
+      std::vector<EvaluationRecord> recorded = {});
+
+  // Evaluates (or reuses) a candidate and records it. When `screen` is on and the request matches a recorded
+  // constraint ("param=value fails"), the attempt is blocked before it costs an evaluation.
+  enum class Screening { off, against_knowledge };
+  LabOutcome evaluate(const LabRequest& request, int cycle, Screening screening);
+  // Profiles a recorded candidate and marks it profiled (journaled as a "profile" record).
+  CandidateEvaluator::Profile profile(const std::string& candidate_id);
+  // Re-runs correctness and timing with fresh seeds; a failure marks the candidate rejected.
+  LabOutcome reverify(const std::string& candidate_id, int cycle, const std::string& role);
+  // A reviewer's ruling on a candidate (journaled; a rejected candidate can no longer be the best).
+  void rule(const std::string& candidate_id, bool accepted, const std::string& role, const std::string& reason);
+
+  // Runs the evaluator on work in progress (an agent's compile/test/benchmark tool) without recording a
+  // candidate; the caller counts it in its usage.
+  CandidateEvaluator::Result trial(const std::filesystem::path& sources_dir, const ParamValues& params, Stage through);
+  CandidateEvaluator::Profile trial_profile(const std::filesystem::path& sources_dir, const ParamValues& params);
+  const Task* task() const { return m_evaluator.task(); }
+
+  // No evaluation beyond this many in the run (the --budget-evaluations budget); 0 means no limit. A request
+  // past it is answered without evaluating (outcome.reused, state over_budget).
+  void set_evaluation_limit(int limit) { m_evaluation_limit = limit; }
+
+  RunHistory snapshot() const;
+  std::optional<EvaluationRecord> best() const;
+  std::filesystem::path sources_of(const std::string& candidate_id) const;
+  std::vector<ParamSpec> param_space() const { return m_evaluator.param_space(); }
+  ParamValues default_params() const;
+  // Counts the role's work for the cycle's usage record.
+  RoleUsage usage_of(int cycle, const std::string& role) const;
+  void add_usage(int cycle, const std::string& role, const RoleUsage& usage);
+  // Records the starting kernel (c0001) if the history has no candidate yet.
+  LabOutcome ensure_start(int cycle);
+
+ private:
+  std::string next_candidate_id();
+  std::string sources_hash(const std::filesystem::path& sources_dir) const;
+  std::optional<std::string> blocking_constraint(const ParamValues& params) const;
+
+  RunDir& m_run;
+  CandidateEvaluator& m_evaluator;
+  KnowledgeBase& m_knowledge;
+  RunHistory m_history;  // evaluations only: the cycles are the supervisor's
+  mutable std::mutex m_mutex;
+  std::map<std::pair<int, std::string>, RoleUsage> m_usage;
+  int m_evaluation_limit = 0;
+};
+
+// Number of params whose values differ.
+int count_param_changes(const ParamValues& before, const ParamValues& after);
+
+}  // namespace evoteam

@@ -1,0 +1,60 @@
+#pragma once
+// A team member acts for one turn of a cycle; the pattern runner runs the cycle's members solo, as a pipeline
+// (ordered hand-offs with written notes) or in parallel (separate lineages at once, sharing the lab).
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <evoteam/history/history.hpp>
+#include <evoteam/team/knowledge.hpp>
+#include <evoteam/team/lab.hpp>
+#include <evoteam/history/team_spec.hpp>
+
+namespace evoteam {
+
+struct TurnContext {
+  int cycle = 0;
+  const TeamSpec* team = nullptr;
+  RoleAssignment role;
+  int evaluation_budget = 0;  // evaluations this member may spend this turn
+  std::string handoff_note;   // the previous member's note in a pipeline, or "none"
+  Lab* lab = nullptr;
+  KnowledgeBase* knowledge = nullptr;
+  std::uint64_t seed = 0;     // deterministic per (run seed, cycle, role)
+
+  bool directive_active(const std::string& prefix) const;
+  Lab::Screening screening() const;  // against knowledge when the knowledge mode is curated
+};
+
+struct TurnOutcome {
+  std::string handoff_note;  // what the next member should know
+  std::string summary;       // one line for the journal
+  RoleUsage usage;
+};
+
+class TeamMember {
+ public:
+  virtual ~TeamMember() = default;
+  virtual TurnOutcome act(TurnContext& context) = 0;
+};
+
+// Builds the member for a role name (the builtin rule-based roles, or LLM agents).
+using MemberFactory = std::function<std::unique_ptr<TeamMember>(const RoleAssignment& role)>;
+
+struct CycleBudget {
+  int evaluations = 8;  // evaluations the whole team may spend this cycle
+};
+
+// Runs one cycle's team. Returns each member's outcome by role. A member's exception is recorded as that
+// member's failure and does not stop the others (it is rethrown only if it is an InvalidInput).
+std::map<std::string, TurnOutcome> run_team(const TeamSpec& team, int cycle, const CycleBudget& budget,
+                                            const MemberFactory& make_member, Lab& lab, KnowledgeBase& knowledge,
+                                            std::uint64_t run_seed);
+
+// The builtin offline team: rule-based roles over the task's declared params (no LLM, no key).
+std::unique_ptr<TeamMember> make_builtin_member(const std::string& role, double reverify_ratio);
+
+}  // namespace evoteam

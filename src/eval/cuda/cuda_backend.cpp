@@ -1,0 +1,170 @@
+// The CUDA toolchain and the trusted CUDA harness: shared harness objects compiled once per harness version,
+// toolchain and arch list; the task's glue and hooks linked per task.
+#include "eval/cuda/cuda_backend.hpp"
+
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/inventory.hpp>
+
+#include <algorithm>
+#include <future>
+
+#include "eval/cuda/cuda_tools.hpp"
+#include "eval/glue.hpp"
+#include "eval/sandbox.hpp"
+
+namespace evoteam::eval {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path common_dir() { return install_root() / "kernels" / "common"; }
+
+// The shared host logic (plan, records, inputs, comparison) and the CUDA harness proper.
+std::vector<fs::path> cuda_harness_sources() {
+  std::vector<fs::path> sources;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(common_dir(), error))
+    if (entry.path().extension() == ".cpp") sources.push_back(entry.path());
+  for (const auto& entry : fs::directory_iterator(common_dir() / "cuda", error))
+    if (entry.path().extension() == ".cu") sources.push_back(entry.path());
+  std::sort(sources.begin(), sources.end());
+  return sources;
+}
+
+std::string last_line(const std::string& text) {
+  std::string trimmed = text;
+  while (!trimmed.empty() && (trimmed.back() == '\n' || trimmed.back() == '\r')) trimmed.pop_back();
+  const std::size_t at = trimmed.rfind('\n');
+  return at == std::string::npos ? trimmed : trimmed.substr(at + 1);
+}
+
+void publish(const fs::path& temporary, const fs::path& final_dir) {
+  std::error_code rename_error;
+  fs::rename(temporary, final_dir, rename_error);
+  if (rename_error) fs::remove_all(temporary, rename_error);  // another process finished first
+}
+
+}  // namespace
+
+std::vector<std::string> gencode_flags_for(const std::vector<std::string>& archs) {
+  std::vector<std::string> flags;
+  for (const std::string& arch : archs) {
+    const std::vector<std::string> pair = cuda::gencode_flags(arch);
+    flags.insert(flags.end(), pair.begin(), pair.end());
+  }
+  return flags;
+}
+
+CudaBuilder::CudaBuilder(const Config& config, ProcessRunner& runner, fs::path cache_dir, CompileSlots& slots)
+    : m_config(config), m_runner(runner), m_cache_dir(std::move(cache_dir)), m_slots(slots) {}
+
+const CudaToolchain& CudaBuilder::toolchain() {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  if (m_toolchain) return *m_toolchain;
+  auto toolchain = std::make_unique<CudaToolchain>();
+  const std::optional<fs::path> nvcc = cuda::find_cuda_tool("nvcc");
+  if (!nvcc) throw Error("nvcc is not installed (set EVOTEAM_NVCC, CUDA_HOME or PATH): cuda tasks cannot be built here");
+  toolchain->nvcc = nvcc->string();
+  Command version;
+  version.argv = {toolchain->nvcc, "--version"};
+  version.timeout = std::chrono::milliseconds(60'000);
+  const ProcessResult nvcc_version = m_runner.run(version);
+  if (!nvcc_version.ok()) throw Error("cannot run " + toolchain->nvcc + " --version: " + nvcc_version.describe());
+  version.argv = {m_config.get<std::string>("eval.host.compiler"), "--version"};
+  const ProcessResult host_version = m_runner.run(version);
+  toolchain->identity = last_line(nvcc_version.out.text) + "; host " + host_version.out.text.substr(0, host_version.out.text.find('\n'));
+  if (const std::optional<fs::path> cuobjdump = cuda::find_cuda_tool("cuobjdump")) toolchain->cuobjdump = cuobjdump->string();
+  toolchain->flags = m_config.get<std::vector<std::string>>("eval.cuda.flags");
+  toolchain->harness_flags = m_config.get<std::vector<std::string>>("eval.cuda.harness_flags");
+  m_toolchain = std::move(toolchain);
+  return *m_toolchain;
+}
+
+std::string CudaBuilder::harness_version() {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  // The shared files and the CUDA harness; the host harness (kernels/common/host) does not change it.
+  if (m_harness_version.empty()) m_harness_version = hash_harness_sources({common_dir(), common_dir() / "cuda"}, common_dir(), "cuda\n");
+  return m_harness_version;
+}
+
+ProcessResult CudaBuilder::run_tool(const std::vector<std::string>& argv, const fs::path& cwd, double timeout_s,
+                                    SandboxMode sandbox, const fs::path& writable) {
+  // No address-space limit: the CUDA toolchain and runtime reserve far more than they use.
+  return run_compile_tool(m_runner, m_slots, argv, cwd, timeout_s, sandbox, writable, 0);
+}
+
+fs::path CudaBuilder::harness_objects(const std::vector<std::string>& archs) {
+  const CudaToolchain& tools = toolchain();
+  std::string key_material = "cuda-harness\n" + harness_version() + "\n" + tools.identity;
+  for (const std::string& flag : tools.harness_flags) key_material += "\n" + flag;
+  for (const std::string& arch : archs) key_material += "\narch " + arch;
+  const fs::path dir = m_cache_dir / "harness" / ("cuda-" + sha256_hex(key_material).substr(0, 24));
+  const fs::path objects = dir / "obj";
+  std::shared_ptr<std::mutex> lock = m_locks.get(objects.string());
+  std::lock_guard<std::mutex> guard(*lock);
+  if (fs::is_directory(objects)) return objects;
+  evoteam::create_directories(dir);
+  const fs::path temporary = unique_sibling(objects);
+  evoteam::create_directories(temporary);
+  const std::vector<std::string> gencode = gencode_flags_for(archs);
+  std::vector<std::future<ProcessResult>> compiles;
+  for (const fs::path& source : cuda_harness_sources()) {
+    std::vector<std::string> argv = {tools.nvcc};
+    argv.insert(argv.end(), tools.harness_flags.begin(), tools.harness_flags.end());
+    argv.insert(argv.end(), gencode.begin(), gencode.end());
+    argv.insert(argv.end(), {"-cudart", "shared", "-I", common_dir().string(), "-c", source.string(), "-o",
+                             (temporary / (source.stem().string() + ".o")).string()});
+    compiles.push_back(std::async(std::launch::async, [this, argv, temporary] {
+      return run_tool(argv, temporary, 900, SandboxMode::none, temporary);
+    }));
+  }
+  std::string failures;
+  for (auto& compile : compiles) {
+    ProcessResult result = compile.get();
+    if (!result.ok()) failures += result.describe() + "\n" + result.err.text + "\n";
+  }
+  if (!failures.empty()) {
+    std::error_code ignored;
+    fs::remove_all(temporary, ignored);
+    throw Error("cannot build the CUDA harness: " + failures);
+  }
+  publish(temporary, objects);
+  return objects;
+}
+
+fs::path CudaBuilder::harness(const Task& task) {
+  const CudaToolchain& tools = toolchain();
+  const fs::path objects = harness_objects(task.archs);
+  const std::string glue = glue_source(task);
+  const std::string hooks = task.hooks_file.empty() ? "" : read_file(task.dir / task.hooks_file);
+  const fs::path dir = objects.parent_path() / "tasks" / sha256_hex(glue + "\nhooks\n" + hooks).substr(0, 24);
+  const fs::path executable = dir / "harness";
+  std::shared_ptr<std::mutex> lock = m_locks.get(dir.string());
+  std::lock_guard<std::mutex> guard(*lock);
+  if (fs::is_regular_file(executable)) return executable;
+  evoteam::create_directories(dir.parent_path());
+  const fs::path temporary = unique_sibling(dir);
+  evoteam::create_directories(temporary);
+  write_file_atomic(temporary / "glue.cpp", glue);
+  std::vector<std::string> argv = {tools.nvcc};
+  argv.insert(argv.end(), tools.harness_flags.begin(), tools.harness_flags.end());
+  argv.insert(argv.end(), {"-cudart", "shared", "-I", common_dir().string(), "glue.cpp"});
+  if (!hooks.empty()) argv.push_back((task.dir / task.hooks_file).string());
+  for (const auto& entry : fs::directory_iterator(objects)) argv.push_back(entry.path().string());
+  // cuBLAS for the peaks probe only (implementations never see it unless their task allows it); CUPTI for the
+  // kernel trace of timing runs.
+  argv.insert(argv.end(), {"-o", "harness", "-lcublas", "-lcupti", "-ldl"});
+  // A task with a ranks axis: the glue creates the harness's communicator and passes it to every call.
+  if (!task.ranks_axis.empty()) argv.push_back("-lnccl");
+  const ProcessResult result = run_tool(argv, temporary, 900, SandboxMode::none, temporary);
+  if (!result.ok()) {
+    std::error_code ignored;
+    fs::remove_all(temporary, ignored);
+    throw Error("cannot build the CUDA harness for task " + task.name + ": " + result.describe() + "\n" + result.err.text);
+  }
+  publish(temporary, dir);
+  return executable;
+}
+
+}  // namespace evoteam::eval

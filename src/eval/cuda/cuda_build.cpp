@@ -1,0 +1,288 @@
+// Building one CUDA implementation into a shared object (a cubin per declared arch), with the static stage for
+// untrusted sources: source rules, then per arch the ptxas resources, the PTX (kept by nvcc -keep), the SASS when
+// cuobjdump is installed and the host object's undefined symbols, judged by cuda_static; then the task's own
+// constraints on source, symbols, PTX and SASS.
+#include <evoteam/core/clock.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+
+#include <chrono>
+#include <regex>
+
+#include "eval/cuda/cuda_backend.hpp"
+#include "eval/host/static_check.hpp"
+
+namespace evoteam::eval {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using cuda::CudaFinding;
+using cuda::CudaStaticPolicy;
+using cuda::CudaStaticSignals;
+using cuda::CudaStaticVerdict;
+
+bool is_cuda_source(const std::string& name) { return fs::path(name).extension() == ".cu"; }
+
+// "sm_90a" -> "compute_90a", the name nvcc -keep gives the arch's PTX file.
+std::string virtual_arch(const std::string& arch) { return "compute_" + arch.substr(3); }
+
+// Var-axis values of the workloads: a candidate that hard-codes them is likely shape-specialised.
+std::vector<std::int64_t> workload_literals(const Task& task) {
+  std::vector<std::int64_t> literals;
+  for (const Workload& workload : task.workloads)
+    for (const auto& [axis, value] : workload.axes)
+      if (value >= 64 && std::find(literals.begin(), literals.end(), value) == literals.end()) literals.push_back(value);
+  return literals;
+}
+
+void reject(BuildOutcome& outcome, const std::string& reason, nlohmann::json evidence) {
+  outcome.status = BuildStatus::static_reject;
+  outcome.reason = reason;
+  outcome.evidence = std::move(evidence);
+}
+
+// The task's static constraints. `ptx` and `sass` hold one text per arch; SASS constraints fall back to nothing
+// when cuobjdump is missing (a warning says so, since no evidence is not evidence of a violation).
+std::optional<StaticFinding> check_cuda_constraints(const Task& task, const std::map<std::string, std::string>& files,
+                                                    const std::vector<std::string>& undefined,
+                                                    const std::map<std::string, std::string>& ptx,
+                                                    const std::map<std::string, std::string>& sass,
+                                                    std::vector<std::string>* warnings) {
+  for (const StaticConstraint& constraint : task.static_constraints) {
+    const std::regex pattern(constraint.pattern, std::regex::ECMAScript);
+    std::map<std::string, std::string> texts;  // where -> text
+    if (constraint.scope == "source") {
+      for (const auto& [name, text] : files) texts[name] = text;
+    } else if (constraint.scope == "symbols") {
+      std::string joined;
+      for (const std::string& symbol : undefined) joined += symbol + "\n";
+      texts["undefined symbols"] = joined;
+    } else if (constraint.scope == "ptx") {
+      for (const auto& [arch, text] : ptx) texts["ptx " + arch] = text;
+    } else if (constraint.scope == "sass") {
+      if (sass.empty()) {
+        warnings->push_back("static constraint " + constraint.name + " (sass) not checked: cuobjdump is not installed");
+        continue;
+      }
+      for (const auto& [arch, text] : sass) texts["sass " + arch] = text;
+    } else {
+      continue;  // host scopes do not apply to cuda builds
+    }
+    if (constraint.required) {
+      // Required constructs must appear in every arch's code (each arch is a separate program).
+      for (const auto& [where, text] : texts)
+        if (constraint.scope != "source" && !std::regex_search(text, pattern))
+          return StaticFinding{"constraint " + constraint.name + " not met in " + where + ": " + constraint.message,
+                               {{"constraint", constraint.name}, {"where", where}, {"pattern", constraint.pattern}}};
+      if (constraint.scope == "source") {
+        bool found = false;
+        for (const auto& [where, text] : texts) found |= std::regex_search(text, pattern);
+        if (!found)
+          return StaticFinding{"constraint " + constraint.name + " not met: " + constraint.message,
+                               {{"constraint", constraint.name}, {"pattern", constraint.pattern}}};
+      }
+    } else {
+      for (const auto& [where, text] : texts) {
+        std::smatch match;
+        if (std::regex_search(text, match, pattern))
+          return StaticFinding{"constraint " + constraint.name + " violated in " + where + ": " + constraint.message,
+                               {{"constraint", constraint.name}, {"where", where}, {"match", match.str().substr(0, 200)}}};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+BuildOutcome CudaBuilder::build(const BuildRequest& request, SandboxMode sandbox) {
+  const auto start = Clock::now();
+  BuildOutcome outcome;
+  try {
+    const CudaToolchain& tools = toolchain();
+    const Task& task = *request.task;
+    std::string material = "cuda-build-v2\n" + tools.identity + "\n" + harness_version() + "\n" + task.entry.name;
+    for (const std::string& arch : task.archs) material += "\narch " + arch;
+    for (const std::string& flag : tools.flags) material += "\nflag " + flag;
+    material += std::string("\nuntrusted ") + (request.untrusted ? m_config.at("eval.cuda.allowed_host_symbols").dump() : "no");
+    material += std::string("\ncuobjdump ") + (tools.cuobjdump.empty() ? "no" : "yes");
+    material += "\nlibraries " + nlohmann::json(task.libraries).dump() + m_config.at("eval.libraries").dump();
+    for (const auto& [name, value] : request.params) material += "\nparam " + name + "=" + value;
+    for (const auto& [name, text] : request.files) material += "\nfile " + name + " " + sha256_hex(text);
+    if (request.untrusted) material += "\nconstraints " + task.content_hash;
+    return cached_build(m_cache_dir / "builds", material, m_locks,
+                        [&](const fs::path& dir) { return compile_and_check(request, sandbox, dir); });
+  } catch (const InvalidInput&) {
+    throw;
+  } catch (const Error& error) {
+    outcome.status = BuildStatus::infra_error;
+    outcome.reason = error.what();
+  }
+  outcome.wall_s = seconds_since(start);
+  return outcome;
+}
+
+BuildOutcome CudaBuilder::compile_and_check(const BuildRequest& request, SandboxMode sandbox, const fs::path& dir) {
+  BuildOutcome outcome;
+  const Task& task = *request.task;
+  const CudaToolchain& tools = toolchain();
+  const double timeout_s = m_config.get<double>("eval.stages.build.timeout_s");
+  for (const auto& [name, text] : request.files) write_file_atomic(dir / "src" / name, text);
+  std::vector<std::string> link_flags, library_symbols;
+  library_settings(m_config, task, &link_flags, &library_symbols);
+
+  auto static_start = Clock::now();
+  if (request.untrusted) {
+    if (std::optional<StaticFinding> finding = check_sources(task, request.files)) {
+      reject(outcome, finding->reason, finding->evidence);
+      return outcome;
+    }
+  }
+  outcome.static_s += seconds_since(static_start);
+
+  const std::vector<std::string> gencode = gencode_flags_for(task.archs);
+  evoteam::create_directories(dir / "obj" / "keep");
+  std::vector<std::string> objects;
+  for (const auto& [name, text] : request.files) {
+    if (!is_cuda_source(name)) continue;
+    const std::string object = "obj/" + fs::path(name).stem().string() + ".o";
+    std::vector<std::string> argv = {tools.nvcc};
+    argv.insert(argv.end(), tools.flags.begin(), tools.flags.end());
+    argv.insert(argv.end(), {"-Xptxas", "-v,-warn-spills,-warn-lmem-usage", "-Xcompiler", "-fPIC", "-cudart", "shared"});
+    argv.insert(argv.end(), gencode.begin(), gencode.end());
+    for (const auto& [param, value] : request.params) argv.push_back("-D" + param + "=" + value);
+    argv.insert(argv.end(), {"-I", "src", "-keep", "-keep-dir", "obj/keep", "-c", "src/" + name, "-o", object});
+    const ProcessResult result = run_tool(argv, dir, timeout_s, sandbox, dir);
+    outcome.log += result.err.text + result.out.text;
+    if (result.timed_out) {
+      outcome.status = BuildStatus::compile_timeout;
+      outcome.reason = "compiling " + name + " " + result.describe();
+      return outcome;
+    }
+    if (!result.spawned) {
+      outcome.status = BuildStatus::infra_error;
+      outcome.reason = "cannot run nvcc: " + result.describe();
+      return outcome;
+    }
+    if (!result.ok()) {
+      outcome.status = BuildStatus::compile_error;
+      outcome.reason = "compiling " + name + ": " + result.describe();
+      outcome.evidence = {{"file", name}};
+      return outcome;
+    }
+    objects.push_back(object);
+  }
+  if (objects.empty()) {
+    outcome.status = BuildStatus::compile_error;
+    outcome.reason = "no .cu source among the implementation's files";
+    return outcome;
+  }
+
+  static_start = Clock::now();
+  outcome.status = BuildStatus::ok;  // judge_objects lowers it
+  judge_objects(request, dir, objects, sandbox, outcome);
+  outcome.static_s += seconds_since(static_start);
+  if (outcome.status != BuildStatus::ok) return outcome;
+
+  write_file_atomic(dir / "exports.map", "{ global: " + task.entry.name + "; local: *; };\n");
+  std::vector<std::string> argv = {tools.nvcc, "-shared", "-cudart", "shared"};
+  argv.insert(argv.end(), gencode.begin(), gencode.end());
+  argv.insert(argv.end(), {"-o", "kernel.so"});
+  argv.insert(argv.end(), objects.begin(), objects.end());
+  argv.insert(argv.end(), {"-Xlinker", "--version-script=exports.map", "-Xlinker", "-z,defs"});
+  argv.insert(argv.end(), link_flags.begin(), link_flags.end());
+  const ProcessResult link = run_tool(argv, dir, timeout_s, sandbox, dir);
+  outcome.log += link.err.text;
+  if (link.timed_out) {
+    outcome.status = BuildStatus::compile_timeout;
+    outcome.reason = "linking " + link.describe();
+    return outcome;
+  }
+  if (!link.ok()) {
+    outcome.status = BuildStatus::compile_error;
+    outcome.reason = "linking: " + link.describe();
+    return outcome;
+  }
+  outcome.report["objects"] = objects.size();
+  return outcome;
+}
+
+void CudaBuilder::judge_objects(const BuildRequest& request, const fs::path& dir, const std::vector<std::string>& objects,
+                                SandboxMode sandbox, BuildOutcome& outcome) {
+  const Task& task = *request.task;
+  const CudaToolchain& tools = toolchain();
+  const double timeout_s = m_config.get<double>("eval.stages.static.timeout_s");
+  std::vector<std::string> link_flags, allowed;
+  library_settings(m_config, task, &link_flags, &allowed);
+  for (const std::string& symbol : m_config.get<std::vector<std::string>>("eval.cuda.allowed_host_symbols")) allowed.push_back(symbol);
+
+  std::vector<std::string> undefined;
+  for (const std::string& object : objects) {
+    const ProcessResult nm = run_tool({"nm", "-u", object}, dir, timeout_s, sandbox, dir);
+    if (!nm.ok()) {
+      outcome.status = BuildStatus::infra_error;
+      outcome.reason = "cannot list the symbols of " + object + ": " + nm.describe();
+      return;
+    }
+    for (const std::string& symbol : cuda::parse_nm_undefined(nm.out.text)) undefined.push_back(symbol);
+  }
+  const std::vector<cuda::KernelResources> kernels = cuda::parse_ptxas(outcome.log);
+  std::map<std::string, std::string> ptx_texts, sass_texts;
+  nlohmann::json per_arch = nlohmann::json::object();
+  for (const std::string& arch : task.archs) {
+    CudaStaticSignals signals;
+    for (const cuda::KernelResources& kernel : kernels)
+      if (kernel.arch == arch) signals.kernels.push_back(kernel);
+    std::string ptx;
+    for (const std::string& object : objects) {
+      const fs::path file = dir / "obj" / "keep" / (fs::path(object).stem().string() + "." + virtual_arch(arch) + ".ptx");
+      if (fs::is_regular_file(file)) ptx += read_file(file) + "\n";
+    }
+    ptx_texts[arch] = ptx;
+    signals.ptx = cuda::scan_ptx(ptx);
+    if (!tools.cuobjdump.empty()) {
+      std::string sass;
+      for (const std::string& object : objects) {
+        const ProcessResult dump = run_tool({tools.cuobjdump, "-sass", "-arch", arch, object}, dir, timeout_s, sandbox, dir);
+        if (dump.ok()) sass += dump.out.text;
+      }
+      if (!sass.empty()) {
+        sass_texts[arch] = sass;
+        signals.sass = cuda::parse_sass(sass);
+      }
+    }
+    signals.host_undefined = undefined;
+    if (request.untrusted) signals.sources = request.files;
+    CudaStaticPolicy policy;
+    policy.arch = arch;
+    policy.allowed_host_symbols = allowed;
+    if (request.untrusted) policy.shape_literals = workload_literals(task);
+    // The harness tells its own kernels from the implementation's by the evoteam_ prefix.
+    for (const std::string& entry : signals.ptx.entries)
+      if (request.untrusted && entry.rfind("evoteam_", 0) == 0) {
+        reject(outcome, "kernel " + entry + " uses the harness's reserved evoteam_ prefix (" + arch + ")", {{"kernel", entry}, {"arch", arch}});
+        return;
+      }
+    const CudaStaticVerdict verdict = cuda::judge_static(signals, policy);
+    per_arch[arch] = verdict.report;
+    outcome.report["static_profile"][arch] = cuda::static_profile(signals, policy);
+    for (const std::string& warning : verdict.warnings) outcome.warnings.push_back(arch + ": " + warning);
+    if (request.untrusted && !verdict.rejections.empty()) {
+      const CudaFinding& finding = verdict.rejections.front();
+      nlohmann::json evidence = finding.evidence;
+      evidence["arch"] = arch;
+      reject(outcome, finding.reason + " (" + arch + ")", evidence);
+      outcome.report["archs"] = per_arch;
+      return;
+    }
+  }
+  outcome.report["archs"] = per_arch;
+  outcome.report["sass"] = tools.cuobjdump.empty() ? "not available (cuobjdump missing): PTX scan only" : "cuobjdump";
+  if (!request.untrusted) return;
+  if (std::optional<StaticFinding> finding =
+          check_cuda_constraints(task, request.files, undefined, ptx_texts, sass_texts, &outcome.warnings))
+    reject(outcome, finding->reason, finding->evidence);
+}
+
+}  // namespace evoteam::eval

@@ -1,0 +1,267 @@
+// The host toolchain and the trusted programs built with it: the harness (per harness version and task glue)
+// and the machine-peaks probe.
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/inventory.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <future>
+#include <random>
+#include <thread>
+
+#include "eval/glue.hpp"
+#include "eval/host/host_build.hpp"
+#include "eval/sandbox.hpp"
+
+namespace evoteam::eval {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path harness_source_dir() { return install_root() / "kernels" / "common"; }
+
+std::vector<fs::path> harness_sources() {
+  std::vector<fs::path> sources;
+  for (const fs::path& dir : {harness_source_dir(), harness_source_dir() / "host"}) {
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(dir, error))
+      if (entry.path().extension() == ".cpp" && entry.path().filename() != "peaks_main.cpp") sources.push_back(entry.path());
+  }
+  std::sort(sources.begin(), sources.end());
+  return sources;
+}
+
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 1);
+  return "unknown cpu";
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+}  // namespace
+
+void CompileSlots::acquire() {
+  std::unique_lock<std::mutex> lock(m_mutex);
+  m_changed.wait(lock, [this] { return m_free > 0; });
+  --m_free;
+}
+
+void CompileSlots::release() {
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    ++m_free;
+  }
+  m_changed.notify_one();
+}
+
+std::string to_string(BuildStatus status) {
+  switch (status) {
+    case BuildStatus::ok: return "ok";
+    case BuildStatus::compile_error: return "compile_error";
+    case BuildStatus::compile_timeout: return "compile_timeout";
+    case BuildStatus::static_reject: return "static_reject";
+    case BuildStatus::infra_error: return "infra_error";
+  }
+  return "infra_error";
+}
+
+fs::path unique_sibling(const fs::path& final_dir) {
+  static std::atomic<unsigned> counter{0};
+  std::random_device device;
+  return final_dir.parent_path() / (".tmp-" + final_dir.filename().string() + "-" + std::to_string(::getpid()) + "-" +
+                                    std::to_string(counter++) + "-" + std::to_string(device()));
+}
+
+HostBuilder::HostBuilder(const Config& config, ProcessRunner& runner, fs::path cache_dir)
+    : m_config(config),
+      m_runner(runner),
+      m_cache_dir(std::move(cache_dir)),
+      m_slots([&config] {
+        int jobs = config.get<int>("eval.host.compile_jobs");
+        if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        return jobs;
+      }()) {}
+
+const HostToolchain& HostBuilder::toolchain() {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  if (m_toolchain) return *m_toolchain;
+  auto toolchain = std::make_unique<HostToolchain>();
+  const std::string name = m_config.get<std::string>("eval.host.compiler");
+  std::optional<fs::path> found = find_program(name);
+  if (!found) throw Error("eval.host.compiler: cannot find \"" + name + "\" in PATH");
+  toolchain->compiler = found->string();
+  Command version;
+  version.argv = {toolchain->compiler, "--version"};
+  version.timeout = std::chrono::milliseconds(30'000);
+  ProcessResult version_result = m_runner.run(version);
+  Command machine;
+  machine.argv = {toolchain->compiler, "-dumpmachine"};
+  machine.timeout = std::chrono::milliseconds(30'000);
+  ProcessResult machine_result = m_runner.run(machine);
+  if (!version_result.ok()) throw Error("cannot run " + toolchain->compiler + " --version: " + version_result.describe());
+  const std::string version_line = first_line(version_result.out.text);
+  toolchain->gcc = version_line.find("clang") == std::string::npos &&
+                   (version_line.find("g++") != std::string::npos || version_line.find("GCC") != std::string::npos);
+  toolchain->identity = version_line + "; " + first_line(machine_result.out.text) + ";" + cpu_model();
+  toolchain->flags = m_config.get<std::vector<std::string>>("eval.host.flags");
+  toolchain->harness_flags = m_config.get<std::vector<std::string>>("eval.host.harness_flags");
+  toolchain->max_address_space = static_cast<std::uint64_t>(m_config.get<double>("eval.host.max_address_space_mb")) << 20;
+  m_toolchain = std::move(toolchain);
+  return *m_toolchain;
+}
+
+std::string hash_harness_sources(const std::vector<fs::path>& dirs, const fs::path& base, const std::string& salt) {
+  std::vector<fs::path> files;
+  std::error_code error;
+  for (const fs::path& dir : dirs)
+    for (const auto& entry : fs::directory_iterator(dir, error))
+      if (entry.is_regular_file()) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw Error("the harness sources are missing: " + base.string() + " (set EVOTEAM_HOME?)");
+  std::string material = salt;
+  for (const fs::path& file : files) material += fs::relative(file, base).string() + "\n" + read_file(file) + "\n";
+  return sha256_hex(material).substr(0, 16);
+}
+
+ProcessResult run_compile_tool(ProcessRunner& runner, CompileSlots& slots, const std::vector<std::string>& argv,
+                               const fs::path& cwd, double timeout_s, SandboxMode sandbox, const fs::path& writable,
+                               std::uint64_t max_address_space) {
+  Command command;
+  SandboxSpec spec;
+  spec.writable.push_back(writable);
+  command.argv = sandbox_argv(sandbox, argv, spec);
+  command.cwd = cwd;
+  command.timeout = std::chrono::milliseconds(static_cast<long>(timeout_s * 1000));
+  command.output_cap = 16u << 20;
+  command.max_address_space = max_address_space;
+  slots.acquire();
+  ProcessResult result;
+  try {
+    result = runner.run(command);
+  } catch (...) {
+    slots.release();
+    throw;
+  }
+  slots.release();
+  return result;
+}
+
+std::string HostBuilder::harness_version() {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  // The shared files and the host harness; other targets' harnesses (kernels/common/cuda) do not change it.
+  if (m_harness_version.empty())
+    m_harness_version = hash_harness_sources({harness_source_dir(), harness_source_dir() / "host"}, harness_source_dir(), "");
+  return m_harness_version;
+}
+
+ProcessResult HostBuilder::run_tool(std::vector<std::string> argv, const fs::path& cwd, double timeout_s,
+                                    SandboxMode sandbox, const fs::path& writable) {
+  return run_compile_tool(m_runner, m_slots, argv, cwd, timeout_s, sandbox, writable, toolchain().max_address_space);
+}
+
+fs::path HostBuilder::harness_objects() {
+  const HostToolchain& tools = toolchain();
+  std::string key_material = harness_version() + "\n" + tools.identity;
+  for (const std::string& flag : tools.harness_flags) key_material += "\n" + flag;
+  const fs::path dir = m_cache_dir / "harness" / sha256_hex(key_material).substr(0, 24);
+  const fs::path objects = dir / "obj";
+  std::shared_ptr<std::mutex> lock = m_locks.get(objects.string());
+  std::lock_guard<std::mutex> guard(*lock);
+  if (fs::is_directory(objects)) return objects;
+  evoteam::create_directories(dir);
+  const fs::path temporary = unique_sibling(objects);
+  evoteam::create_directories(temporary);
+  std::vector<std::future<ProcessResult>> compiles;
+  for (const fs::path& source : harness_sources()) {
+    std::vector<std::string> argv = {tools.compiler};
+    argv.insert(argv.end(), tools.harness_flags.begin(), tools.harness_flags.end());
+    argv.insert(argv.end(), {"-I", harness_source_dir().string(), "-c", source.string(), "-o",
+                             (temporary / (source.stem().string() + ".o")).string()});
+    compiles.push_back(std::async(std::launch::async, [this, argv, temporary] {
+      return run_tool(argv, temporary, 600, SandboxMode::none, temporary);
+    }));
+  }
+  std::string failures;
+  for (auto& compile : compiles) {
+    ProcessResult result = compile.get();
+    if (!result.ok()) failures += result.describe() + "\n" + result.err.text + "\n";
+  }
+  if (!failures.empty()) {
+    std::error_code ignored;
+    fs::remove_all(temporary, ignored);
+    throw Error("cannot build the harness: " + failures);
+  }
+  std::error_code rename_error;
+  fs::rename(temporary, objects, rename_error);
+  if (rename_error) fs::remove_all(temporary, rename_error);  // another process finished first
+  return objects;
+}
+
+fs::path HostBuilder::harness(const Task& task) {
+  const HostToolchain& tools = toolchain();
+  const fs::path objects = harness_objects();
+  const std::string glue = glue_source(task);
+  std::string hooks = task.hooks_file.empty() ? "" : read_file(task.dir / task.hooks_file);
+  const fs::path dir = objects.parent_path() / "tasks" / sha256_hex(glue + "\nhooks\n" + hooks).substr(0, 24);
+  const fs::path executable = dir / "harness";
+  std::shared_ptr<std::mutex> lock = m_locks.get(dir.string());
+  std::lock_guard<std::mutex> guard(*lock);
+  if (fs::is_regular_file(executable)) return executable;
+  evoteam::create_directories(dir.parent_path());
+  const fs::path temporary = unique_sibling(dir);
+  evoteam::create_directories(temporary);
+  write_file_atomic(temporary / "glue.cpp", glue);
+  std::vector<std::string> argv = {tools.compiler};
+  argv.insert(argv.end(), tools.harness_flags.begin(), tools.harness_flags.end());
+  argv.insert(argv.end(), {"-I", harness_source_dir().string(), "glue.cpp"});
+  if (!hooks.empty()) argv.push_back((task.dir / task.hooks_file).string());
+  for (const auto& entry : fs::directory_iterator(objects)) argv.push_back(entry.path().string());
+  argv.insert(argv.end(), {"-o", "harness", "-ldl"});
+  ProcessResult result = run_tool(argv, temporary, 600, SandboxMode::none, temporary);
+  if (!result.ok()) {
+    std::error_code ignored;
+    fs::remove_all(temporary, ignored);
+    throw Error("cannot build the harness for task " + task.name + ": " + result.describe() + "\n" + result.err.text);
+  }
+  std::error_code rename_error;
+  fs::rename(temporary, dir, rename_error);
+  if (rename_error) fs::remove_all(temporary, rename_error);
+  return executable;
+}
+
+fs::path HostBuilder::peaks_program() {
+  const HostToolchain& tools = toolchain();
+  std::string key_material = harness_version() + "\n" + tools.identity;
+  for (const std::string& flag : tools.flags) key_material += "\n" + flag;
+  const fs::path dir = m_cache_dir / "harness" / ("peaks-" + sha256_hex(key_material).substr(0, 24));
+  const fs::path program = dir / "peaks";
+  std::shared_ptr<std::mutex> lock = m_locks.get(dir.string());
+  std::lock_guard<std::mutex> guard(*lock);
+  if (fs::is_regular_file(program)) return program;
+  evoteam::create_directories(dir.parent_path());
+  const fs::path temporary = unique_sibling(dir);
+  evoteam::create_directories(temporary);
+  std::vector<std::string> argv = {tools.compiler};
+  argv.insert(argv.end(), tools.flags.begin(), tools.flags.end());
+  argv.insert(argv.end(), {"-ffp-contract=fast", (harness_source_dir() / "host" / "peaks_main.cpp").string(), "-o", "peaks"});
+  ProcessResult result = run_tool(argv, temporary, 600, SandboxMode::none, temporary);
+  if (!result.ok()) {
+    std::error_code ignored;
+    fs::remove_all(temporary, ignored);
+    throw Error("cannot build the peaks probe: " + result.describe() + "\n" + result.err.text);
+  }
+  std::error_code rename_error;
+  fs::rename(temporary, dir, rename_error);
+  if (rename_error) fs::remove_all(temporary, rename_error);
+  return program;
+}
+
+}  // namespace evoteam::eval
