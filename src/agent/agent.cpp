@@ -21,152 +21,250 @@ constexpr const char* k_not_run_after_crash = "error: not run: the daemon stoppe
 constexpr const char* k_resumed = "The session was resumed after an interruption; continue with the task.";
 constexpr std::size_t k_keep_recent_messages = 6;
 
-struct Limit {
+// Why the loop ends, with its one-line detail.
+struct Ending {
   Stop stop;
   std::string detail;
 };
 
-std::optional<Limit> limit_reached(const AgentLimits& limits, const AgentResult& spent, double elapsed_s,
-                                   const Meter& meter) {
-  if (interrupted()) return Limit{Stop::interrupted, "the daemon was interrupted"};
+std::optional<Ending> limit_reached(const AgentLimits& limits, const AgentResult& spent, double elapsed_s,
+                                    const Meter& meter) {
+  if (interrupted()) return Ending{Stop::interrupted, "the daemon was interrupted"};
   if (limits.max_steps > 0 && spent.steps >= limits.max_steps)
-    return Limit{Stop::step_limit, std::to_string(spent.steps) + " steps"};
+    return Ending{Stop::step_limit, std::to_string(spent.steps) + " steps"};
   if (limits.max_tokens > 0 && spent.usage.total() >= limits.max_tokens)
-    return Limit{Stop::token_limit, std::to_string(spent.usage.total()) + " tokens used by the agent"};
+    return Ending{Stop::token_limit, std::to_string(spent.usage.total()) + " tokens used by the agent"};
   if (limits.max_cost_usd > 0 && spent.cost_usd >= limits.max_cost_usd)
-    return Limit{Stop::cost_limit, "USD " + std::to_string(spent.cost_usd) + " spent by the agent"};
+    return Ending{Stop::cost_limit, "USD " + std::to_string(spent.cost_usd) + " spent by the agent"};
   if (limits.max_wall_s > 0 && elapsed_s >= limits.max_wall_s)
-    return Limit{Stop::time_limit, std::to_string(elapsed_s) + " s spent by the agent"};
+    return Ending{Stop::time_limit, std::to_string(elapsed_s) + " s spent by the agent"};
   switch (meter.check()) {
-    case LimitHit::tokens: return Limit{Stop::token_limit, "the run's token budget is spent"};
-    case LimitHit::cost: return Limit{Stop::cost_limit, "the run's cost budget is spent"};
-    case LimitHit::wall_time: return Limit{Stop::time_limit, "the run's time budget is spent"};
+    case LimitHit::tokens: return Ending{Stop::token_limit, "the run's token budget is spent"};
+    case LimitHit::cost: return Ending{Stop::cost_limit, "the run's cost budget is spent"};
+    case LimitHit::wall_time: return Ending{Stop::time_limit, "the run's time budget is spent"};
     case LimitHit::none: break;
   }
   return std::nullopt;
+}
+
+// The tool calls of one reply, run in order: their results for the model, and what they mean for the loop.
+struct ToolRound {
+  Message results{Role::user, {}};
+  bool well_formed = false;  // at least one call had arguments its tool could read
+  bool submitted = false;
+  std::string summary;       // what submit said
+};
+
+// One agent's run (or resumed run): the conversation, its transcript and what it has spent so far.
+class AgentLoop {
+ public:
+  AgentLoop(const AgentSettings& settings, LlmProvider& provider, Toolbox& tools, Meter& meter,
+            const std::filesystem::path& transcript_path);
+
+  AgentResult run(const AgentPrompt& prompt);
+
+ private:
+  std::optional<AgentResult> already_submitted() const;
+  void start_or_resume(const AgentPrompt& prompt);
+  bool context_nearly_full() const;
+  LlmResult ask_model();
+  std::optional<Ending> record_failed_call(const LlmFailure& failure);
+  void record_reply(const LlmResponse& response);
+  ToolRound run_tool_calls(const LlmResponse& response);
+  ToolOutcome run_tool_call(const ContentBlock& call);
+  std::optional<Ending> count_malformed(bool well_formed);
+  void add(Message message);
+  AgentResult finish(Ending ending);
+  double elapsed_s() const;
+
+  const AgentSettings& m_settings;
+  LlmProvider& m_provider;
+  Toolbox& m_tools;
+  Meter& m_meter;
+  Conversation m_state;  // read from the transcript before it is opened for appending
+  Transcript m_transcript;
+  AgentResult m_result;
+  std::chrono::steady_clock::time_point m_started;  // where the time not yet in m_state.elapsed_s begins
+  std::vector<ToolSpec> m_specs;
+  int m_malformed_in_a_row = 0;
+};
+
+AgentLoop::AgentLoop(const AgentSettings& settings, LlmProvider& provider, Toolbox& tools, Meter& meter,
+                     const std::filesystem::path& transcript_path)
+    : m_settings(settings),
+      m_provider(provider),
+      m_tools(tools),
+      m_meter(meter),
+      m_state(conversation_from(read_transcript(transcript_path))),
+      m_transcript(transcript_path) {
+  m_result.steps = m_state.steps;
+  m_result.usage = m_state.usage;
+  m_result.cost_usd = m_state.cost_usd;
+  m_started = std::chrono::steady_clock::now();
+}
+
+AgentResult AgentLoop::run(const AgentPrompt& prompt) {
+  if (std::optional<AgentResult> done = already_submitted()) return *done;
+  start_or_resume(prompt);
+  m_specs = m_tools.specs();
+  while (true) {
+    if (std::optional<Ending> limit = limit_reached(m_settings.limits, m_result, elapsed_s(), m_meter))
+      return finish(std::move(*limit));
+    if (context_nearly_full()) clear_old_tool_results(m_state.messages, k_keep_recent_messages);
+    LlmResult reply = ask_model();
+    if (!reply.ok()) {
+      if (std::optional<Ending> ending = record_failed_call(reply.failure())) return finish(std::move(*ending));
+      continue;
+    }
+    record_reply(reply.response());
+    ToolRound round = run_tool_calls(reply.response());
+    add(std::move(round.results));
+    if (round.submitted) {
+      m_result.summary = std::move(round.summary);
+      return finish({Stop::submitted, ""});
+    }
+    if (std::optional<Ending> ending = count_malformed(round.well_formed)) return finish(std::move(*ending));
+  }
+}
+
+// A transcript that ends in a submit is done: its result is returned and nothing more is written.
+std::optional<AgentResult> AgentLoop::already_submitted() const {
+  if (!m_state.stop || m_state.stop->value("stop", "") != "submitted") return std::nullopt;
+  AgentResult result = m_result;
+  result.stop = Stop::submitted;
+  result.summary = m_state.stop->value("summary", "");
+  result.detail = "already submitted";
+  return result;
+}
+
+void AgentLoop::start_or_resume(const AgentPrompt& prompt) {
+  if (m_state.messages.empty()) {
+    m_state.system = prompt.system;
+    m_transcript.append({{"type", "message"}, {"role", "system"}, {"content", prompt.system},
+                         {"agent", m_settings.role}, {"model", m_settings.model}, {"provider", m_provider.name()}});
+    add({Role::user, {ContentBlock::make_text(prompt.instance)}});
+  } else if (m_state.messages.back().role == Role::assistant) {
+    // The API rejects a tool call without its result, so calls cut off by a crash are answered first.
+    Message answer{Role::user, {}};
+    for (const std::string& id : unanswered_tool_calls(m_state.messages))
+      answer.content.push_back(ContentBlock::make_tool_result(id, k_not_run_after_crash, true));
+    if (answer.content.empty()) answer.content.push_back(ContentBlock::make_text(k_resumed));
+    add(std::move(answer));
+  }
+}
+
+// Whether the last prompt passed the share of the context window at which old tool results are cleared.
+bool AgentLoop::context_nearly_full() const {
+  return m_settings.context_window > 0 && m_settings.context_clear_fraction > 0 &&
+         static_cast<double>(m_state.last_prompt_tokens) >
+             m_settings.context_clear_fraction * static_cast<double>(m_settings.context_window);
+}
+
+// Every call counts as a step, a failed one too.
+LlmResult AgentLoop::ask_model() {
+  LlmRequest request{m_settings.model, m_state.system, m_state.messages, m_specs, m_settings.max_reply_tokens,
+                     m_settings.temperature};
+  LlmResult reply = m_provider.complete(request);
+  ++m_result.steps;
+  return reply;
+}
+
+// Charges and records a call that brought no reply; returns why the loop ends, unless it asks again.
+std::optional<Ending> AgentLoop::record_failed_call(const LlmFailure& failure) {
+  m_meter.charge_unknown(failure.unknown_cost_attempts);
+  m_transcript.append({{"type", "call_failed"}, {"kind", to_string(failure.kind)},
+                       {"http_status", failure.http_status}, {"message", failure.message},
+                       {"attempts", failure.attempts}});
+  if (failure.kind == FailureKind::interrupted) return Ending{Stop::interrupted, failure.message};
+  if (failure.kind != FailureKind::malformed_reply) return Ending{Stop::provider_failed, failure.message};
+  // Nothing the model can be shown: count it and ask again.
+  if (++m_malformed_in_a_row >= m_settings.limits.max_consecutive_malformed)
+    return Ending{Stop::malformed_replies, failure.message};
+  return std::nullopt;
+}
+
+// Charges the reply and records it; an empty reply is kept out of the conversation.
+void AgentLoop::record_reply(const LlmResponse& response) {
+  m_meter.charge(response.usage, response.cost_usd, response.unknown_cost_attempts);
+  m_result.usage += response.usage;
+  m_result.cost_usd += response.cost_usd;
+  m_state.last_prompt_tokens = response.usage.prompt();
+  Message said{Role::assistant, response.content};
+  nlohmann::json record = message_record(said);
+  record.update({{"usage", to_json(response.usage)}, {"cost_usd", response.cost_usd}, {"model", response.model},
+                 {"latency_s", response.latency_s}, {"stop_reason", response.finish_raw},
+                 {"request_id", response.request_id}, {"attempts", response.attempts},
+                 {"agent_elapsed_s", elapsed_s()}});
+  m_transcript.append(record);
+  if (!said.content.empty()) m_state.messages.push_back(std::move(said));
+}
+
+// Calls after a submit are answered but not run, since every call needs its result. A reply that called no
+// tool is answered with a nudge to use them.
+ToolRound AgentLoop::run_tool_calls(const LlmResponse& response) {
+  ToolRound round;
+  for (const ContentBlock& call : response.content) {
+    if (call.kind != BlockKind::tool_use) continue;
+    if (round.submitted) {
+      round.results.content.push_back(ContentBlock::make_tool_result(call.id, k_not_run_after_submit, true));
+      continue;
+    }
+    ToolOutcome outcome = run_tool_call(call);
+    round.well_formed = round.well_formed || outcome.status != ToolStatus::format_error;
+    if (outcome.submitted) {
+      round.submitted = true;
+      round.summary = outcome.summary;
+    }
+    round.results.content.push_back(ContentBlock::make_tool_result(call.id, outcome.content, outcome.is_error()));
+  }
+  if (round.results.content.empty())
+    round.results.content.push_back(ContentBlock::make_text(
+        response.finish == FinishReason::max_tokens ? k_cut_at_max_tokens : k_no_tool_call));
+  return round;
+}
+
+ToolOutcome AgentLoop::run_tool_call(const ContentBlock& call) {
+  if (call.input_valid()) return m_tools.call(call.name, call.input);
+  ToolOutcome outcome;
+  outcome.status = ToolStatus::format_error;
+  outcome.content = "error: the arguments of " + call.name + " are not a JSON object: " + call.input_error_text;
+  return outcome;
+}
+
+// A reply with one well-formed tool call ends the streak of malformed ones.
+std::optional<Ending> AgentLoop::count_malformed(bool well_formed) {
+  m_malformed_in_a_row = well_formed ? 0 : m_malformed_in_a_row + 1;
+  if (m_malformed_in_a_row < m_settings.limits.max_consecutive_malformed) return std::nullopt;
+  return Ending{Stop::malformed_replies,
+                std::to_string(m_malformed_in_a_row) + " replies in a row without a valid tool call"};
+}
+
+// Every message goes to the transcript as it joins the conversation.
+void AgentLoop::add(Message message) {
+  m_transcript.append(message_record(message));
+  m_state.messages.push_back(std::move(message));
+}
+
+AgentResult AgentLoop::finish(Ending ending) {
+  m_result.stop = ending.stop;
+  m_result.detail = std::move(ending.detail);
+  m_transcript.append({{"type", "stop"}, {"stop", to_string(m_result.stop)}, {"detail", m_result.detail},
+                       {"steps", m_result.steps}, {"usage", to_json(m_result.usage)}, {"cost_usd", m_result.cost_usd},
+                       {"elapsed_s", elapsed_s()}, {"summary", m_result.summary}});
+  return m_result;
+}
+
+// Time in the loop, across resumes.
+double AgentLoop::elapsed_s() const {
+  return m_state.elapsed_s + seconds_since(m_started);
 }
 
 }  // namespace
 
 AgentResult run_agent(const AgentSettings& settings, const AgentPrompt& prompt, LlmProvider& provider,
                       Toolbox& tools, Meter& meter, const std::filesystem::path& transcript_path) {
-  Conversation state = conversation_from(read_transcript(transcript_path));
-  Transcript transcript(transcript_path);
-  AgentResult result;
-  result.steps = state.steps;
-  result.usage = state.usage;
-  result.cost_usd = state.cost_usd;
-  const auto started = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return state.elapsed_s + seconds_since(started);
-  };
-  auto add = [&](Message message) {
-    transcript.append(message_record(message));
-    state.messages.push_back(std::move(message));
-  };
-  auto finish = [&](Stop stop, std::string detail) {
-    result.stop = stop;
-    result.detail = std::move(detail);
-    transcript.append({{"type", "stop"}, {"stop", to_string(stop)}, {"detail", result.detail},
-                       {"steps", result.steps}, {"usage", to_json(result.usage)}, {"cost_usd", result.cost_usd},
-                       {"elapsed_s", elapsed()}, {"summary", result.summary}});
-    return result;
-  };
-
-  if (state.stop && state.stop->value("stop", "") == "submitted") {
-    result.stop = Stop::submitted;
-    result.summary = state.stop->value("summary", "");
-    result.detail = "already submitted";
-    return result;
-  }
-  if (state.messages.empty()) {
-    state.system = prompt.system;
-    transcript.append({{"type", "message"}, {"role", "system"}, {"content", prompt.system},
-                       {"agent", settings.role}, {"model", settings.model}, {"provider", provider.name()}});
-    add({Role::user, {ContentBlock::make_text(prompt.instance)}});
-  } else if (state.messages.back().role == Role::assistant) {
-    // The API rejects a tool call without its result, so calls cut off by a crash are answered first.
-    Message answer{Role::user, {}};
-    for (const std::string& id : unanswered_tool_calls(state.messages))
-      answer.content.push_back(ContentBlock::make_tool_result(id, k_not_run_after_crash, true));
-    if (answer.content.empty()) answer.content.push_back(ContentBlock::make_text(k_resumed));
-    add(std::move(answer));
-  }
-
-  const std::vector<ToolSpec> specs = tools.specs();
-  int malformed_in_a_row = 0;
-  while (true) {
-    if (std::optional<Limit> limit = limit_reached(settings.limits, result, elapsed(), meter))
-      return finish(limit->stop, limit->detail);
-    if (settings.context_window > 0 && settings.context_clear_fraction > 0 &&
-        static_cast<double>(state.last_prompt_tokens) >
-            settings.context_clear_fraction * static_cast<double>(settings.context_window))
-      clear_old_tool_results(state.messages, k_keep_recent_messages);
-
-    LlmRequest request{settings.model, state.system, state.messages, specs, settings.max_reply_tokens,
-                       settings.temperature};
-    LlmResult reply = provider.complete(request);
-    ++result.steps;
-    if (!reply.ok()) {
-      const LlmFailure& failure = reply.failure();
-      meter.charge_unknown(failure.unknown_cost_attempts);
-      transcript.append({{"type", "call_failed"}, {"kind", to_string(failure.kind)},
-                         {"http_status", failure.http_status}, {"message", failure.message},
-                         {"attempts", failure.attempts}});
-      if (failure.kind == FailureKind::interrupted) return finish(Stop::interrupted, failure.message);
-      if (failure.kind != FailureKind::malformed_reply) return finish(Stop::provider_failed, failure.message);
-      // Nothing the model can be shown: count it and ask again.
-      if (++malformed_in_a_row >= settings.limits.max_consecutive_malformed)
-        return finish(Stop::malformed_replies, failure.message);
-      continue;
-    }
-
-    const LlmResponse& response = reply.response();
-    meter.charge(response.usage, response.cost_usd, response.unknown_cost_attempts);
-    result.usage += response.usage;
-    result.cost_usd += response.cost_usd;
-    state.last_prompt_tokens = response.usage.prompt();
-    Message said{Role::assistant, response.content};
-    nlohmann::json record = message_record(said);
-    record.update({{"usage", to_json(response.usage)}, {"cost_usd", response.cost_usd}, {"model", response.model},
-                   {"latency_s", response.latency_s}, {"stop_reason", response.finish_raw},
-                   {"request_id", response.request_id}, {"attempts", response.attempts},
-                   {"agent_elapsed_s", elapsed()}});
-    transcript.append(record);
-    if (!said.content.empty()) state.messages.push_back(std::move(said));
-
-    Message results{Role::user, {}};
-    bool well_formed = false;
-    bool submitted = false;
-    for (const ContentBlock& call : response.content) {
-      if (call.kind != BlockKind::tool_use) continue;
-      if (submitted) {
-        results.content.push_back(ContentBlock::make_tool_result(call.id, k_not_run_after_submit, true));
-        continue;
-      }
-      ToolOutcome outcome;
-      if (call.input_valid()) {
-        outcome = tools.call(call.name, call.input);
-      } else {
-        outcome.status = ToolStatus::format_error;
-        outcome.content = "error: the arguments of " + call.name + " are not a JSON object: " + call.input_error_text;
-      }
-      well_formed = well_formed || outcome.status != ToolStatus::format_error;
-      if (outcome.submitted) {
-        submitted = true;
-        result.summary = outcome.summary;
-      }
-      results.content.push_back(ContentBlock::make_tool_result(call.id, outcome.content, outcome.is_error()));
-    }
-    if (results.content.empty())
-      results.content.push_back(ContentBlock::make_text(
-          response.finish == FinishReason::max_tokens ? k_cut_at_max_tokens : k_no_tool_call));
-    add(std::move(results));
-    if (submitted) return finish(Stop::submitted, "");
-    malformed_in_a_row = well_formed ? 0 : malformed_in_a_row + 1;
-    if (malformed_in_a_row >= settings.limits.max_consecutive_malformed)
-      return finish(Stop::malformed_replies, std::to_string(malformed_in_a_row) + " replies in a row without a valid tool call");
-  }
+  AgentLoop loop(settings, provider, tools, meter, transcript_path);
+  return loop.run(prompt);
 }
 
 }  // namespace evoteam
