@@ -107,6 +107,18 @@ struct Stream {
   OutputCapture capture;
 };
 
+// The parent's side of a run's pipes once the child has its ends.
+struct RunPipes {
+  std::vector<Stream> streams;  // stdout, stderr, then the record channel when the command has one
+  detail::Pipe wake;            // the interrupt handler writes a byte to it to end a poll early
+};
+
+// What happened to the child while its output was pumped.
+struct PumpOutcome {
+  bool timed_out = false;
+  bool interrupted = false;
+};
+
 // Reads what is available; returns false at end of file (or a read error, which ends the stream as well).
 bool read_available(Stream& stream) {
   std::array<char, 64 * 1024> buffer;
@@ -143,151 +155,190 @@ void signal_group(pid_t pgid, int sig) {
   if (sig != SIGKILL && sig != SIGCONT) ::kill(-pgid, SIGCONT);  // a stopped member cannot act on SIGTERM
 }
 
-class SystemRunner final : public ProcessRunner {
- public:
-  ProcessResult run(const Command& command) override;
-};
-
-ProcessResult SystemRunner::run(const Command& command) {
+void check_command(const Command& command) {
   if (command.argv.empty()) throw Error("process: a command needs at least argv[0]");
   if (command.result_fd != -1 && command.result_fd < 3) {
     throw Error("process: result_fd must be 3 or above (0-2 are the standard streams), got " +
                 std::to_string(command.result_fd));
   }
-  ProcessResult result;
-  const auto started = Clock::now();
-  const std::uint64_t generation = detail::interrupt_generation();
+}
 
-  std::vector<Stream> streams;
-  streams.reserve(3);
+// Opens the run's pipes, keeping the parent's ends in `pipes`, and spawns the child on the others. Our copies
+// of the child's ends close when this returns: they must go, or end of file never comes.
+detail::SpawnOutcome spawn_on_pipes(const Command& command, RunPipes& pipes) {
   detail::Pipe out = detail::make_pipe(detail::PipeReadEnd::non_blocking);
   detail::Pipe err = detail::make_pipe(detail::PipeReadEnd::non_blocking);
   std::optional<detail::Pipe> record;
   if (command.result_fd >= 0) record = detail::make_pipe(detail::PipeReadEnd::non_blocking);
-  detail::Pipe wake = detail::make_pipe(detail::PipeReadEnd::non_blocking);
-  ::fcntl(wake.write.get(), F_SETFL, ::fcntl(wake.write.get(), F_GETFL) | O_NONBLOCK);
+  pipes.wake = detail::make_pipe(detail::PipeReadEnd::non_blocking);
+  ::fcntl(pipes.wake.write.get(), F_SETFL, ::fcntl(pipes.wake.write.get(), F_GETFL) | O_NONBLOCK);
   detail::UniqueFd dev_null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (!dev_null) throw IoError("cannot open /dev/null: " + std::system_category().message(errno));
 
-  detail::ChildFds child_fds{dev_null.get(), out.write.get(), err.write.get(), record ? record->write.get() : -1};
-  const detail::SpawnOutcome spawn = detail::spawn_child(command, child_fds);
-  // Our copies of the child's ends must go, or end of file never comes.
-  dev_null.reset();
-  out.write.reset();
-  err.write.reset();
-  if (record) record->write.reset();
-  if (spawn.pid <= 0) {
-    result.spawn_error = spawn.error;
-    result.wall_s = seconds_since(started);
-    return result;
+  pipes.streams.reserve(3);
+  pipes.streams.push_back({std::move(out.read), OutputCapture(command.output_cap, CaptureMode::head_and_tail)});
+  pipes.streams.push_back({std::move(err.read), OutputCapture(command.output_cap, CaptureMode::head_and_tail)});
+  if (record) {
+    pipes.streams.push_back({std::move(record->read), OutputCapture(k_result_record_cap, CaptureMode::head_only)});
   }
-  result.spawned = true;
-  const pid_t pid = spawn.pid;
-  // Should anything below throw, the group is killed and the leader reaped rather than left behind.
-  // Declared before live_group so it runs after the group has left the interrupt table.
-  struct KillOnUnwind {
-    pid_t pid;
-    bool armed = true;
-    ~KillOnUnwind() {
-      if (!armed) return;
-      ::kill(-pid, SIGKILL);
-      while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-      }
-    }
-  } kill_on_unwind{pid};
+  const detail::ChildFds child_fds{dev_null.get(), out.write.get(), err.write.get(),
+                                   record ? record->write.get() : -1};
+  return detail::spawn_child(command, child_fds);
+}
 
-  streams.push_back({std::move(out.read), OutputCapture(command.output_cap, CaptureMode::head_and_tail)});
-  streams.push_back({std::move(err.read), OutputCapture(command.output_cap, CaptureMode::head_and_tail)});
-  if (record) streams.push_back({std::move(record->read), OutputCapture(k_result_record_cap, CaptureMode::head_only)});
-
-  // Raw syscall: glibc 2.36's <sys/pidfd.h> lacks C linkage for C++. -1 (old kernel) falls back to polling.
-  detail::UniqueFd pid_fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
-  std::optional<detail::LiveGroup> live_group;
-  live_group.emplace(pid, wake.write.get());
-
-  std::optional<Clock::time_point> deadline;
-  if (command.timeout.count() > 0) deadline = started + command.timeout;
-  std::optional<Clock::time_point> kill_at;
-  std::optional<Clock::time_point> drain_until;
-  bool exited = false;
-  const auto begin_termination = [&](int sig, Clock::time_point now) {
-    signal_group(pid, sig);
-    if (!kill_at) kill_at = now + command.kill_grace;
-  };
-
-  std::vector<pollfd> poll_fds;
-  while (true) {
-    const auto now = Clock::now();
-    // Interrupts first: a child that died of a forwarded signal must be reported as interrupted.
-    if (!exited && !result.interrupted && detail::interrupt_generation() != generation) {
-      result.interrupted = true;
-      // Signal the group only if the handler could not (the interrupt came before registration): a second
-      // SIGINT would run a child's trap twice.
-      if (live_group->forwarded_signal() == 0) {
-        const int sig = interrupt_signal();
-        signal_group(pid, sig != 0 ? sig : SIGTERM);
-      } else {
-        ::kill(-pid, SIGCONT);  // as signal_group does: a stopped member cannot act on the forwarded signal
-      }
-      if (!kill_at) kill_at = now + command.kill_grace;
+// Should anything throw while the child runs, its group is killed and the leader reaped rather than left
+// behind. It outlives the pump, so it runs after the group has left the interrupt table.
+struct KillOnUnwind {
+  pid_t pid;
+  bool armed = true;
+  ~KillOnUnwind() {
+    if (!armed) return;
+    ::kill(-pid, SIGKILL);
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
     }
-    if (!exited && child_has_exited(pid)) {
-      exited = true;
-      ::kill(-pid, SIGKILL);  // the group must not outlive its leader (background jobs holding our pipes)
-      drain_until = now + k_drain_after_exit;
-    }
-    if (!exited && !result.timed_out && deadline && now >= *deadline) {
-      result.timed_out = true;
-      begin_termination(SIGTERM, now);
-    }
-    if (!exited && kill_at && now >= *kill_at) {
-      ::kill(-pid, SIGKILL);
-      kill_at.reset();
-    }
-    const bool any_open = std::any_of(streams.begin(), streams.end(), [](const Stream& s) { return bool(s.fd); });
-    if (exited && (!any_open || now >= *drain_until)) break;
+  }
+};
 
+// The running child's state for one poll loop: it reads the streams, watches the child's exit, the deadline
+// and interrupts, and signals the whole group when any of them says so. The group is in the interrupt table
+// for as long as this object lives.
+class RunningChild {
+ public:
+  RunningChild(const Command& command, pid_t pid, Clock::time_point started, std::uint64_t generation,
+               RunPipes& pipes)
+      : m_command(command),
+        m_pid(pid),
+        m_generation(generation),
+        m_pipes(pipes),
+        // Raw syscall: glibc 2.36's <sys/pidfd.h> lacks C linkage for C++. -1 (old kernel) falls back to polling.
+        m_pid_fd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0))),
+        m_live_group(pid, pipes.wake.write.get()) {
+    if (command.timeout.count() > 0) m_deadline = started + command.timeout;
+  }
+
+  // Returns once the child has exited and its streams have ended, or the drain after its exit ran out.
+  PumpOutcome pump() {
+    while (true) {
+      const auto now = Clock::now();
+      // Interrupts first: a child that died of a forwarded signal must be reported as interrupted.
+      react_to_interrupt(now);
+      notice_exit(now);
+      enforce_deadline(now);
+      kill_after_grace(now);
+      if (m_exited && (!any_stream_open() || now >= *m_drain_until)) return m_outcome;
+      wait_and_read(poll_timeout_ms(now));
+    }
+  }
+
+ private:
+  void react_to_interrupt(Clock::time_point now) {
+    if (m_exited || m_outcome.interrupted || detail::interrupt_generation() == m_generation) return;
+    m_outcome.interrupted = true;
+    // Signal the group only if the handler could not (the interrupt came before registration): a second
+    // SIGINT would run a child's trap twice.
+    if (m_live_group.forwarded_signal() == 0) {
+      const int sig = interrupt_signal();
+      signal_group(m_pid, sig != 0 ? sig : SIGTERM);
+    } else {
+      ::kill(-m_pid, SIGCONT);  // as signal_group does: a stopped member cannot act on the forwarded signal
+    }
+    arm_kill(now);
+  }
+
+  void notice_exit(Clock::time_point now) {
+    if (m_exited || !child_has_exited(m_pid)) return;
+    m_exited = true;
+    ::kill(-m_pid, SIGKILL);  // the group must not outlive its leader (background jobs holding our pipes)
+    m_drain_until = now + k_drain_after_exit;
+  }
+
+  void enforce_deadline(Clock::time_point now) {
+    if (m_exited || m_outcome.timed_out || !m_deadline || now < *m_deadline) return;
+    m_outcome.timed_out = true;
+    signal_group(m_pid, SIGTERM);
+    arm_kill(now);
+  }
+
+  // SIGTERM (or the interrupt) went to the group; SIGKILL follows once the grace period is over.
+  void arm_kill(Clock::time_point now) {
+    if (!m_kill_at) m_kill_at = now + m_command.kill_grace;
+  }
+
+  void kill_after_grace(Clock::time_point now) {
+    if (m_exited || !m_kill_at || now < *m_kill_at) return;
+    ::kill(-m_pid, SIGKILL);
+    m_kill_at.reset();
+  }
+
+  bool any_stream_open() const {
+    return std::any_of(m_pipes.streams.begin(), m_pipes.streams.end(), [](const Stream& s) { return bool(s.fd); });
+  }
+
+  // -1 (no timer) or the milliseconds until the next timer that the loop must act on.
+  int poll_timeout_ms(Clock::time_point now) const {
     std::optional<Clock::time_point> wake_at;
     const auto consider = [&](std::optional<Clock::time_point> t) {
       if (t && (!wake_at || *t < *wake_at)) wake_at = t;
     };
-    if (!exited && !result.timed_out) consider(deadline);
-    if (!exited) consider(kill_at);
-    if (exited) consider(drain_until);
-    if (!exited && !pid_fd) consider(now + k_exit_poll_period);
-    if (!live_group->registered()) consider(now + k_interrupt_poll_period);
-    int timeout_ms = -1;
-    if (wake_at) {
-      const auto remaining = std::chrono::ceil<std::chrono::milliseconds>(*wake_at - now).count();
-      timeout_ms = static_cast<int>(std::clamp<std::int64_t>(remaining, 0, 60'000));
-    }
-
-    poll_fds.clear();
-    for (const Stream& stream : streams) {
-      if (stream.fd) poll_fds.push_back({stream.fd.get(), POLLIN, 0});
-    }
-    if (!exited && pid_fd) poll_fds.push_back({pid_fd.get(), POLLIN, 0});
-    poll_fds.push_back({wake.read.get(), POLLIN, 0});
-    if (::poll(poll_fds.data(), poll_fds.size(), timeout_ms) < 0) {
-      // Only EINTR is expected; on anything else give up on the child rather than leave it running.
-      if (errno != EINTR) {
-        ::kill(-pid, SIGKILL);
-        ::usleep(10'000);
-      }
-      continue;
-    }
-    for (Stream& stream : streams) {
-      if (!stream.fd) continue;
-      const auto it = std::find_if(poll_fds.begin(), poll_fds.end(),
-                                   [&](const pollfd& p) { return p.fd == stream.fd.get(); });
-      if (it != poll_fds.end() && it->revents != 0 && !read_available(stream)) stream.fd.reset();
-    }
-    if (poll_fds.back().revents != 0) drain_wake_pipe(wake.read.get());
+    if (!m_exited && !m_outcome.timed_out) consider(m_deadline);
+    if (!m_exited) consider(m_kill_at);
+    if (m_exited) consider(m_drain_until);
+    if (!m_exited && !m_pid_fd) consider(now + k_exit_poll_period);
+    if (!m_live_group.registered()) consider(now + k_interrupt_poll_period);
+    if (!wake_at) return -1;
+    const auto remaining = std::chrono::ceil<std::chrono::milliseconds>(*wake_at - now).count();
+    return static_cast<int>(std::clamp<std::int64_t>(remaining, 0, 60'000));
   }
 
-  // Leave the interrupt table before reaping, so the handler never signals a recycled pid.
-  live_group.reset();
-  kill_on_unwind.armed = false;
+  // Waits for output, the child's exit, a wake-up or the timeout, then reads whatever became available.
+  void wait_and_read(int timeout_ms) {
+    m_poll_fds.clear();
+    for (const Stream& stream : m_pipes.streams) {
+      if (stream.fd) m_poll_fds.push_back({stream.fd.get(), POLLIN, 0});
+    }
+    if (!m_exited && m_pid_fd) m_poll_fds.push_back({m_pid_fd.get(), POLLIN, 0});
+    m_poll_fds.push_back({m_pipes.wake.read.get(), POLLIN, 0});
+    if (::poll(m_poll_fds.data(), m_poll_fds.size(), timeout_ms) < 0) {
+      // Only EINTR is expected; on anything else give up on the child rather than leave it running.
+      if (errno != EINTR) {
+        ::kill(-m_pid, SIGKILL);
+        ::usleep(10'000);
+      }
+      return;
+    }
+    for (Stream& stream : m_pipes.streams) {
+      if (!stream.fd) continue;
+      const auto it = std::find_if(m_poll_fds.begin(), m_poll_fds.end(),
+                                   [&](const pollfd& p) { return p.fd == stream.fd.get(); });
+      if (it != m_poll_fds.end() && it->revents != 0 && !read_available(stream)) stream.fd.reset();
+    }
+    if (m_poll_fds.back().revents != 0) drain_wake_pipe(m_pipes.wake.read.get());
+  }
+
+  const Command& m_command;
+  const pid_t m_pid;
+  const std::uint64_t m_generation;
+  RunPipes& m_pipes;
+  detail::UniqueFd m_pid_fd;
+  detail::LiveGroup m_live_group;
+  std::optional<Clock::time_point> m_deadline;
+  std::optional<Clock::time_point> m_kill_at;
+  std::optional<Clock::time_point> m_drain_until;
+  bool m_exited = false;
+  PumpOutcome m_outcome;
+  std::vector<pollfd> m_poll_fds;
+};
+
+// Pumps the child's output until it has exited. The group leaves the interrupt table when this returns,
+// before the caller reaps, so the handler never signals a recycled pid.
+PumpOutcome pump_until_exit(const Command& command, pid_t pid, Clock::time_point started, std::uint64_t generation,
+                            RunPipes& pipes) {
+  RunningChild child(command, pid, started, generation, pipes);
+  return child.pump();
+}
+
+// Waits for the leader and records how it ended, the wall time and its resource use.
+void reap(pid_t pid, Clock::time_point started, ProcessResult& result) {
   int status = 0;
   rusage usage{};
   pid_t reaped = -1;
@@ -301,9 +352,43 @@ ProcessResult SystemRunner::run(const Command& command) {
   result.rusage.user_s = seconds(usage.ru_utime);
   result.rusage.sys_s = seconds(usage.ru_stime);
   result.rusage.max_rss_kb = usage.ru_maxrss;
+}
+
+void report_output(std::vector<Stream>& streams, ProcessResult& result) {
   result.out = streams[0].capture.finish();
   result.err = streams[1].capture.finish();
   if (streams.size() > 2) result.result = streams[2].capture.finish();
+}
+
+class SystemRunner final : public ProcessRunner {
+ public:
+  ProcessResult run(const Command& command) override;
+};
+
+ProcessResult SystemRunner::run(const Command& command) {
+  check_command(command);
+  ProcessResult result;
+  const auto started = Clock::now();
+  const std::uint64_t generation = detail::interrupt_generation();
+
+  RunPipes pipes;
+  const detail::SpawnOutcome spawn = spawn_on_pipes(command, pipes);
+  if (spawn.pid <= 0) {
+    result.spawn_error = spawn.error;
+    result.wall_s = seconds_since(started);
+    return result;
+  }
+  result.spawned = true;
+  KillOnUnwind kill_on_unwind{spawn.pid};
+
+  const PumpOutcome outcome = pump_until_exit(command, spawn.pid, started, generation, pipes);
+  result.timed_out = outcome.timed_out;
+  result.interrupted = outcome.interrupted;
+
+  // The group has left the interrupt table with the pump; only now may the leader be reaped.
+  kill_on_unwind.armed = false;
+  reap(spawn.pid, started, result);
+  report_output(pipes.streams, result);
   return result;
 }
 
