@@ -14,8 +14,6 @@ namespace evoteam {
 
 namespace {
 
-std::string errno_text() { return std::strerror(errno); }
-
 // Tool outputs may hold bytes that are not UTF-8 (a binary read, a compiler's locale); keep them readable.
 std::string dump_line(const nlohmann::json& value) {
   return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -32,13 +30,13 @@ Transcript::Transcript(std::filesystem::path path) : m_path(std::move(path)) {
   std::string existing;
   if (std::filesystem::exists(m_path)) existing = read_file(m_path);
   m_fd = ::open(m_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (m_fd < 0) throw IoError("transcript " + m_path.string() + ": cannot open: " + errno_text());
+  if (m_fd < 0) throw IoError("transcript " + m_path.string() + ": cannot open: " + errno_text(errno));
   // A crash mid-write leaves a line without its newline: cut it so the next record starts clean.
   if (!existing.empty() && existing.back() != '\n') {
     const std::size_t keep = existing.rfind('\n') == std::string::npos ? 0 : existing.rfind('\n') + 1;
     if (::ftruncate(m_fd, static_cast<off_t>(keep)) != 0) {
       ::close(m_fd);
-      throw IoError("transcript " + m_path.string() + ": cannot cut a torn last line: " + errno_text());
+      throw IoError("transcript " + m_path.string() + ": cannot cut a torn last line: " + errno_text(errno));
     }
     existing.resize(keep);
   }
@@ -66,14 +64,9 @@ void Transcript::append(nlohmann::json record) {
     line += "," + rest.substr(1);
   }
   line += '\n';
-  std::size_t written = 0;
-  while (written < line.size()) {
-    ssize_t n = ::write(m_fd, line.data() + written, line.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw IoError("transcript " + m_path.string() + ": write failed: " + errno_text());
-    written += static_cast<std::size_t>(n);
-  }
-  if (::fdatasync(m_fd) != 0) throw IoError("transcript " + m_path.string() + ": fdatasync failed: " + errno_text());
+  if (const int err = write_all(m_fd, line); err != 0)
+    throw IoError("transcript " + m_path.string() + ": write failed: " + errno_text(err));
+  if (::fdatasync(m_fd) != 0) throw IoError("transcript " + m_path.string() + ": fdatasync failed: " + errno_text(errno));
   ++m_next_seq;
 }
 

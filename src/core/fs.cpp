@@ -14,26 +14,8 @@ namespace evoteam {
 
 namespace {
 
-std::string errno_text(int err) { return std::strerror(err); }
-
 [[noreturn]] void throw_io(const std::string& what, const std::filesystem::path& path, int err) {
   throw IoError("cannot " + what + " " + path.string() + ": " + errno_text(err));
-}
-
-// Writes all bytes, retrying short writes and EINTR; returns 0 or the errno of the failure.
-int write_all(int fd, std::string_view bytes) {
-  const char* data = bytes.data();
-  std::size_t left = bytes.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, data, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    data += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  return 0;
 }
 
 std::filesystem::path parent_or_dot(const std::filesystem::path& path) {
@@ -167,6 +149,18 @@ void copy_tree(const std::filesystem::path& from, const std::filesystem::path& t
     // Symlinks, sockets and devices are left out on purpose: a frozen copy must not point outside itself.
   }
   if (ec) throw IoError("cannot read directory " + from.string() + ": " + ec.message());
+}
+
+int write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return 0;
 }
 
 }  // namespace evoteam

@@ -21,8 +21,6 @@ ProcessResult run_quietly(ProcessRunner& runner, std::vector<std::string> argv, 
   return runner.run(command);
 }
 
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
-
 std::string last_nonempty_line(const std::string& text) {
   std::istringstream stream(text);
   std::string line, last;

@@ -32,8 +32,6 @@
 namespace evoteam::detail {
 namespace {
 
-std::string errno_text(int err) { return std::system_category().message(err); }
-
 enum class ChildStep : int { process_group, descriptors, working_directory, limits, exec };
 
 struct ChildFailure {

@@ -30,4 +30,6 @@ std::string trim(std::string_view text) {
   return std::string(text.substr(begin, end - begin + 1));
 }
 
+std::string first_line(std::string_view text) { return std::string(text.substr(0, text.find('\n'))); }
+
 }  // namespace evoteam

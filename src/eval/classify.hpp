@@ -21,6 +21,11 @@ struct Judgement {
   nlohmann::json evidence = nlohmann::json::object();
 };
 
+// The evaluator's own failure: never charged to the candidate.
+inline Judgement infra_error(std::string reason, nlohmann::json evidence = nlohmann::json::object()) {
+  return Judgement{Verdict::infra_error, std::move(reason), std::move(evidence)};
+}
+
 // What evidence says about a trial: workload, axes, hidden, public seed, distribution. Never the salted seed.
 nlohmann::json trial_evidence(const Battery& battery, int trial_id);
 

@@ -25,8 +25,6 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-std::optional<Judgement> infra(const std::string& reason) { return Judgement{Verdict::infra_error, reason, nlohmann::json::object()}; }
-
 // The perf binary the host profile may use: none when eval.profile.perf is off or perf is not installed.
 std::optional<fs::path> configured_perf(const Config& config) {
   if (config.get<std::string>("eval.profile.perf") == "off") return std::nullopt;
@@ -130,7 +128,7 @@ std::optional<Judgement> build_harness_and_reference(EvaluationRun& run, BuildOu
   try {
     run.harness = run.backend.harness(run.task);
   } catch (const Error& error) {
-    return infra(error.what());
+    return infra_error(error.what());
   }
   BuildRequest request;
   request.task = &run.task;
@@ -150,7 +148,7 @@ std::optional<Judgement> load_call_deadlines(EvaluationRun& run) {
   run.deadlines_s.assign(run.battery.trials.size(), minimum);
   for (const Trial& trial : run.battery.trials) {
     const fs::path sidecar = run.reference_dir / (trial.reference_key + ".json");
-    if (!fs::is_regular_file(sidecar)) return infra("reference output missing for trial " + std::to_string(trial.id));
+    if (!fs::is_regular_file(sidecar)) return infra_error("reference output missing for trial " + std::to_string(trial.id));
     const double wall = read_json_file(sidecar).value("wall_s", 0.0);
     run.deadlines_s[static_cast<std::size_t>(trial.id)] = std::max(minimum, factor * wall);
   }
@@ -176,7 +174,7 @@ std::optional<DeviceLock> acquire_timing_lock(const EvaluationRun& run, std::opt
   const Config& config = run.shared.config;
   const auto timeout = std::chrono::milliseconds(static_cast<long>(config.get<double>("eval.stages.timing.lock_timeout_s") * 1000));
   std::optional<DeviceLock> lock = DeviceLock::acquire(config.get<std::string>("eval.lock_dir"), run.backend.device(), timeout);
-  if (!lock) *failure = infra("timed out waiting for the timing lock of device " + run.backend.device());
+  if (!lock) *failure = infra_error("timed out waiting for the timing lock of device " + run.backend.device());
   return lock;
 }
 
@@ -191,7 +189,7 @@ std::optional<Judgement> device_unavailable(EvaluationRun& run) {
   try {
     run.harness = run.backend.harness(run.task);
   } catch (const Error& error) {
-    return infra(error.what());
+    return infra_error(error.what());
   }
   std::string why;
   if (probe_gpu(run, &why)) return std::nullopt;
@@ -326,7 +324,7 @@ std::optional<Judgement> run_profile(EvaluationRun& run, const fs::path& candida
   if (run.task.target == Target::cuda) return run_cuda_profile(run, candidate, profile);
   const Config& config = run.shared.config;
   std::optional<HarnessSpec> profiled = profile_harness_spec(run, candidate);
-  if (!profiled) return infra("no workload to profile");
+  if (!profiled) return infra_error("no workload to profile");
   HarnessSpec& spec = *profiled;
   const fs::path perf_file = run.scratch / "perf.txt";
   std::optional<fs::path> perf = configured_perf(config);
@@ -345,7 +343,7 @@ std::optional<Judgement> run_profile(EvaluationRun& run, const fs::path& candida
   }
   if (std::optional<Judgement> failure = judge_process(harness_run, run.battery, false)) return failure;
   const nlohmann::json* record = harness_run.last("profile");
-  if (record == nullptr) return infra("the profile run left no profile record");
+  if (record == nullptr) return infra_error("the profile run left no profile record");
   nlohmann::json counters;
   if (used_perf && fs::is_regular_file(perf_file)) counters = parse_perf_csv(read_file(perf_file));
   *profile = profile_summary(*profiled_workload(run), summarize(record->value("samples", std::vector<double>{})), counters,
@@ -365,7 +363,7 @@ bool profile_needs_own_run(EvaluationRun& run) {
 
 std::optional<Judgement> profile_from_timing(EvaluationRun& run, const std::vector<WorkloadResult>& timed, nlohmann::json* profile) {
   const BatteryWorkload* workload = profiled_workload(run);
-  if (workload == nullptr) return infra("no workload to profile");
+  if (workload == nullptr) return infra_error("no workload to profile");
   for (const WorkloadResult& result : timed) {
     if (result.name != workload->name) continue;
     *profile = profile_summary(*workload, result.candidate, nullptr, run.shared.peaks.get(false));
@@ -373,7 +371,7 @@ std::optional<Judgement> profile_from_timing(EvaluationRun& run, const std::vect
     (*profile)["sandbox"] = to_string(run.sandbox);
     return std::nullopt;
   }
-  return infra("the timing stage has no samples of workload " + workload->name);
+  return infra_error("the timing stage has no samples of workload " + workload->name);
 }
 
 std::future<ProfileOutcome> start_profile(EvaluationRun& run, const fs::path& candidate) {
@@ -384,7 +382,7 @@ std::future<ProfileOutcome> start_profile(EvaluationRun& run, const fs::path& ca
     try {
       outcome.failure = run_profile(run, candidate, &outcome.profile);
     } catch (const std::exception& error) {
-      outcome.failure = infra(std::string("profile: ") + error.what());
+      outcome.failure = infra_error(std::string("profile: ") + error.what());
     }
     outcome.wall_s = seconds_since(start);
     return outcome;

@@ -9,7 +9,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::optional<Judgement> infra(const std::string& reason) { return Judgement{Verdict::infra_error, reason, nlohmann::json::object()}; }
 
 // How long an early run waits for its word: as long as correctness, the profile beside it and the lock wait
 // may take together.
@@ -73,7 +72,7 @@ TimingResult time_with_harness(EvaluationRun& run, const fs::path& plan_file, co
   if (early) {
     const nlohmann::json* release = harness_run.last("release");
     if (release == nullptr || release->value("word", "") != "go") {
-      result.failure = infra("the timing run was not released");
+      result.failure = infra_error("the timing run was not released");
       return result;
     }
   }

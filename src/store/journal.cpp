@@ -116,19 +116,6 @@ std::string version_line() {
          "\"}\n";
 }
 
-// Writes all bytes, retrying short writes and EINTR; returns 0 or the errno of the failure.
-int write_all(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    bytes.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return 0;
-}
-
 }  // namespace
 
 JournalReplay replay_journal(const std::filesystem::path& path) {

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/temp_dir.hpp"
@@ -174,6 +175,25 @@ TEST(Fs, Sha256HandlesPaddingBoundaries) {
   for (const auto& [length, expected] : vectors) {
     EXPECT_EQ(evoteam::sha256_hex(std::string(length, 'x')), expected) << "length " << length;
   }
+}
+
+TEST(WriteAll, WritesEveryByteThroughAPipeAndReportsAFailureAsItsErrno) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::string bytes(40000, 'x');  // more than one pipe buffer: the reader drains while the writer writes
+  std::string received;
+  std::thread reader([&] {
+    char buffer[4096];
+    ssize_t n;
+    while ((n = ::read(fds[0], buffer, sizeof buffer)) > 0) received.append(buffer, static_cast<std::size_t>(n));
+  });
+  EXPECT_EQ(evoteam::write_all(fds[1], bytes), 0);
+  ::close(fds[1]);
+  reader.join();
+  ::close(fds[0]);
+  EXPECT_EQ(received, bytes);
+  EXPECT_EQ(evoteam::write_all(-1, "x"), EBADF);
+  EXPECT_EQ(evoteam::errno_text(ENOENT), "No such file or directory");
 }
 
 }  // namespace

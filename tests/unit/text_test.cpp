@@ -103,5 +103,12 @@ TEST(TextTrim, OfWhitespaceOnlyOrEmptyIsEmpty) {
 
 TEST(TextTrim, LeavesOtherControlCharacters) { EXPECT_EQ(trim("\va\f"), "\va\f"); }
 
+TEST(TextFirstLine, StopsAtTheFirstNewline) {
+  EXPECT_EQ(first_line("gcc 12.2\nCopyright"), "gcc 12.2");
+  EXPECT_EQ(first_line("one line"), "one line");
+  EXPECT_EQ(first_line("\nsecond"), "");
+  EXPECT_EQ(first_line(""), "");
+}
+
 }  // namespace
 }  // namespace evoteam

@@ -9,6 +9,9 @@
 
 namespace evoteam {
 
+// The system's text for an errno value ("No such file or directory"); safe to call from any thread.
+std::string errno_text(int err);
+
 // Process exit codes, documented in README.md. Scripts depend on them: never renumber.
 enum class ExitCode : int {
   success = 0,

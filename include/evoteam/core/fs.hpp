@@ -32,6 +32,10 @@ void create_directories(const std::filesystem::path& dir);
 // overwriting files that exist in `to`. Throws IoError naming the path that failed.
 void copy_tree(const std::filesystem::path& from, const std::filesystem::path& to);
 
+// Writes all of `bytes` to `fd`, retrying short writes and EINTR; returns 0, or the errno of the failure (the
+// caller names the file in its error).
+int write_all(int fd, std::string_view bytes);
+
 // Hex SHA-256 of bytes (build cache keys, input hashes).
 std::string sha256_hex(std::string_view bytes);
 

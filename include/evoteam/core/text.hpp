@@ -49,6 +49,9 @@ std::string fixed(double value, int digits);
 // second, "2.000 s" from a second up. Negative values print in microseconds; not-a-number in seconds ("nan s").
 std::string human_duration(double seconds);
 
+// The text before the first newline (all of it when there is none).
+std::string first_line(std::string_view text);
+
 // `text` without the spaces, tabs, carriage returns and newlines at either end; whitespace-only text gives "".
 std::string trim(std::string_view text);
 

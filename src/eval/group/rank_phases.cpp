@@ -21,10 +21,6 @@ using Clock = std::chrono::steady_clock;
 // formed after this long will not.
 constexpr double k_group_init_timeout_s = 120;
 
-std::optional<Judgement> infra(const std::string& reason, nlohmann::json evidence = nlohmann::json::object()) {
-  return Judgement{Verdict::infra_error, reason, std::move(evidence)};
-}
-
 int ranks_axis_index(const Task& task) {
   for (std::size_t i = 0; i < task.axes.size(); ++i)
     if (task.axes[i].name == task.ranks_axis) return static_cast<int>(i);
@@ -71,7 +67,7 @@ std::optional<Judgement> too_few_gpus_for_any_group(const EvaluationRun& run) {
     smallest = smallest == 0 ? ranks : std::min(smallest, ranks);
   }
   if (smallest <= gpus) return std::nullopt;
-  return infra("no workload of task " + run.task.name + " can run: the smallest group needs " + std::to_string(smallest) +
+  return infra_error("no workload of task " + run.task.name + " can run: the smallest group needs " + std::to_string(smallest) +
                    " GPUs and this machine has " + std::to_string(gpus),
                {{"target", "cuda"}, {"gpus", gpus}, {"min_devices", run.task.min_devices}, {"smallest_group", smallest}});
 }
@@ -82,7 +78,7 @@ std::optional<Judgement> prepare_ranked_references(EvaluationRun& run, std::uint
   constexpr double k_gpu_l2_bound = 128.0 * (1 << 20);
   run.battery = design_battery(run.task, config, secret, k_gpu_l2_bound);
   skip_unrunnable_workloads(run.battery, run.task, visible_gpu_count());
-  if (run.battery.rotation.empty()) return infra("no workload of task " + run.task.name + " fits the GPUs of this machine");
+  if (run.battery.rotation.empty()) return infra_error("no workload of task " + run.task.name + " fits the GPUs of this machine");
   BuildOutcome reference;
   if (std::optional<Judgement> failure = build_harness_and_reference(run, &reference)) return failure;
   evoteam::create_directories(run.reference_dir);

@@ -2,6 +2,7 @@
 // and the machine-peaks probe.
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
+#include <evoteam/core/text.hpp>
 #include <evoteam/core/inventory.hpp>
 
 #include <unistd.h>
@@ -43,8 +44,6 @@ std::string cpu_model() {
     if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 1);
   return "unknown cpu";
 }
-
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 }  // namespace
 
