@@ -1,4 +1,5 @@
 // `evoteam optimize`, `evoteam resume` and `evoteam stop`: start, continue and stop supervisor runs.
+#include <cmath>
 #include <csignal>
 #include <iostream>
 #include <memory>
@@ -47,6 +48,26 @@ int report(const RunOutcome& outcome, bool json) {
   return static_cast<int>(outcome.exit_code);
 }
 
+// Budgets, targets and counts: a finite number, 0 or more. "nan", "inf" and negatives are usage errors here
+// rather than values that would be stored as null, or wrap around as unsigned, and break the run later.
+const CLI::Validator k_finite_non_negative(
+    [](std::string& text) -> std::string {
+      double value = 0;
+      if (!CLI::detail::lexical_cast(text, value) || !std::isfinite(value) || value < 0)
+        return "must be a finite number, 0 or more (got '" + text + "')";
+      return "";
+    },
+    "NUMBER>=0");
+
+// A seed is a whole number of 0 or more, written in digits: "-1" must not become 2^64-1.
+const CLI::Validator k_digits(
+    [](std::string& text) -> std::string {
+      if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+        return "must be a whole number, 0 or more (got '" + text + "')";
+      return "";
+    },
+    "UINT");
+
 // A run of this process: its children, its one meter, the real clock and the evaluator on the run's task.
 RunContext process_run_context() { return RunContext(system_runner(), process_meter()); }
 
@@ -67,16 +88,17 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
   sub.add_option("--provider", flags->provider, "builtin (offline team), anthropic, openai or scripted (default: builtin unless a key is set)");
   sub.add_option("--model", flags->model, "Model name for LLM providers");
   sub.add_option("--team", flags->team, "evolving (default), fixed or single");
-  sub.add_option("--max-cycles", flags->max_cycles, "Stop after this many cycles");
-  sub.add_option("--budget-tokens", flags->tokens, "Stop when this many tokens were spent");
-  sub.add_option("--budget-usd", flags->usd, "Stop when this many dollars were spent");
-  sub.add_option("--budget-hours", flags->hours, "Stop after this much wall time");
-  sub.add_option("--budget-gpu-seconds", flags->gpu_seconds, "Stop after this much GPU time");
-  sub.add_option("--budget-evaluations", flags->evaluations, "Stop after this many evaluations");
-  sub.add_option("--target-speedup", flags->target_speedup, "Stop as soon as the best verified speedup reaches this");
+  sub.add_option("--max-cycles", flags->max_cycles, "Stop after this many cycles (0: no limit)")->check(k_finite_non_negative);
+  sub.add_option("--budget-tokens", flags->tokens, "Stop when this many tokens were spent")->check(k_finite_non_negative);
+  sub.add_option("--budget-usd", flags->usd, "Stop when this many dollars were spent")->check(k_finite_non_negative);
+  sub.add_option("--budget-hours", flags->hours, "Stop after this much wall time")->check(k_finite_non_negative);
+  sub.add_option("--budget-gpu-seconds", flags->gpu_seconds, "Stop after this much GPU time")->check(k_finite_non_negative);
+  sub.add_option("--budget-evaluations", flags->evaluations, "Stop after this many evaluations")->check(k_finite_non_negative);
+  sub.add_option("--target-speedup", flags->target_speedup, "Stop as soon as the best verified speedup reaches this")
+      ->check(k_finite_non_negative);
   sub.add_option("--runs-dir", flags->runs_dir, "Where to create the run directory (default: store.runs_dir)");
   sub.add_option("--knowledge", flags->knowledge_dir, "A knowledge directory shared across runs and tasks");
-  sub.add_option("--seed", flags->seed, "Seed of the team's random choices");
+  sub.add_option("--seed", flags->seed, "Seed of the team's random choices")->check(k_digits);
   sub.add_flag("--json", flags->json, "Print a final JSON summary on stdout");
   sub.callback([&context, flags] {
     context.action = [&context, flags] {

@@ -120,8 +120,10 @@ RunDir RunDir::open(const std::filesystem::path& run_dir) {
   auto lock = std::make_unique<RunLock>(run_dir);
   const nlohmann::json info = evoteam::read_run_json(run_dir);
   const auto id_field = info.find("id");
-  std::string id = id_field != info.end() && id_field->is_string() ? id_field->get<std::string>()
-                                                                     : run_dir.filename().string();
+  const std::filesystem::path normal = run_dir.lexically_normal();
+  std::string id = id_field != info.end() && id_field->is_string()
+                       ? id_field->get<std::string>()
+                       : (normal.has_filename() ? normal : normal.parent_path()).filename().string();
   RunDir dir(run_dir, std::move(id));
   dir.m_lock = std::move(lock);
   dir.m_journal = std::make_unique<Journal>(run_dir / k_journal_name);

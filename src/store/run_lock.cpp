@@ -35,7 +35,9 @@ int read_pid(int fd) {
 
 RunLock::RunLock(const std::filesystem::path& run_dir) {
   const std::filesystem::path lock_path = run_dir / k_lock_name;
-  const std::string run_name = run_dir.filename().string();
+  // "runs/x/" names the run x as "runs/x" does.
+  const std::filesystem::path normal = run_dir.lexically_normal();
+  const std::string run_name = (normal.has_filename() ? normal : normal.parent_path()).filename().string();
   m_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (m_fd < 0) throw IoError("cannot open lock file " + lock_path.string() + ": " + std::strerror(errno));
 

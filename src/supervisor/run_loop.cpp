@@ -102,6 +102,10 @@ struct TeamChoice {
   std::optional<StopReason> stop;
 };
 
+// Idle cycles in a row that end a run with search_exhausted: enough for a policy change to give the team
+// something new to try, few enough that an unbounded run stops promptly.
+constexpr int k_idle_cycles_to_stop = 3;
+
 class SupervisorLoop {
  public:
   SupervisorLoop(const Config& config, RunDir& run, RunState& state, RunContext& context);
@@ -121,6 +125,7 @@ class SupervisorLoop {
   CycleBudget budget_of_this_cycle() const;
   void read_lab_records();
   void finish_cycle(int cycle, const std::map<std::string, TurnOutcome>& turns, Clock::time_point cycle_start);
+  bool did_work(int cycle, const std::map<std::string, TurnOutcome>& turns) const;
   double elapsed_s() const;
 
   const Config& m_config;
@@ -137,7 +142,8 @@ class SupervisorLoop {
   bool m_llm_supervisor = false;
   std::map<std::string, int> m_clear_streak;
   TeamSpec m_previous;  // the team of the last cycle (or the initial one)
-  Clock::time_point m_session_start;  // where the wall time not yet counted in m_state.elapsed_s begins
+  Clock::time_point m_session_start;
+  int m_idle_cycles = 0;  // finished cycles in a row without work (see did_work)  // where the wall time not yet counted in m_state.elapsed_s begins
 };
 
 SupervisorLoop::SupervisorLoop(const Config& config, RunDir& run, RunState& state, RunContext& context)
@@ -200,7 +206,20 @@ std::optional<StopReason> SupervisorLoop::run_cycle(int cycle) {
   m_previous = choice.team;
   m_state.last_finished_cycle = cycle;
   m_state.unfinished_team.reset();
+  // A team with nothing left to try (every attempt identical to an earlier one, or blocked) would cycle on
+  // for ever when no budget bounds the run, filling the disk with empty cycles: a few idle cycles in a row end it.
+  m_idle_cycles = did_work(cycle, turns) ? 0 : m_idle_cycles + 1;
+  if (m_idle_cycles >= k_idle_cycles_to_stop) return StopReason::search_exhausted;
   return std::nullopt;
+}
+
+// Work is a new evaluation in the cycle, or tokens an agent spent (LLM agents may think without submitting).
+bool SupervisorLoop::did_work(int cycle, const std::map<std::string, TurnOutcome>& turns) const {
+  for (const EvaluationRecord* record : m_state.history.in_cycle(cycle))
+    if (!record->blocked()) return true;
+  for (const auto& [role, turn] : turns)
+    if (turn.usage.tokens > 0) return true;
+  return false;
 }
 
 TeamChoice SupervisorLoop::choose_team(int cycle) {

@@ -1,6 +1,11 @@
 #include "supervisor/run_state.hpp"
 
+#include <cmath>
+
 #include <spdlog/spdlog.h>
+
+#include <evoteam/core/error.hpp>
+#include <evoteam/task/task.hpp>
 
 namespace evoteam {
 
@@ -29,6 +34,59 @@ nlohmann::json options_to_json(const OptimizeOptions& options) {
           {"model", options.model},                  {"team_mode", to_string(options.mode)},
           {"budgets", options.budgets.to_json()},    {"runs_dir", options.runs_dir.string()},
           {"knowledge_dir", options.knowledge_dir.string()}, {"seed", options.seed}};
+}
+
+namespace {
+
+[[noreturn]] void bad_field(const std::filesystem::path& file, const std::string& field, const std::string& problem) {
+  throw InvalidInput(file.string() + ": field '" + field + "' " + problem);
+}
+
+const nlohmann::json& required(const nlohmann::json& object, const std::string& key, nlohmann::json::value_t type,
+                               const std::filesystem::path& file, const std::string& field) {
+  const auto it = object.find(key);
+  if (it == object.end()) bad_field(file, field, "is missing");
+  const bool number = type == nlohmann::json::value_t::number_float;
+  if (number ? !it->is_number() : it->type() != type)
+    bad_field(file, field, std::string("must be ") + (number ? "a number" : nlohmann::json(type).type_name()));
+  return *it;
+}
+
+}  // namespace
+
+void validate_budgets(const Budgets& budgets) {
+  const std::pair<const char*, double> values[] = {
+      {"max_cycles", budgets.max_cycles}, {"tokens", static_cast<double>(budgets.tokens)},
+      {"usd", budgets.usd},               {"hours", budgets.hours},
+      {"gpu_seconds", budgets.gpu_seconds}, {"evaluations", budgets.evaluations},
+      {"target_speedup", budgets.target_speedup}};
+  for (const auto& [name, value] : values)
+    if (!std::isfinite(value) || value < 0)
+      throw InvalidInput(std::string("configuration key budgets.") + name +
+                         ": must be a finite number, 0 (no limit) or more, got " + nlohmann::json(value).dump());
+}
+
+void validate_run_json(const nlohmann::json& run_json, const std::filesystem::path& file) {
+  using Type = nlohmann::json::value_t;
+  if (!run_json.is_object()) throw InvalidInput(file.string() + ": must be a JSON object");
+  required(run_json, "id", Type::string, file, "id");
+  required(run_json, "task", Type::string, file, "task");
+  const std::string status = required(run_json, "status", Type::string, file, "status").get<std::string>();
+  try {
+    run_status_from_string(status);
+  } catch (const InvalidInput& error) {
+    bad_field(file, "status", std::string("is not valid: ") + error.what());
+  }
+  required(run_json, "config", Type::object, file, "config");
+  const nlohmann::json& options = required(run_json, "options", Type::object, file, "options");
+  required(options, "task_dir", Type::string, file, "options.task_dir");
+  required(options, "provider", Type::string, file, "options.provider");
+  const nlohmann::json& budgets = required(options, "budgets", Type::object, file, "options.budgets");
+  for (const char* name : {"max_cycles", "tokens", "usd", "hours", "gpu_seconds", "evaluations", "target_speedup"}) {
+    const std::string field = std::string("options.budgets.") + name;
+    const double value = required(budgets, name, Type::number_float, file, field).get<double>();
+    if (!std::isfinite(value) || value < 0) bad_field(file, field, "must be a finite number, 0 or more");
+  }
 }
 
 OptimizeOptions options_from_json(const nlohmann::json& value) {

@@ -24,6 +24,13 @@ struct RunState {
 };
 
 nlohmann::json options_to_json(const OptimizeOptions& options);
+// Every budget a finite number, 0 (no limit) or more; throws InvalidInput naming the budgets.<name> key (the
+// command line checks its own flags, so what fails here came from the configuration).
+void validate_budgets(const Budgets& budgets);
+// Checks that a run.json read from `file` holds what resume relies on: id, task, a known status, the options
+// with their budgets (finite, not negative) and the frozen config. Throws InvalidInput naming the file and the
+// field; a run.json that fails here is never treated as a run without limits.
+void validate_run_json(const nlohmann::json& run_json, const std::filesystem::path& file);
 OptimizeOptions options_from_json(const nlohmann::json& value);
 
 // Rebuilds the state from run.json and the journal's records.

@@ -56,6 +56,7 @@ nlohmann::json RunOutcome::to_json() const {
 }
 
 RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunContext& context) {
+  validate_budgets(options.budgets);
   Task task = load_task(options.task_dir);  // validate before creating anything
   // A search whose every evaluation must stop after the build would only burn its budget.
   if (std::optional<std::string> why = run_stages_unavailable(task, config))
@@ -78,6 +79,11 @@ RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunCon
 }
 
 RunOutcome resume(const Config& config, const std::filesystem::path& run_dir, RunContext& context) {
+  // A run that cannot continue is refused before anything in it is written: it keeps saying what it said.
+  if (std::filesystem::is_regular_file(run_dir / "run.json")) {
+    validate_run_json(read_run_json(run_dir), run_dir / "run.json");
+    load_task(run_dir / "task");  // the frozen task: InvalidInput naming its file when it is gone or broken
+  }
   RunDir run = RunDir::open(run_dir);
   nlohmann::json run_json = run.read_run_json();
   // A run continues with the configuration it was started with (frozen in run.json), so its budgets, team

@@ -164,5 +164,25 @@ TEST(OptimizeE2E, InvalidTaskDirExitsThreeNamingTaskJson) {
   EXPECT_NE((result.err.text + result.out.text).find("task.json"), std::string::npos) << describe(result);
 }
 
+// Budgets that are not finite numbers of 0 or more are usage errors on the command line (exit 2) and invalid
+// configuration (exit 3); neither leaves a run behind.
+TEST(OptimizeE2E, NonFiniteOrNegativeBudgetsAreRefusedBeforeARunExists) {
+  testing::TempDir dir;
+  const std::vector<std::pair<std::vector<std::string>, int>> cases = {
+      {{"--budget-usd", "nan"}, 2},        {{"--budget-hours", "inf"}, 2},  {{"--target-speedup", "nan"}, 2},
+      {{"--budget-usd", "-1"}, 2},         {{"--budget-evaluations", "-2"}, 2}, {{"--max-cycles", "-1"}, 2},
+      {{"--seed", "-1"}, 2},               {{"--set", "budgets.max_cycles=-1"}, 3},
+      {{"--set", "budgets.usd=-0.5"}, 3}};
+  for (const auto& [extra, code] : cases) {
+    std::vector<std::string> args = {"optimize", testing::k_task.string(), "--provider", "builtin",
+                                     "--runs-dir", (dir / "runs").string()};
+    if (extra[0] == "--set") args.insert(args.begin(), extra.begin(), extra.end());
+    else args.insert(args.end(), extra.begin(), extra.end());
+    ProcessResult result = run_evoteam(args, std::chrono::seconds(60));
+    EXPECT_EQ(result.exit_code, code) << extra[0] << " " << extra[1] << "\n" << describe(result);
+    EXPECT_FALSE(testing::only_run(dir / "runs").has_value()) << extra[0] << " " << extra[1];
+  }
+}
+
 }  // namespace
 }  // namespace evoteam

@@ -368,6 +368,19 @@ TEST(StoreRunLock, SecondLockInThisProcessIsRefused) {
   EXPECT_THROW(evoteam::RunDir::open(run.path()), evoteam::Error);
 }
 
+// A path typed with a trailing slash (as shells complete it) still names the run in the message.
+TEST(StoreRunLock, TheRefusalNamesTheRunWhenThePathEndsInASlash) {
+  TempDir dir;
+  evoteam::RunDir run = evoteam::RunDir::create(dir / "runs", "t", json::object());
+  try {
+    evoteam::RunLock second(run.path().string() + "/");
+    FAIL() << "expected the lock to be refused";
+  } catch (const evoteam::Error& e) {
+    EXPECT_EQ(e.code(), evoteam::ExitCode::run_locked);
+    EXPECT_EQ(std::string(e.what()).rfind("run " + run.id() + " is locked by pid ", 0), 0u) << e.what();
+  }
+}
+
 TEST(StoreRunLock, LiveHolderRefusesAndDeadHolderIsTakenOver) {
   TempDir dir;
   const fs::path run_dir = dir / "run";

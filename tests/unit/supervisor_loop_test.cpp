@@ -174,6 +174,17 @@ TEST_F(SupervisorLoop, MaxCyclesRunsThatManyCyclesAndRecordsEach) {
   EXPECT_NE(std::find(programs.begin(), programs.end(), "diff"), programs.end());
 }
 
+// With no cycle limit (0) and a param space the team exhausts, the run ends on its own instead of cycling.
+TEST_F(SupervisorLoop, ATeamWithNothingLeftToTryStopsWithSearchExhausted) {
+  state.options.budgets.max_cycles = 0;
+  RunOutcome outcome = run_the_loop();
+  expect_stop_written(outcome, "search_exhausted");
+  EXPECT_EQ(outcome.status, "finished");
+  EXPECT_EQ(outcome.exit_code, ExitCode::success);
+  EXPECT_LE(world.evaluations.load(), 8);  // the whole space, each point once
+  EXPECT_LT(outcome.cycles, 20);
+}
+
 TEST_F(SupervisorLoop, BudgetHoursFiresOnTheContextClock) {
   state.options.budgets.hours = 0.5;
   world.seconds_per_evaluation = std::chrono::minutes(10);  // a cycle of 4 evaluations takes 40 minutes

@@ -128,6 +128,23 @@ TEST(TaskLoader, ReportsFileAndFieldForEveryMistake) {
   }
 }
 
+// A kernel file that is a link to a file outside the task is refused at load, like a ".." path.
+TEST(TaskLoader, RefusesAKernelFileThatIsALinkOutOfTheTask) {
+  TempDir dir;
+  write_task(dir / "task", minimal_task());
+  evoteam::write_file_atomic(dir / "outside.cpp", "// not the task's\n");
+  fs::remove(dir / "task" / "kernel.cpp");
+  fs::create_symlink(dir / "outside.cpp", dir / "task" / "kernel.cpp");
+  try {
+    evoteam::load_task(dir / "task");
+    FAIL() << "loaded a task whose kernel file links out of it";
+  } catch (const InvalidInput& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("kernel.files"), std::string::npos) << message;
+    EXPECT_NE(message.find("not a link"), std::string::npos) << message;
+  }
+}
+
 TEST(TaskLoader, ReadsWorkloadsFromAJsonLinesFile) {
   TempDir dir;
   nlohmann::json task = minimal_task();

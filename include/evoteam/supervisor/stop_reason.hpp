@@ -21,6 +21,7 @@ enum class StopReason {
   budget_evaluations,
   supervisor_stop,     // the LLM supervisor asked to stop
   interrupted,         // SIGINT/SIGTERM (`evoteam stop`)
+  search_exhausted,    // cycles in a row spent no evaluation: the team has nothing left to try
 };
 
 std::string to_string(StopReason reason);

@@ -1,0 +1,100 @@
+// Resume trusts a run directory only after checking it: a run.json without what resume relies on, or a frozen
+// task that is gone, is invalid input (exit 3, naming the file and field), and refusing writes nothing.
+#include <gtest/gtest.h>
+
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/process.hpp>
+#include <evoteam/llm/meter.hpp>
+#include <evoteam/store/store.hpp>
+#include <evoteam/supervisor/supervisor.hpp>
+
+#include "supervisor/run_state.hpp"
+#include "support/temp_dir.hpp"
+
+namespace evoteam {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SupervisorResume : public ::testing::Test {
+ protected:
+  // A stopped run as optimize leaves it: run.json with its options and frozen config, a journal, the task.
+  SupervisorResume() {
+    OptimizeOptions options;
+    options.task_dir = fs::path(EVOTEAM_SOURCE_DIR) / "kernels/host_matmul";
+    options.runs_dir = dir / "runs";
+    options.budgets.max_cycles = 2;
+    nlohmann::json info = {{"options", options_to_json(options)}, {"config", config.json()}};
+    RunDir run = RunDir::create(options.runs_dir, "host_matmul", info);
+    run.update_run_json({{"status", "stopped"}});
+    copy_tree(options.task_dir, run.path() / "task");
+    run_dir = run.path();
+  }
+
+  // Resume must refuse with InvalidInput naming `wanted`, and leave run.json and the journal as they were.
+  void expect_refused(const std::string& wanted) {
+    const std::string run_json = read_file(run_dir / "run.json");
+    const std::string journal = read_file(run_dir / "journal.jsonl");
+    RunContext context(system_runner(), meter);
+    try {
+      resume(config, run_dir, context);
+      FAIL() << "resumed a run that should be refused";
+    } catch (const InvalidInput& error) {
+      EXPECT_NE(std::string(error.what()).find(wanted), std::string::npos) << error.what();
+    }
+    EXPECT_EQ(read_file(run_dir / "run.json"), run_json);
+    EXPECT_EQ(read_file(run_dir / "journal.jsonl"), journal);
+  }
+
+  void patch_run_json(const std::function<void(nlohmann::json&)>& patch) {
+    nlohmann::json value = read_json_file(run_dir / "run.json");
+    patch(value);
+    write_json_atomic(run_dir / "run.json", value);
+  }
+
+  testing::TempDir dir;
+  Config config;
+  Meter meter;
+  fs::path run_dir;
+};
+
+TEST_F(SupervisorResume, TheRunAsOptimizeLeavesItValidates) {
+  EXPECT_NO_THROW(validate_run_json(read_json_file(run_dir / "run.json"), run_dir / "run.json"));
+}
+
+TEST_F(SupervisorResume, AnEmptyRunJsonIsInvalidInputNotARunWithoutLimits) {
+  write_file_atomic(run_dir / "run.json", "{}");
+  expect_refused("run.json: field 'id' is missing");
+}
+
+TEST_F(SupervisorResume, MissingBudgetsAreNamed) {
+  patch_run_json([](nlohmann::json& value) { value["options"].erase("budgets"); });
+  expect_refused("field 'options.budgets' is missing");
+}
+
+TEST_F(SupervisorResume, ANegativeOrNullBudgetIsNamed) {
+  patch_run_json([](nlohmann::json& value) { value["options"]["budgets"]["max_cycles"] = -1; });
+  expect_refused("field 'options.budgets.max_cycles' must be a finite number, 0 or more");
+  patch_run_json([](nlohmann::json& value) {
+    value["options"]["budgets"]["max_cycles"] = 2;
+    value["options"]["budgets"]["usd"] = nullptr;
+  });
+  expect_refused("field 'options.budgets.usd' must be a number");
+}
+
+TEST_F(SupervisorResume, AnUnknownStatusIsNamed) {
+  patch_run_json([](nlohmann::json& value) { value["status"] = "sleeping"; });
+  expect_refused("field 'status' is not valid");
+}
+
+// Deleting task/ and resuming must not rewrite a finished run's status to failed.
+TEST_F(SupervisorResume, AMissingFrozenTaskLeavesTheRunAsItWas) {
+  patch_run_json([](nlohmann::json& value) { value["status"] = "finished"; });
+  fs::remove_all(run_dir / "task");
+  expect_refused("task");
+  EXPECT_EQ(read_json_file(run_dir / "run.json")["status"], "finished");
+}
+
+}  // namespace
+}  // namespace evoteam
