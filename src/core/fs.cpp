@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -104,6 +105,18 @@ nlohmann::json read_json_file(const std::filesystem::path& path) {
     if (const auto pos = reason.find(": "); pos != std::string::npos) reason = reason.substr(pos + 2);
     throw InvalidInput(path.string() + " is not valid JSON" + (at_end ? " (truncated?)" : "") + " at byte " +
                        std::to_string(e.byte) + ": " + reason);
+  } catch (const nlohmann::json::exception& e) {
+    // A number no double holds (1e999) stops the parser without a position: name the line of its text.
+    std::string reason = e.what();
+    if (const auto pos = reason.find("] "); pos != std::string::npos) reason = reason.substr(pos + 2);
+    std::string where;
+    const auto open_quote = reason.find('\''), close_quote = reason.rfind('\'');
+    if (open_quote != std::string::npos && close_quote > open_quote) {
+      const auto at = text.find(reason.substr(open_quote + 1, close_quote - open_quote - 1));
+      if (at != std::string::npos)
+        where = " at line " + std::to_string(1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    }
+    throw InvalidInput(path.string() + " is not valid JSON" + where + ": " + reason);
   }
 }
 

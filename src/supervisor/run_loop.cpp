@@ -55,16 +55,32 @@ class SerialProvider : public LlmProvider {
   std::mutex m_mutex;
 };
 
+}  // namespace
+
+ProviderSettings run_provider_settings(const Config& config, const OptimizeOptions& options, const PriceTable& prices) {
+  ProviderSettings settings = provider_settings_from_config(config, current_environment());
+  settings.provider = options.provider;
+  if (!options.model.empty()) settings.model = options.model;
+  if (settings.model.empty()) settings.model = prices.default_model(options.provider);
+  return settings;
+}
+
+void check_llm_setup(const Config& config, const OptimizeOptions& options) {
+  if (options.provider == "builtin") return;
+  const PriceTable prices = PriceTable::from_config(config);
+  make_provider(run_provider_settings(config, options, prices), prices);
+  load_roles(default_roles_dir());
+}
+
+namespace {
+
 std::unique_ptr<LlmTeam> make_llm_team(const Config& config, const OptimizeOptions& options, const RunDir& run,
                                        Meter& meter) {
   auto team = std::make_unique<LlmTeam>();
   team->config = &config;
   team->run_dir = run.path();
-  ProviderSettings settings = provider_settings_from_config(config, current_environment());
-  settings.provider = options.provider;
   team->prices = std::make_unique<PriceTable>(PriceTable::from_config(config));
-  if (!options.model.empty()) settings.model = options.model;
-  if (settings.model.empty()) settings.model = team->prices->default_model(options.provider);
+  ProviderSettings settings = run_provider_settings(config, options, *team->prices);
   team->model = settings.model;
   team->provider = std::make_unique<SerialProvider>(make_provider(settings, *team->prices));
   team->meter = &meter;

@@ -18,6 +18,13 @@ namespace evoteam {
 std::optional<StopReason> budget_stop(const Budgets& budgets, const RunState& state, int next_cycle,
                                       double elapsed_s, const MeterTotals& spent);
 
+// The LLM provider settings of a run: the configuration's, with the run's provider and model (the provider's
+// default model when none is given).
+ProviderSettings run_provider_settings(const Config& config, const OptimizeOptions& options, const PriceTable& prices);
+// Builds the run's provider once and reads the role files, so that an unknown provider, a missing key or an
+// unpriced model is invalid input before a run directory exists. Nothing for the builtin team.
+void check_llm_setup(const Config& config, const OptimizeOptions& options);
+
 // Runs cycles until a stop reason. An error escapes as is (the caller marks the run failed); the meter's
 // journal sink, set for the loop, is detached either way.
 RunOutcome run_loop(const Config& config, RunDir& run, RunState& state, RunContext& context);

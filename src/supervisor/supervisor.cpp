@@ -58,6 +58,7 @@ nlohmann::json RunOutcome::to_json() const {
 RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunContext& context) {
   validate_budgets(options.budgets);
   Task task = load_task(options.task_dir);  // validate before creating anything
+  check_llm_setup(config, options);
   // A search whose every evaluation must stop after the build would only burn its budget.
   if (std::optional<std::string> why = run_stages_unavailable(task, config))
     throw Error("cannot optimize " + task.name + " here: " + *why + ". Candidates need correctness and timing on a GPU; " +

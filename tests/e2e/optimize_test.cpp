@@ -184,5 +184,18 @@ TEST(OptimizeE2E, NonFiniteOrNegativeBudgetsAreRefusedBeforeARunExists) {
   }
 }
 
+// Errors that need no run (a provider that does not exist, an LLM setup that cannot work) leave no run behind.
+TEST(OptimizeE2E, AProviderThatCannotWorkIsRefusedBeforeARunExists) {
+  testing::TempDir dir;
+  for (const std::vector<std::string>& extra : std::vector<std::vector<std::string>>{
+           {"--provider", "bogus"}, {"--provider", "openai", "--model", "no-such-model-anywhere"}}) {
+    std::vector<std::string> args = {"optimize", testing::k_task.string(), "--runs-dir", (dir / "runs").string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    ProcessResult result = run_evoteam(args, std::chrono::seconds(60));
+    EXPECT_EQ(result.exit_code, 3) << extra[1] << "\n" << describe(result);
+    EXPECT_FALSE(testing::only_run(dir / "runs").has_value()) << extra[1];
+  }
+}
+
 }  // namespace
 }  // namespace evoteam

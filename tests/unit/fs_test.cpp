@@ -196,4 +196,19 @@ TEST(WriteAll, WritesEveryByteThroughAPipeAndReportsAFailureAsItsErrno) {
   EXPECT_EQ(evoteam::errno_text(ENOENT), "No such file or directory");
 }
 
+// A number no double holds is invalid input naming the file and the line, not an internal error.
+TEST(ReadJsonFile, ANumberOutOfRangeIsInvalidInputNamingFileAndLine) {
+  TempDir dir;
+  evoteam::write_file_atomic(dir / "task.json", "{\n  \"tolerances\": {\n    \"rtol\": 1e999\n  }\n}\n");
+  try {
+    evoteam::read_json_file(dir / "task.json");
+    FAIL() << "parsed 1e999";
+  } catch (const evoteam::InvalidInput& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find((dir / "task.json").string()), std::string::npos) << message;
+    EXPECT_NE(message.find("at line 3"), std::string::npos) << message;
+    EXPECT_NE(message.find("1e999"), std::string::npos) << message;
+  }
+}
+
 }  // namespace
