@@ -118,6 +118,32 @@ struct TeamChoice {
   std::optional<StopReason> stop;
 };
 
+// Evaluations in a row that the evaluator itself failed (INFRA_ERROR) before the run stops as infra_errors: the
+// machine or the configuration is broken, and every further evaluation would be spent for nothing.
+constexpr int k_infra_errors_to_stop = 5;
+
+// Evaluated records at the end of the history whose verdict is the evaluator's own failure.
+int trailing_infra_errors(const RunHistory& history) {
+  int count = 0;
+  for (auto it = history.evaluations.rbegin(); it != history.evaluations.rend(); ++it) {
+    if (!it->evaluated()) continue;
+    if (!it->has(Verdict::infra_error)) break;
+    ++count;
+  }
+  return count;
+}
+
+// True when evaluations ran and every one was the evaluator's own failure: the run measured nothing.
+bool measured_nothing(const RunHistory& history) {
+  bool any = false;
+  for (const EvaluationRecord& record : history.evaluations) {
+    if (!record.evaluated()) continue;
+    if (!record.has(Verdict::infra_error)) return false;
+    any = true;
+  }
+  return any;
+}
+
 // Idle cycles in a row that end a run with search_exhausted: enough for a policy change to give the team
 // something new to try, few enough that an unbounded run stops promptly.
 constexpr int k_idle_cycles_to_stop = 3;
@@ -222,6 +248,7 @@ std::optional<StopReason> SupervisorLoop::run_cycle(int cycle) {
   m_previous = choice.team;
   m_state.last_finished_cycle = cycle;
   m_state.unfinished_team.reset();
+  if (trailing_infra_errors(m_state.history) >= k_infra_errors_to_stop) return StopReason::infra_errors;
   // A team with nothing left to try (every attempt identical to an earlier one, or blocked) would cycle on
   // for ever when no budget bounds the run, filling the disk with empty cycles: a few idle cycles in a row end it.
   m_idle_cycles = did_work(cycle, turns) ? 0 : m_idle_cycles + 1;
@@ -319,12 +346,17 @@ void SupervisorLoop::finish_cycle(int cycle, const std::map<std::string, TurnOut
                m_state.history.evaluation_count());
 }
 
-// How a stop reason ends the run: an interrupt stops it (exit 130, resumable); anything else finishes it, as a
-// success unless a target speedup was set and not reached.
+// How a stop reason ends the run: an interrupt stops it (exit 130, resumable); a run that measured nothing
+// failed (exit 1); anything else finishes it, as a success unless a target speedup was set and not reached.
 void set_status(RunOutcome& outcome, const Budgets& budgets) {
   if (outcome.stop_reason == StopReason::interrupted) {
     outcome.status = "stopped";
     outcome.exit_code = ExitCode::interrupted;
+    return;
+  }
+  if (outcome.stop_reason == StopReason::infra_errors) {
+    outcome.status = "failed";
+    outcome.exit_code = ExitCode::failure;
     return;
   }
   outcome.status = "finished";
@@ -353,7 +385,9 @@ RunOutcome finish_run(RunDir& run, const RunState& state, StopReason reason, con
 
 RunOutcome run_loop(const Config& config, RunDir& run, RunState& state, RunContext& context) {
   install_interrupt_forwarding();
-  const StopReason reason = SupervisorLoop(config, run, state, context).run();
+  StopReason reason = SupervisorLoop(config, run, state, context).run();
+  // Whatever ended it, a run whose every evaluation was the evaluator's failure has no result to report.
+  if (reason != StopReason::interrupted && measured_nothing(state.history)) reason = StopReason::infra_errors;
   return finish_run(run, state, reason, context.meter.totals());
 }
 

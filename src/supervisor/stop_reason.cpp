@@ -11,7 +11,7 @@ constexpr std::array k_all_stop_reasons = {
     StopReason::max_cycles,    StopReason::target_reached,     StopReason::roofline,
     StopReason::budget_tokens, StopReason::budget_usd,         StopReason::budget_hours,
     StopReason::budget_gpu_seconds, StopReason::budget_evaluations, StopReason::supervisor_stop,
-    StopReason::interrupted,   StopReason::search_exhausted,
+    StopReason::interrupted,   StopReason::search_exhausted, StopReason::infra_errors,
 };
 
 }  // namespace
@@ -29,6 +29,7 @@ std::string to_string(StopReason reason) {
     case StopReason::supervisor_stop: return "supervisor_stop";
     case StopReason::interrupted: return "interrupted";
     case StopReason::search_exhausted: return "search_exhausted";
+    case StopReason::infra_errors: return "infra_errors";
   }
   return "interrupted";
 }

@@ -70,6 +70,7 @@ struct FakeWorld {
   std::uint64_t tokens_per_evaluation = 0;  // charged to the meter, as if an agent had spent them
   double roofline = 0.1;
   bool fail = false;  // evaluations throw InvalidInput
+  bool infra = false;  // every evaluation is the evaluator's own failure (INFRA_ERROR)
   std::atomic<int> evaluations{0};
   std::filesystem::path start;
 };
@@ -84,6 +85,11 @@ class FakeEvaluator : public CandidateEvaluator {
     m_world.clock.advance(m_world.seconds_per_evaluation);
     if (m_world.tokens_per_evaluation > 0) m_world.meter->charge(Usage{m_world.tokens_per_evaluation, 0, 0, 0}, 0.0);
     Result result;
+    if (m_world.infra) {
+      result.verdict = Verdict::infra_error;
+      result.failure_signature = "INFRA_ERROR: the harness could not be built";
+      return result;
+    }
     result.verdict = Verdict::pass;
     result.speedup = std::stod(params.at("A")) * (params.at("B") == "2" ? 1.5 : 1.0);
     result.roofline = m_world.roofline;
@@ -182,6 +188,18 @@ TEST_F(SupervisorLoop, ATeamWithNothingLeftToTryStopsWithSearchExhausted) {
   EXPECT_EQ(outcome.status, "finished");
   EXPECT_EQ(outcome.exit_code, ExitCode::success);
   EXPECT_LE(world.evaluations.load(), 8);  // the whole space, each point once
+  EXPECT_LT(outcome.cycles, 20);
+}
+
+// A run whose every evaluation failed in the evaluator measured nothing: a failure (exit 1) that says why.
+TEST_F(SupervisorLoop, ARunThatMeasuredNothingFailsWithInfraErrors) {
+  state.options.budgets.max_cycles = 0;
+  world.infra = true;
+  RunOutcome outcome = run_the_loop();
+  expect_stop_written(outcome, "infra_errors");
+  EXPECT_EQ(outcome.status, "failed");
+  EXPECT_EQ(outcome.exit_code, ExitCode::failure);
+  EXPECT_EQ(run.read_run_json()["status"], "failed");
   EXPECT_LT(outcome.cycles, 20);
 }
 
@@ -327,7 +345,9 @@ TEST(StopReasonText, EveryReasonIsWrittenAsTodaysStringAndReadBack) {
       {StopReason::budget_gpu_seconds, "budget_gpu_seconds"},
       {StopReason::budget_evaluations, "budget_evaluations"},
       {StopReason::supervisor_stop, "supervisor_stop"},
-      {StopReason::interrupted, "interrupted"}};
+      {StopReason::interrupted, "interrupted"},
+      {StopReason::search_exhausted, "search_exhausted"},
+      {StopReason::infra_errors, "infra_errors"}};
   for (const auto& [reason, text] : reasons) {
     EXPECT_EQ(to_string(reason), text);
     EXPECT_EQ(parse_stop_reason(text), reason) << text;

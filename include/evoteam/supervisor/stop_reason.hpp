@@ -22,6 +22,7 @@ enum class StopReason {
   supervisor_stop,     // the LLM supervisor asked to stop
   interrupted,         // SIGINT/SIGTERM (`evoteam stop`)
   search_exhausted,    // cycles in a row spent no evaluation: the team has nothing left to try
+  infra_errors,        // the evaluator failed on every evaluation (or many in a row): the run measured nothing
 };
 
 std::string to_string(StopReason reason);
