@@ -68,6 +68,11 @@ std::vector<ParamSpec> parse_params(const FieldReader& reader, const nlohmann::j
     const nlohmann::json& values = reader.array_of(reader.require(items[i], "values", field), field + ".values");
     if (values.empty()) reader.fail(field + ".values", "at least one value is required");
     std::set<std::string> seen;
+    // One kind of value per param: a list mixing numbers and strings is almost always a typo ("8" for 8), and
+    // the harness reads a numeric param as a number.
+    for (std::size_t v = 1; v < values.size(); ++v)
+      if (values[v].is_number() != values[0].is_number())
+        reader.fail(field + ".values", "mixes numbers and strings; give every value of one param the same kind");
     for (std::size_t v = 0; v < values.size(); ++v) {
       std::string text = token_of(values[v], field + ".values[" + std::to_string(v) + "]");
       if (!seen.insert(text).second) reader.fail(field + ".values", "\"" + text + "\" listed twice");

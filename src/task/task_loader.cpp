@@ -14,6 +14,17 @@
 namespace evoteam {
 namespace {
 
+// Names the harness or the C and C++ runtime already define: an entry point of that name would clash at link
+// time or silently interpose on them, and come back as an INFRA_ERROR far from its cause.
+bool is_reserved_symbol(const std::string& name) {
+  static const std::set<std::string> reserved = {
+      "main",   "memcpy", "memmove", "memset", "memcmp",  "malloc", "calloc", "realloc", "free",   "printf",
+      "puts",   "exit",   "abort",   "strlen", "strcpy",  "strcmp", "sqrt",   "sqrtf",   "exp",    "expf",
+      "log",    "logf",   "sin",     "cos",    "fabs",    "pow",    "read",   "write",   "open",   "close",
+      "time",   "clock",  "rand",    "srand",  "qsort",   "atexit", "signal", "raise",   "assert", "operator"};
+  return reserved.count(name) > 0;
+}
+
 using task_detail::FieldReader;
 using task_detail::is_identifier;
 using task_detail::is_safe_relative_path;
@@ -111,6 +122,7 @@ std::vector<TensorSpec> parse_tensors(const FieldReader& reader, const nlohmann:
     if (task.target == Target::host && !host_dtype)
       reader.fail(field + ".dtype", dtype + " is supported for cuda tasks only");
     const nlohmann::json& shape = reader.array_of(reader.require(spec, "shape", field), field + ".shape");
+    if (shape.empty()) reader.fail(field + ".shape", "must list at least one dimension (a scalar is shaped [1])");
     for (std::size_t i = 0; i < shape.size(); ++i) {
       const std::string dim_field = field + ".shape[" + std::to_string(i) + "]";
       tensor.shape.push_back(shape[i].is_number() ? std::to_string(reader.integer_of(shape[i], dim_field))
@@ -204,6 +216,8 @@ EntryPoint parse_entry(const FieldReader& reader, const nlohmann::json& value, c
   entry.name = reader.string_of(reader.require(value, "name", "entry"), "entry.name");
   if (!is_identifier(entry.name) || entry.name.rfind("evoteam_", 0) == 0)
     reader.fail("entry.name", "must be an identifier not starting with evoteam_");
+  if (is_reserved_symbol(entry.name))
+    reader.fail("entry.name", "\"" + entry.name + "\" is already defined by the harness or the C runtime; choose another name");
   entry.args = reader.strings_of(reader.require(value, "args", "entry"), "entry.args");
   std::set<std::string> seen;
   for (std::size_t i = 0; i < entry.args.size(); ++i) {

@@ -118,6 +118,11 @@ TEST(TaskLoader, ReportsFileAndFieldForEveryMistake) {
       {"bad regex", [](auto& t) { t["static_constraints"] = {{{"scope", "source"}, {"forbid", "("}}}; }, "invalid regex"},
       {"library baseline without file", [](auto& t) { t["baseline"] = {{"kind", "library"}, {"name", "blas"}}; }, "baseline.file: missing"},
       {"hook without hooks file", [](auto& t) { t["inputs"]["x"]["generate"] = "hook:idx"; }, "needs \"hooks\""},
+      {"empty shape", [](auto& t) { t["inputs"]["x"]["shape"] = nlohmann::json::array(); }, "inputs.x.shape: must list"},
+      {"entry named main", [](auto& t) { t["entry"]["name"] = "main"; }, "entry.name: \"main\" is already defined"},
+      {"entry named memcpy", [](auto& t) { t["entry"]["name"] = "memcpy"; }, "entry.name: \"memcpy\" is already defined"},
+      {"param mixing numbers and strings", [](auto& t) { t["params"] = {{{"name", "T"}, {"values", {8, "16"}}, {"default", 8}}}; },
+       "params[0].values: mixes numbers and strings"},
   };
   for (const Case& c : cases) {
     nlohmann::json task = minimal_task();
