@@ -1,6 +1,8 @@
 #include "supervisor/run_state.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -86,6 +88,34 @@ void validate_run_json(const nlohmann::json& run_json, const std::filesystem::pa
     const std::string field = std::string("options.budgets.") + name;
     const double value = required(budgets, name, Type::number_float, file, field).get<double>();
     if (!std::isfinite(value) || value < 0) bad_field(file, field, "must be a finite number, 0 or more");
+  }
+}
+
+void check_files_agree_with_journal(const std::filesystem::path& run_dir, const JournalReplay& replay) {
+  int last_started = 0;
+  std::set<int> ended;
+  for (const nlohmann::json& record : replay.records) {
+    const std::string type = record.value("type", "");
+    if (type == "cycle_start") last_started = std::max(last_started, record.value("cycle", 0));
+    if (type == "cycle_end") ended.insert(record.value("cycle", 0));
+  }
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(run_dir / "cycles", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const int cycle = std::stoi(name);
+    const bool finished_on_disk = std::filesystem::exists(entry.path() / "summary.json");
+    // A kill can leave the team of the next cycle before its start is journaled, or the summary of the
+    // journaled last cycle before its end is: anything beyond that, the journal has lost.
+    const bool lost = cycle > last_started + 1 || (cycle == last_started + 1 && finished_on_disk) ||
+                      (cycle < last_started && finished_on_disk && !ended.count(cycle));
+    if (lost)
+      throw InvalidInput(
+          (run_dir / "journal.jsonl").string() + " ends before what the run directory holds: cycles/" + name +
+          (finished_on_disk ? "/summary.json" : "") + " is not in the journal (last cycle started there: " +
+          std::to_string(last_started) + "). The journal was cut or damaged; resuming would write over those " +
+          "files, so nothing was changed. Restore journal.jsonl from a copy, or move cycles/ entries after " +
+          std::to_string(last_started) + " aside to continue from what the journal holds.");
   }
 }
 

@@ -33,6 +33,11 @@ void validate_budgets(const Budgets& budgets);
 void validate_run_json(const nlohmann::json& run_json, const std::filesystem::path& file);
 OptimizeOptions options_from_json(const nlohmann::json& value);
 
+// Refuses (InvalidInput, exit 3) a run directory whose cycle files go further than its journal: a journal cut
+// or damaged in the middle, where resuming would write over cycles the files prove happened. What a kill
+// leaves (the files of the one cycle or evaluation it interrupted) agrees. Reads only.
+void check_files_agree_with_journal(const std::filesystem::path& run_dir, const JournalReplay& replay);
+
 // Rebuilds the state from run.json and the journal's records.
 RunState replay_run_state(const nlohmann::json& run_json, const JournalReplay& replay,
                           const std::set<std::string>& known_roles);

@@ -84,6 +84,8 @@ RunOutcome resume(const Config& config, const std::filesystem::path& run_dir, Ru
   if (std::filesystem::is_regular_file(run_dir / "run.json")) {
     validate_run_json(read_run_json(run_dir), run_dir / "run.json");
     load_task(run_dir / "task");  // the frozen task: InvalidInput naming its file when it is gone or broken
+    if (std::filesystem::is_regular_file(run_dir / "journal.jsonl"))
+      check_files_agree_with_journal(run_dir, replay_journal(run_dir / "journal.jsonl"));
   }
   RunDir run = RunDir::open(run_dir);
   nlohmann::json run_json = run.read_run_json();

@@ -34,14 +34,33 @@ int count_param_changes(const ParamValues& before, const ParamValues& after) {
   return changes;
 }
 
+namespace {
+
+// 12 for "c0012"; 0 for a name that is not a candidate id.
+std::size_t candidate_number(const std::string& id) {
+  if (id.size() < 2 || id[0] != 'c' || id.find_first_not_of("0123456789", 1) != std::string::npos) return 0;
+  return static_cast<std::size_t>(std::stoull(id.substr(1)));
+}
+
+}  // namespace
+
 Lab::Lab(RunDir& run, CandidateEvaluator& evaluator, KnowledgeBase& knowledge, std::vector<EvaluationRecord> recorded)
     : m_run(run), m_evaluator(evaluator), m_knowledge(knowledge) {
   m_history.evaluations = std::move(recorded);
+  // New ids start past every recorded candidate and every candidate directory on disk: a directory the journal
+  // does not know (an evaluation a kill interrupted, or records lost from a damaged journal) is never reused.
+  std::size_t highest = 0;
+  for (const EvaluationRecord& record : m_history.evaluations)
+    highest = std::max(highest, candidate_number(record.candidate_id));
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(m_run.path() / "candidates", error))
+    highest = std::max(highest, candidate_number(entry.path().filename().string()));
+  m_next_number = highest + 1;
 }
 
 std::string Lab::next_candidate_id() {
   char id[16];
-  std::snprintf(id, sizeof id, "c%04zu", m_history.evaluations.size() + 1);
+  std::snprintf(id, sizeof id, "c%04zu", m_next_number++);
   return id;
 }
 
@@ -121,9 +140,7 @@ LabOutcome Lab::evaluate(const LabRequest& request, int cycle, Screening screeni
   }
 
   std::filesystem::path dir = m_run.candidate_dir(record.candidate_id);
-  // A directory left by an evaluation that a kill interrupted (never journaled) is replaced.
-  std::error_code ignored;
-  std::filesystem::remove_all(dir, ignored);
+  EVOTEAM_CHECK(!std::filesystem::exists(dir), "candidate directory " + dir.string() + " exists already");
   copy_tree(request.sources_dir, dir / "src");
   write_json_atomic(dir / "params.json", record.params);
   write_json_atomic(dir / "meta.json", {{"parent", record.parent_id},

@@ -2,6 +2,8 @@
 // improves the kernel, restructures the team with evidence, and survives a kill -9 followed by `resume`.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -16,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <evoteam/core/fs.hpp>
 #include <evoteam/core/process.hpp>
 
 #include "support/cli_runner.hpp"
@@ -195,6 +198,47 @@ TEST(OptimizeE2E, AProviderThatCannotWorkIsRefusedBeforeARunExists) {
     EXPECT_EQ(result.exit_code, 3) << extra[1] << "\n" << describe(result);
     EXPECT_FALSE(testing::only_run(dir / "runs").has_value()) << extra[1];
   }
+}
+
+// Every regular file under `dir` with its bytes.
+std::map<std::string, std::string> files_of(const std::filesystem::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
+    if (entry.is_regular_file()) files[std::filesystem::relative(entry.path(), dir).string()] = read_file(entry.path());
+  return files;
+}
+
+// A journal cut in the middle (a bad copy, a disk that lost its tail) must never lead resume to reuse ids and
+// write over the files of the cycles it lost: resume refuses with exit 3, and every file is byte-identical.
+TEST(OptimizeE2E, ResumeAfterTheJournalWasCutInTheMiddleChangesNoFile) {
+  testing::TempDir dir;
+  const std::filesystem::path runs_dir = dir / "runs";
+  // A cache in the build tree: after the first run of this test its evaluations are served from it.
+  const std::string cache = (std::filesystem::path(EVOTEAM_TEST_HELPERS_DIR) / "test-cache/journal-cut").string();
+  ProcessResult first = run_evoteam({"--set", "team.evaluations_per_cycle=2", "--set", "eval.cache_dir=" + cache,
+                                     "optimize", k_task.string(), "--provider", "builtin", "--runs-dir",
+                                     runs_dir.string(), "--max-cycles", "3", "--json"},
+                                    std::chrono::seconds(300));
+  ASSERT_TRUE(first.ok()) << describe(first);
+  std::optional<std::filesystem::path> run_dir = only_run(runs_dir);
+  ASSERT_TRUE(run_dir.has_value());
+
+  // Cut inside the line that starts cycle 2: cycles 2 and 3 stay on disk, the journal forgets them.
+  const std::filesystem::path journal = *run_dir / "journal.jsonl";
+  const std::string text = read_file(journal);
+  const std::string marker = "\"type\":\"cycle_start\"";
+  const std::size_t first_start = text.find(marker);
+  ASSERT_NE(first_start, std::string::npos);
+  const std::size_t second_start = text.find(marker, first_start + 1);
+  ASSERT_NE(second_start, std::string::npos) << "the run had one cycle";
+  write_file_atomic(journal, text.substr(0, second_start));
+  ASSERT_TRUE(std::filesystem::exists(*run_dir / "cycles/0003/summary.json"));
+  const std::map<std::string, std::string> before = files_of(*run_dir);
+
+  ProcessResult resumed = run_evoteam({"resume", run_dir->string(), "--json"}, std::chrono::seconds(120));
+  EXPECT_EQ(resumed.exit_code, 3) << describe(resumed);
+  EXPECT_NE(resumed.err.text.find("journal.jsonl ends before"), std::string::npos) << describe(resumed);
+  EXPECT_EQ(files_of(*run_dir), before) << "resume changed files of the run";
 }
 
 }  // namespace

@@ -126,6 +126,7 @@ class Lab {
   mutable std::mutex m_mutex;
   std::map<std::pair<int, std::string>, RoleUsage> m_usage;
   int m_evaluation_limit = 0;
+  std::size_t m_next_number = 1;  // of the next candidate id (see the constructor)
 };
 
 // Number of params whose values differ.
