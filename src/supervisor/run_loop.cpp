@@ -164,7 +164,7 @@ class SupervisorLoop {
   Decision decide(const Signals& signals);
   void start_cycle(int cycle, const TeamChoice& choice);
   std::map<std::string, TurnOutcome> run_members(int cycle, const TeamSpec& team);
-  CycleBudget budget_of_this_cycle() const;
+  CycleBudget budget_of_this_cycle(int cycle) const;
   void read_lab_records();
   void finish_cycle(int cycle, const std::map<std::string, TurnOutcome>& turns, Clock::time_point cycle_start);
   bool did_work(int cycle, const std::map<std::string, TurnOutcome>& turns) const;
@@ -305,8 +305,13 @@ std::map<std::string, TurnOutcome> SupervisorLoop::run_members(int cycle, const 
     if (m_llm) return m_llm->make_member(role);
     return make_builtin_member(role.name, m_config.get<double>("team.reverify_ratio"));
   };
+  const CycleBudget budget = budget_of_this_cycle(cycle);
+  if (budget.evaluations <= 0) {
+    spdlog::info("cycle {}: its evaluations were spent before the run was interrupted; the cycle ends", cycle);
+    return {};
+  }
   std::map<std::string, TurnOutcome> turns =
-      run_team(team, cycle, budget_of_this_cycle(), make_member, m_lab, m_knowledge, m_options.seed);
+      run_team(team, cycle, budget, make_member, m_lab, m_knowledge, m_options.seed);
   read_lab_records();
   return turns;
 }
@@ -314,12 +319,18 @@ std::map<std::string, TurnOutcome> SupervisorLoop::run_members(int cycle, const 
 // The lab appends evaluations; the supervisor's history takes them as a snapshot.
 void SupervisorLoop::read_lab_records() { m_state.history.evaluations = m_lab.snapshot().evaluations; }
 
-// The last cycle before an evaluation budget runs out gets only what is left of it.
-CycleBudget SupervisorLoop::budget_of_this_cycle() const {
+// A cycle resumed after a kill continues with what is left of its allowance (what it recorded before counts,
+// so kills cannot multiply a cycle's work); the last cycle before an evaluation budget runs out gets only what
+// is left of that.
+CycleBudget SupervisorLoop::budget_of_this_cycle(int cycle) const {
+  int spent_before = 0;
+  for (const EvaluationRecord* record : m_state.history.in_cycle(cycle))
+    if (!record->blocked() && record->author_role != "start") ++spent_before;
   CycleBudget budget = m_cycle_budget;
+  budget.evaluations = m_cycle_budget.evaluations - spent_before;
   const int limit = m_options.budgets.evaluations;
-  if (limit > 0)
-    budget.evaluations = std::max(1, std::min(m_cycle_budget.evaluations, limit - m_state.history.evaluation_count()));
+  if (limit > 0 && budget.evaluations > 0)
+    budget.evaluations = std::max(1, std::min(budget.evaluations, limit - m_state.history.evaluation_count()));
   return budget;
 }
 

@@ -203,6 +203,31 @@ TEST_F(SupervisorLoop, ARunThatMeasuredNothingFailsWithInfraErrors) {
   EXPECT_LT(outcome.cycles, 20);
 }
 
+// A cycle resumed after a kill keeps its allowance: the evaluations it recorded before count against it.
+TEST_F(SupervisorLoop, AResumedCycleDoesNotGetAFreshEvaluationAllowance) {
+  state.options.budgets.max_cycles = 1;
+  for (int i = 1; i <= 5; ++i) {  // the start and the cycle's four evaluations, then the kill
+    EvaluationRecord record;
+    record.candidate_id = "c000" + std::to_string(i);
+    record.author_role = i == 1 ? "start" : "optimizer";
+    record.cycle = 1;
+    record.params = {{"A", std::to_string(1 << (i - 1) % 4)}, {"B", "1"}};
+    record.state = RecordState::evaluated;
+    record.verdict = Verdict::pass;
+    record.speedup = 1.0 + i;
+    state.history.evaluations.push_back(record);
+    std::filesystem::create_directories(run.candidate_dir(record.candidate_id) / "src");
+    write_file_atomic(run.candidate_dir(record.candidate_id) / "src/kernel.cpp", "// the starting kernel\n");
+  }
+  state.unfinished_team = initial_team(TeamMode::evolving, config);
+  state.unfinished_cycle = 1;
+  state.history.cycles.push_back(CycleRecord{1, *state.unfinished_team, {}, std::nullopt, false});
+  RunOutcome outcome = run_the_loop();
+  EXPECT_EQ(world.evaluations.load(), 0);  // evaluations_per_cycle is 4: nothing was left of it
+  EXPECT_EQ(outcome.cycles, 1);
+  EXPECT_EQ(outcome.evaluations, 5);
+}
+
 TEST_F(SupervisorLoop, BudgetHoursFiresOnTheContextClock) {
   state.options.budgets.hours = 0.5;
   world.seconds_per_evaluation = std::chrono::minutes(10);  // a cycle of 4 evaluations takes 40 minutes
