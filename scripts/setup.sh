@@ -48,34 +48,36 @@ evoteam_build() {
 }
 
 # Best effort, never fatal: cuobjdump (SASS checks of CUDA candidates) and the nvdisasm it runs, from their PyPI
-# wheels into the build tree, when nvcc is here but the toolkit lacks them; the static stage falls back to the PTX
-# scan without them. Prints the cuobjdump path on success.
+# wheels (fetched with pip) into the build tree, when nvcc is here but the toolkit lacks them; the static stage
+# falls back to the PTX scan without them. Prints the cuobjdump path on success.
 evoteam_fetch_cuobjdump() {
   local dest="$EVOTEAM_BUILD_DIR/tools/cuobjdump"
   if [ -x "$dest/bin/cuobjdump" ] && [ -x "$dest/bin/nvdisasm" ]; then echo "$dest/bin/cuobjdump"; return 0; fi
-  command -v python3 >/dev/null 2>&1 || return 0
+  python3 -m pip --version >/dev/null 2>&1 || return 0
   mkdir -p "$dest/bin"
-  timeout 180 python3 - "$dest/bin" <<'PY' >&2 || return 0
-import io, json, os, sys, urllib.parse, urllib.request, zipfile
-bin_dir = sys.argv[1]
-for package, tool in (("nvidia-cuda-cuobjdump", "cuobjdump"), ("nvidia-cuda-nvdisasm", "nvdisasm")):
-    index = "https://pypi.org/pypi/%s/json" % package
-    meta = json.load(urllib.request.urlopen(index, timeout=30))
-    wheels = [f for f in meta["urls"] if f["filename"].endswith(".whl") and "x86_64" in f["filename"]]
-    if not wheels:
-        sys.exit("no x86_64 wheel of " + package)
-    # Mirrors may answer with relative links.
-    data = urllib.request.urlopen(urllib.parse.urljoin(index, wheels[0]["url"]), timeout=60).read()
-    with zipfile.ZipFile(io.BytesIO(data)) as wheel:
+  local wheels
+  wheels=$(mktemp -d)
+  # pip by package name, so the user's own index settings (pip.conf, PIP_INDEX_URL) apply.
+  if ! timeout 180 python3 -m pip download --quiet --no-deps --only-binary=:all: --dest "$wheels" \
+       nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm >&2; then
+    rm -rf "$wheels"
+    return 0
+  fi
+  python3 - "$wheels" "$dest/bin" <<'PY' >&2
+import glob, os, sys, zipfile
+wheels, bin_dir = sys.argv[1], sys.argv[2]
+for wheel_path in glob.glob(os.path.join(wheels, "*.whl")):
+    with zipfile.ZipFile(wheel_path) as wheel:
         for name in wheel.namelist():
-            if name.endswith("/bin/" + tool):
+            tool = os.path.basename(name)
+            if tool in ("cuobjdump", "nvdisasm") and name.endswith("/bin/" + tool):
                 target = os.path.join(bin_dir, tool)
                 with open(target, "wb") as out:
                     out.write(wheel.read(name))
                 os.chmod(target, 0o755)
-                print("evoteam: %s from %s" % (tool, wheels[0]["filename"]))
-                break
+                print("evoteam: %s from %s" % (tool, os.path.basename(wheel_path)))
 PY
+  rm -rf "$wheels"
   # cuobjdump runs nvdisasm from its own folder for SASS; without it the output has no instructions.
   [ -x "$dest/bin/cuobjdump" ] && [ -x "$dest/bin/nvdisasm" ] && "$dest/bin/cuobjdump" --version >/dev/null 2>&1 &&
     echo "$dest/bin/cuobjdump"
