@@ -132,10 +132,6 @@ std::string percent(double log_sd) { return fixed(100.0 * (std::exp(log_sd) - 1.
 
 }  // namespace
 
-std::string describe(const ParamValues& params) {
-  return join(params, ",", [](const auto& param) { return param.first + "=" + param.second; });
-}
-
 Move make_move(const ParamValues& from, const ParamValues& to) {
   Move move{to, {}, ""};
   for (const auto& [name, value] : to) {

@@ -35,7 +35,6 @@ std::vector<std::string> current_focus(const TurnContext& context);
 // Passing, not rejected; the record the lineage continues from.
 std::optional<EvaluationRecord> lineage_head(const TurnContext& context);
 
-std::string describe(const ParamValues& params);
 
 // One attempted point of the param space.
 struct Measurement {

@@ -53,7 +53,7 @@ class KnowledgeIntegrator : public TeamMember {
     for (const EvaluationRecord& record : history.evaluations) {
       if (!record.failed() || record.failure_signature.empty())
         continue;
-      std::string when = describe(record.params);
+      std::string when = describe_params(record.params);
       if (known_constraints.count(when)) continue;
       knowledge.add(KnowledgeKind::constraint,
                     KnowledgeEntry{"when " + when + ": " + record.failure_signature,
@@ -67,7 +67,7 @@ class KnowledgeIntegrator : public TeamMember {
     // The action plan: where the team stands and what to try next.
     std::optional<EvaluationRecord> best = history.best();
     std::string plan = "- cycle: " + std::to_string(context.cycle) + "\n";
-    plan += "- best: " + (best ? best->candidate_id + " " + fixed(best->speedup.value_or(0), 2) + "x (" + describe(best->params) + ")"
+    plan += "- best: " + (best ? best->candidate_id + " " + fixed(best->speedup.value_or(0), 2) + "x (" + describe_params(best->params) + ")"
                                : std::string("none")) + "\n";
     std::vector<std::string> focus = current_focus(context);
     std::string focus_text;

@@ -48,7 +48,7 @@ class Optimizer : public TeamMember {
         if (auto when = entry.fields.find("when"); when != entry.fields.end()) constraints.push_back(when->second);
     std::set<std::string> refused;  // answered without an evaluation (screened or already known): skip them
     auto admissible = [&](const ParamValues& params) {
-      if (refused.count(describe(params)) || (task != nullptr && param_error(*task, params))) return false;
+      if (refused.count(describe_params(params)) || (task != nullptr && param_error(*task, params))) return false;
       for (const std::string& when : constraints)
         if (constraint_matches(when, params)) return false;
       return true;
@@ -68,7 +68,7 @@ class Optimizer : public TeamMember {
       std::optional<Proposal> proposal = propose_next(search, rng);
       if (!proposal) { stop = "every admissible point is measured"; break; }
       // The lab records every evaluation, so a point proposed twice means it did not: stop rather than spin.
-      if (!proposed.insert(describe(proposal->params)).second) { stop = "the lab did not record " + describe(proposal->params); break; }
+      if (!proposed.insert(describe_params(proposal->params)).second) { stop = "the lab did not record " + describe_params(proposal->params); break; }
 
       LabRequest request;
       // A root starts a new lineage (no parent): it is a sample of the space, not a change to review.
@@ -81,7 +81,7 @@ class Optimizer : public TeamMember {
       LabOutcome result = lab.evaluate(request, context.cycle, screening);
       if (result.record.state == RecordState::over_budget) { stop = "the run's evaluation budget is spent"; break; }
       if (result.reused || result.record.blocked()) {
-        refused.insert(describe(proposal->params));
+        refused.insert(describe_params(proposal->params));
         continue;
       }
       ++spent;

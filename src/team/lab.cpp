@@ -167,9 +167,7 @@ LabOutcome Lab::evaluate(const LabRequest& request, int cycle, Screening screeni
                       KnowledgeEntry{record.verdict_text() + " in " + record.candidate_id,
                                      {{"signature", record.failure_signature},
                                       {"candidate", record.candidate_id},
-                                      {"params", join(record.params, ",", [](const auto& param) {
-                                        return param.first + "=" + param.second;
-                                      })}},
+                                      {"params", describe_params(record.params)}},
                                      record.hypothesis});
   }
   write_json_atomic(dir / "eval.json", result.eval_json);

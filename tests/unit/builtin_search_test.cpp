@@ -108,8 +108,8 @@ TEST(BuiltinSearch, NeverProposesAMeasuredOrAnInvalidPoint) {
   SearchRun run = run_search(1000, 3, [](const ParamValues& params) { return separable_speedup(params); });
   std::set<std::string> seen;
   for (const Measurement& point : run.measured) {
-    EXPECT_TRUE(valid_point(point.params)) << builtin::describe(point.params);
-    EXPECT_TRUE(seen.insert(builtin::describe(point.params)).second) << "twice: " << builtin::describe(point.params);
+    EXPECT_TRUE(valid_point(point.params)) << describe_params(point.params);
+    EXPECT_TRUE(seen.insert(describe_params(point.params)).second) << "twice: " << describe_params(point.params);
   }
   EXPECT_EQ(seen.size(), 135u);
 }
@@ -264,7 +264,7 @@ TEST(BuiltinOptimizer, ReachesTheBestThroughTheLabWithRootsAndSingleChanges) {
   int roots = 0, changes = 0;
   for (const EvaluationRecord& record : snapshot.evaluations) {
     EXPECT_TRUE(keys.insert(record.key()).second) << "evaluated twice: " << record.candidate_id;
-    EXPECT_TRUE(valid_point(record.params)) << record.candidate_id << " " << builtin::describe(record.params);
+    EXPECT_TRUE(valid_point(record.params)) << record.candidate_id << " " << describe_params(record.params);
     EXPECT_FALSE(record.hypothesis.empty()) << record.candidate_id;
     if (record.author_role != "optimizer") continue;
     // A change names its parent and differs from it in one param; a root starts a lineage without one.
