@@ -5,7 +5,6 @@
 #include <set>
 
 #include <evoteam/agent/agent.hpp>
-#include <evoteam/core/config.hpp>
 #include <evoteam/core/error.hpp>
 
 namespace evoteam {
@@ -59,24 +58,6 @@ std::string render_instance(const std::string& intro, const PromptInputs& inputs
   section("Current best", inputs.current_best);
   section("Figures of the current best", inputs.best_figures);
   return text;
-}
-
-AgentSettings agent_settings_from_config(const Config& config, const std::string& role, const std::string& model,
-                                         const PriceTable* prices) {
-  AgentSettings settings;
-  settings.role = role;
-  settings.model = model;
-  settings.max_reply_tokens = config.get<int>("llm.max_tokens");
-  if (double temperature = config.get<double>("llm.temperature"); temperature >= 0) settings.temperature = temperature;
-  settings.limits.max_steps = config.get<int>("agent.max_steps");
-  settings.limits.max_tokens = config.get<std::uint64_t>("agent.max_tokens");
-  settings.limits.max_cost_usd = config.get<double>("agent.max_cost_usd");
-  settings.limits.max_wall_s = config.get<double>("agent.max_wall_s");
-  settings.limits.max_consecutive_malformed = config.get<int>("agent.max_consecutive_malformed");
-  settings.context_clear_fraction = config.get<double>("agent.context_clear_fraction");
-  if (prices != nullptr)
-    if (const ModelInfo* info = prices->find(model); info != nullptr) settings.context_window = info->max_input_tokens;
-  return settings;
 }
 
 Conversation conversation_from(const std::vector<nlohmann::json>& records) {

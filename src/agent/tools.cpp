@@ -1,5 +1,4 @@
 // The agent's tools: schemas the model sees, argument checks, and dispatch to the sandbox and backends.
-#include <evoteam/core/config.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/text.hpp>
 #include <evoteam/agent/tools.hpp>
@@ -131,12 +130,6 @@ const std::vector<std::string>& tool_names() {
     return result;
   }();
   return names;
-}
-
-ToolSettings tool_settings_from_config(const Config& config) {
-  ToolSettings settings;
-  settings.max_output_chars = config.get<std::size_t>("agent.tool_output_max_chars");
-  return settings;
 }
 
 std::string truncate_middle(const std::string& text, std::size_t max_chars) {

@@ -1,5 +1,4 @@
 // The workspace sandbox: every path is checked after resolving symlinks, and writes stay inside.
-#include <evoteam/core/config.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/agent/workspace.hpp>
 
@@ -34,14 +33,6 @@ std::size_t count_occurrences(const std::string& text, const std::string& needle
 }
 
 }  // namespace
-
-WorkspaceLimits workspace_limits_from_config(const Config& config) {
-  WorkspaceLimits limits;
-  limits.max_write_bytes = config.get<std::size_t>("agent.max_write_bytes");
-  limits.max_read_bytes = config.get<std::size_t>("agent.max_read_bytes");
-  limits.max_list_entries = config.get<std::size_t>("agent.max_list_entries");
-  return limits;
-}
 
 Workspace::Workspace(fs::path root, std::set<std::string> read_only, WorkspaceLimits limits)
     : m_read_only(std::move(read_only)), m_limits(limits) {

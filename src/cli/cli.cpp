@@ -6,6 +6,7 @@
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/log.hpp>
 #include <evoteam/core/process.hpp>
+#include <evoteam/store/store.hpp>
 
 #include "cli/command.hpp"
 
@@ -35,14 +36,27 @@ const Subcommand k_subcommands[] = {
      "evoteam eval kernels/host_matmul --param TILE_N=256 --json", add_eval},
 };
 
-Verbosity verbosity_of(const GlobalOptions& globals) {
+// The -q/-v flags win over log.verbosity.
+Verbosity verbosity_of(const GlobalOptions& globals, Verbosity configured) {
   if (globals.quiet) return Verbosity::quiet;
   if (globals.verbose >= 2) return Verbosity::debug;
   if (globals.verbose == 1) return Verbosity::verbose;
-  return Verbosity::normal;
+  return configured;
+}
+
+// Loads and checks the configuration once, and hands its core sections to logging and the process runner.
+void load_configuration(CommandContext& context) {
+  context.config = load_config(context.globals.config_file, context.globals.assignments);
+  setup_console_logging(verbosity_of(context.globals, configured_verbosity(context.config)));
+  use_process_settings(process_settings(context.config));
 }
 
 }  // namespace
+
+std::filesystem::path CommandContext::runs_dir(const std::string& flag) const {
+  return flag.empty() ? configured_runs_dir(config) : std::filesystem::path(flag);
+}
+
 }  // namespace cli
 
 int cli_main(int argc, char** argv) {
@@ -69,9 +83,10 @@ int cli_main(int argc, char** argv) {
     return code == 0 ? 0 : static_cast<int>(ExitCode::usage);
   }
 
-  setup_console_logging(cli::verbosity_of(context.globals));
+  setup_console_logging(cli::verbosity_of(context.globals, Verbosity::normal));
   try {
     if (!context.action) throw Error("no subcommand action", ExitCode::internal);
+    cli::load_configuration(context);
     return context.action();
   } catch (const Error& error) {
     spdlog::error("{}", error.what());

@@ -89,7 +89,7 @@ void add_eval(CLI::App& sub, CommandContext& context) {
   sub.add_flag("--json", args->json, "Print one JSON object (the eval.json content)");
   sub.callback([&context, args] {
     context.action = [&context, args] {
-      Config config = context.config();
+      const Config& config = context.config;
       Task task = load_task(args->task_dir);
       Candidate candidate = Candidate::starting(task);
       if (!args->candidate.empty()) candidate.source_dir = args->candidate;

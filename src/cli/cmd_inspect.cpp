@@ -39,7 +39,7 @@ void add_runs(CLI::App& sub, CommandContext& context) {
   sub.add_flag("--json", *json, "Print a JSON array");
   sub.callback([&context, runs_dir, json] {
     context.action = [&context, runs_dir, json] {
-      std::string dir = runs_dir->empty() ? context.config().get<std::string>("store.runs_dir") : *runs_dir;
+      const std::filesystem::path dir = context.runs_dir(*runs_dir);
       std::vector<RunSummary> runs = summarize_runs(dir);
       if (*json) {
         nlohmann::json items = nlohmann::json::array();
@@ -62,7 +62,7 @@ void add_show(CLI::App& sub, CommandContext& context) {
   sub.add_flag("--json", *json, "Print one JSON object");
   sub.callback([&context, run, runs_dir, json] {
     context.action = [&context, run, runs_dir, json] {
-      std::string dir = runs_dir->empty() ? context.config().get<std::string>("store.runs_dir") : *runs_dir;
+      const std::filesystem::path dir = context.runs_dir(*runs_dir);
       nlohmann::json description = describe_run(resolve_run(*run, dir));
       if (*json) print_json(description);
       else std::cout << format_run_description(description);

@@ -71,15 +71,6 @@ const CLI::Validator k_digits(
 // A run of this process: its children, its one meter, the real clock and the evaluator on the run's task.
 RunContext process_run_context() { return RunContext(system_runner(), process_meter()); }
 
-// The provider when none is given: an LLM provider only when its key is set, else the offline team.
-std::string default_provider() {
-  for (const char* variable : {"ANTHROPIC_API_KEY", "OPENAI_API_KEY"}) {
-    const char* value = std::getenv(variable);
-    if (value != nullptr && *value != '\0') return variable[0] == 'A' ? "anthropic" : "openai";
-  }
-  return "builtin";
-}
-
 }  // namespace
 
 void add_optimize(CLI::App& sub, CommandContext& context) {
@@ -102,13 +93,14 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
   sub.add_flag("--json", flags->json, "Print a final JSON summary on stdout");
   sub.callback([&context, flags] {
     context.action = [&context, flags] {
-      Config config = context.config();
+      const Config& config = context.config;
+      const TeamSettings team = team_settings(config);
       OptimizeOptions options;
       options.task_dir = flags->task_dir;
-      options.provider = flags->provider.empty() ? default_provider() : flags->provider;
+      options.provider = flags->provider.empty() ? configured_provider(config, current_environment()) : flags->provider;
       options.model = flags->model;
-      options.mode = team_mode_from_string(flags->team.empty() ? config.get<std::string>("team.mode") : flags->team);
-      options.budgets = Budgets::from_config(config);
+      options.mode = flags->team.empty() ? team.mode : team_mode_from_string(flags->team);
+      options.budgets = budgets_from_config(config);
       if (flags->max_cycles) options.budgets.max_cycles = *flags->max_cycles;
       if (flags->tokens) options.budgets.tokens = *flags->tokens;
       if (flags->usd) options.budgets.usd = *flags->usd;
@@ -116,9 +108,9 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
       if (flags->gpu_seconds) options.budgets.gpu_seconds = *flags->gpu_seconds;
       if (flags->evaluations) options.budgets.evaluations = *flags->evaluations;
       if (flags->target_speedup) options.budgets.target_speedup = *flags->target_speedup;
-      options.runs_dir = flags->runs_dir.empty() ? config.get<std::string>("store.runs_dir") : flags->runs_dir;
+      options.runs_dir = context.runs_dir(flags->runs_dir);
       options.knowledge_dir = flags->knowledge_dir;
-      options.seed = flags->seed.value_or(config.get<std::uint64_t>("team.seed"));
+      options.seed = flags->seed.value_or(team.seed);
       RunContext run_context = process_run_context();
       return report(optimize(config, options, run_context), flags->json);
     };
@@ -134,10 +126,8 @@ void add_resume(CLI::App& sub, CommandContext& context) {
   sub.add_flag("--json", *json, "Print a final JSON summary on stdout");
   sub.callback([&context, run, runs_dir, json] {
     context.action = [&context, run, runs_dir, json] {
-      Config config = context.config();
-      std::string dir = runs_dir->empty() ? config.get<std::string>("store.runs_dir") : *runs_dir;
       RunContext run_context = process_run_context();
-      return report(resume(config, resolve_run(*run, dir), run_context), *json);
+      return report(resume(context.config, resolve_run(*run, context.runs_dir(*runs_dir)), run_context), *json);
     };
   });
 }
@@ -149,8 +139,7 @@ void add_stop(CLI::App& sub, CommandContext& context) {
   sub.add_option("--runs-dir", *runs_dir, "Directory holding run directories (default: store.runs_dir)");
   sub.callback([&context, run, runs_dir] {
     context.action = [&context, run, runs_dir] {
-      std::string dir = runs_dir->empty() ? context.config().get<std::string>("store.runs_dir") : *runs_dir;
-      std::filesystem::path path = resolve_run(*run, dir);
+      std::filesystem::path path = resolve_run(*run, context.runs_dir(*runs_dir));
       std::optional<int> pid = lock_holder(path);
       if (!pid) throw Error("run " + path.string() + " is not running (no live daemon holds it)");
       // SIGTERM makes the daemon stop at its next safe point, journal, and exit 130.

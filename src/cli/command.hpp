@@ -22,8 +22,11 @@ struct GlobalOptions {
 struct CommandContext {
   GlobalOptions globals;
   std::function<int()> action;  // set by the chosen subcommand's callback
-  // The layered configuration; built on first use so parse errors in --set surface as config errors.
-  Config config() const { return load_config(globals.config_file, globals.assignments); }
+  // The layered configuration, loaded and checked once by cli_main before the action runs.
+  Config config;
+
+  // The --runs-dir flag when given, else store.runs_dir.
+  std::filesystem::path runs_dir(const std::string& flag) const;
 };
 
 struct Subcommand {

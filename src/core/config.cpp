@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <optional>
 #include <cstdlib>
 
+#include <evoteam/core/config_rules.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 
@@ -28,8 +31,41 @@ bool same_kind(const nlohmann::json& schema, const nlohmann::json& value) {
   return schema.type() == value.type();
 }
 
+// An integer key is read as a 32-bit int unless its rule says it is wide; a value that does not fit would be
+// silently wrapped by the reader.
+std::optional<std::string> width_violation(const ConfigRule* rule, const nlohmann::json& value) {
+  if (!value.is_number_integer() && !value.is_number_unsigned()) return std::nullopt;
+  const bool wide = rule != nullptr && rule->wide;
+  if (value.is_number_unsigned() && value.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
+    return "is too large, got " + value.dump();
+  const std::int64_t number = value.get<std::int64_t>();
+  if (!wide && (number > INT32_MAX || number < INT32_MIN)) return "must fit in 32 bits, got " + value.dump();
+  return std::nullopt;
+}
+
+// A list holds values of the kind of the default's entries (the defaults have no empty lists).
+void check_entries(const nlohmann::json& schema, const nlohmann::json& value, const std::string& path,
+                   const std::string& source) {
+  if (!schema.is_array() || schema.empty()) return;
+  for (std::size_t i = 0; i < value.size(); ++i)
+    if (!same_kind(schema[0], value[i]))
+      throw InvalidInput(source + ": '" + path + "' entry " + std::to_string(i) + " must be " + type_name(schema[0]) +
+                         ", got " + type_name(value[i]));
+}
+
+void check_leaf(const nlohmann::json& schema, const nlohmann::json& value, const std::string& path,
+                const std::string& source) {
+  check_entries(schema, value, path, source);
+  const ConfigRule* rule = find_config_rule(path);
+  std::optional<std::string> wrong = width_violation(rule, value);
+  for (std::size_t i = 0; !wrong && value.is_array() && i < value.size(); ++i) wrong = width_violation(rule, value[i]);
+  if (!wrong && rule != nullptr) wrong = rule_violation(*rule, value);
+  if (wrong) throw InvalidInput(source + ": '" + path + "' " + *wrong);
+}
+
+// Checks a layer against the schema and the rules, and collects the dotted paths of the values it sets.
 void check_against_schema(const nlohmann::json& schema, const nlohmann::json& layer, const std::string& prefix,
-                          const std::string& source) {
+                          const std::string& source, std::vector<std::string>& set_paths) {
   if (!layer.is_object())
     throw InvalidInput(source + ": " + (prefix.empty() ? "the configuration" : "'" + prefix + "'") +
                        " must be an object");
@@ -39,7 +75,12 @@ void check_against_schema(const nlohmann::json& schema, const nlohmann::json& la
     const nlohmann::json& expected = schema.at(key);
     if (!same_kind(expected, value))
       throw InvalidInput(source + ": '" + path + "' must be " + type_name(expected) + ", got " + type_name(value));
-    if (expected.is_object()) check_against_schema(expected, value, path, source);
+    if (expected.is_object()) {
+      check_against_schema(expected, value, path, source, set_paths);
+    } else {
+      check_leaf(expected, value, path, source);
+      set_paths.push_back(path);
+    }
   }
 }
 
@@ -87,8 +128,26 @@ const nlohmann::json& Config::defaults() {
 Config::Config() : m_value(defaults()) {}
 
 void Config::overlay(const nlohmann::json& layer, const std::string& source) {
-  check_against_schema(defaults(), layer, "", source);
+  std::vector<std::string> set_paths;
+  check_against_schema(defaults(), layer, "", source, set_paths);
   m_value.merge_patch(layer);
+  for (const std::string& path : set_paths) m_sources[path] = source;
+}
+
+std::string Config::source_of(const std::string& dotted_path) const {
+  auto found = m_sources.find(dotted_path);
+  return found == m_sources.end() ? "the built-in defaults" : found->second;
+}
+
+void Config::check_relations() const {
+  for (const ConfigRelation& relation : config_relations()) {
+    const double lower = at(relation.lower).get<double>();
+    const double upper = at(relation.upper).get<double>();
+    if (lower > upper)
+      throw InvalidInput("'" + relation.lower + "' (" + at(relation.lower).dump() + ", from " +
+                         source_of(relation.lower) + ") must not exceed '" + relation.upper + "' (" +
+                         at(relation.upper).dump() + ", from " + source_of(relation.upper) + ")");
+  }
 }
 
 void Config::overlay_file(const std::filesystem::path& path) { overlay(read_json_file(path), path.string()); }
@@ -113,6 +172,7 @@ void Config::overlay_assignment(const std::string& assignment, const std::string
 }
 
 const nlohmann::json& Config::at(const std::string& dotted_path) const {
+  if (m_reads != nullptr) m_reads->insert(dotted_path);
   const nlohmann::json* node = &m_value;
   for (const std::string& part : split_path(dotted_path)) {
     EVOTEAM_CHECK(node->is_object() && node->contains(part), "no configuration key '" + dotted_path + "'");
@@ -147,6 +207,7 @@ Config load_config(const std::filesystem::path& config_file, const std::vector<s
   }
   config.overlay_env(current_environment());
   for (const std::string& assignment : assignments) config.overlay_assignment(assignment, "--set " + assignment);
+  config.check_relations();
   return config;
 }
 

@@ -22,6 +22,7 @@
 #include <cerrno>
 #include <system_error>
 #include <limits>
+#include <mutex>
 #include <optional>
 
 namespace evoteam {
@@ -176,8 +177,8 @@ detail::SpawnOutcome spawn_on_pipes(const Command& command, RunPipes& pipes) {
   if (!dev_null) throw IoError("cannot open /dev/null: " + std::system_category().message(errno));
 
   pipes.streams.reserve(3);
-  pipes.streams.push_back({std::move(out.read), OutputCapture(command.output_cap, CaptureMode::head_and_tail)});
-  pipes.streams.push_back({std::move(err.read), OutputCapture(command.output_cap, CaptureMode::head_and_tail)});
+  pipes.streams.push_back({std::move(out.read), OutputCapture(*command.output_cap, CaptureMode::head_and_tail)});
+  pipes.streams.push_back({std::move(err.read), OutputCapture(*command.output_cap, CaptureMode::head_and_tail)});
   if (record) {
     pipes.streams.push_back({std::move(record->read), OutputCapture(k_result_record_cap, CaptureMode::head_only)});
   }
@@ -261,7 +262,7 @@ class RunningChild {
 
   // SIGTERM (or the interrupt) went to the group; SIGKILL follows once the grace period is over.
   void arm_kill(Clock::time_point now) {
-    if (!m_kill_at) m_kill_at = now + m_command.kill_grace;
+    if (!m_kill_at) m_kill_at = now + *m_command.kill_grace;
   }
 
   void kill_after_grace(Clock::time_point now) {
@@ -360,12 +361,26 @@ void report_output(std::vector<Stream>& streams, ProcessResult& result) {
   if (streams.size() > 2) result.result = streams[2].capture.finish();
 }
 
+std::mutex g_settings_mutex;
+ProcessSettings g_settings;
+
+// The command with every unset field taken from the settings, so the spawn and pump code read plain values.
+Command with_settings(const Command& given) {
+  const ProcessSettings settings = process_settings_in_use();
+  Command command = given;
+  if (!command.kill_grace) command.kill_grace = settings.kill_grace;
+  if (!command.output_cap) command.output_cap = settings.output_cap;
+  if (!command.max_open_files) command.max_open_files = settings.max_open_files;
+  return command;
+}
+
 class SystemRunner final : public ProcessRunner {
  public:
   ProcessResult run(const Command& command) override;
 };
 
-ProcessResult SystemRunner::run(const Command& command) {
+ProcessResult SystemRunner::run(const Command& given) {
+  const Command command = with_settings(given);
   check_command(command);
   ProcessResult result;
   const auto started = Clock::now();
@@ -397,6 +412,16 @@ ProcessResult SystemRunner::run(const Command& command) {
 ProcessRunner& system_runner() {
   static SystemRunner runner;
   return runner;
+}
+
+void use_process_settings(const ProcessSettings& settings) {
+  std::lock_guard<std::mutex> lock(g_settings_mutex);
+  g_settings = settings;
+}
+
+ProcessSettings process_settings_in_use() {
+  std::lock_guard<std::mutex> lock(g_settings_mutex);
+  return g_settings;
 }
 
 std::string ProcessResult::describe() const {

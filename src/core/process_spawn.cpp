@@ -200,7 +200,7 @@ SpawnOutcome spawn_child(const Command& command, const ChildFds& fds) {
 
   rlimit current{};
   ::getrlimit(RLIMIT_NOFILE, &current);
-  const rlim_t wanted = static_cast<rlim_t>(command.max_open_files);
+  const rlim_t wanted = static_cast<rlim_t>(*command.max_open_files);
   const rlim_t open_files = current.rlim_max == RLIM_INFINITY ? wanted : std::min(wanted, current.rlim_max);
   plan.open_files = {open_files, open_files};
   plan.max_fd_to_scan = static_cast<int>(std::min<rlim_t>(current.rlim_cur, 65536));

@@ -8,14 +8,6 @@
 
 namespace evoteam {
 
-MeterLimits meter_limits_from_config(const Config& config) {
-  MeterLimits limits;
-  limits.max_tokens = config.get<std::uint64_t>("llm.run_max_tokens");
-  limits.max_cost_usd = config.get<double>("llm.run_max_cost_usd");
-  limits.max_wall_s = config.get<double>("llm.run_max_wall_s");
-  return limits;
-}
-
 Meter::Meter(MeterLimits limits) : m_limits(limits), m_start(std::chrono::steady_clock::now()) {}
 
 void Meter::set_limits(const MeterLimits& limits) {

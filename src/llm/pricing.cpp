@@ -1,5 +1,4 @@
 // The price table (configs/models.json): per-token prices and context windows, and cost from usage.
-#include <evoteam/core/config.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/llm/llm.hpp>
@@ -78,14 +77,6 @@ PriceTable PriceTable::load(const std::filesystem::path& path) {
     throw InvalidInput(file + ": 'models' must be an object");
   for (const auto& [name, entry] : root.at("models").items())
     table.m_models[name] = parse_model(name, entry, file + ": models." + name);
-  return table;
-}
-
-PriceTable PriceTable::from_config(const Config& config) {
-  std::string file = config.get<std::string>("llm.models_file");
-  std::filesystem::path path = file.empty() ? install_root() / "configs" / "models.json" : std::filesystem::path(file);
-  PriceTable table = load(path);
-  table.allow_unpriced_models(config.get<bool>("llm.allow_unpriced_models"));
   return table;
 }
 

@@ -1,5 +1,4 @@
-// Provider factory, settings from config and environment, and the reply bookkeeping shared by providers.
-#include <evoteam/core/config.hpp>
+// Provider factory and the reply bookkeeping shared by providers.
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/log.hpp>
 
@@ -9,64 +8,12 @@ namespace evoteam {
 
 namespace {
 
-std::string env_value(const std::map<std::string, std::string>& environment, const std::string& name) {
-  auto found = environment.find(name);
-  return found == environment.end() ? std::string() : found->second;
-}
-
 std::string without_trailing_slash(std::string url) {
   while (!url.empty() && url.back() == '/') url.pop_back();
   return url;
 }
 
 }  // namespace
-
-ProviderSettings provider_settings_from_config(const Config& config,
-                                               const std::map<std::string, std::string>& environment) {
-  ProviderSettings settings;
-  settings.provider = config.get<std::string>("llm.provider");
-  if (settings.provider == "auto") {
-    if (!env_value(environment, "ANTHROPIC_API_KEY").empty())
-      settings.provider = "anthropic";
-    else if (!env_value(environment, "OPENAI_API_KEY").empty())
-      settings.provider = "openai";
-    else
-      settings.provider = "builtin";
-  }
-  settings.model = config.get<std::string>("llm.model");
-  settings.http.connect_timeout_s = config.get<double>("llm.connect_timeout_s");
-  settings.http.request_timeout_s = config.get<double>("llm.request_timeout_s");
-  settings.http.max_retries = config.get<int>("llm.max_retries");
-  settings.http.backoff_initial_s = config.get<double>("llm.backoff_initial_s");
-  settings.http.backoff_max_s = config.get<double>("llm.backoff_max_s");
-  settings.http.retry_after_max_s = config.get<double>("llm.retry_after_max_s");
-  settings.prompt_caching = config.get<bool>("llm.prompt_caching");
-  settings.openai_max_tokens_field = config.get<std::string>("llm.openai_max_tokens_field");
-  settings.scripted_file = config.get<std::string>("llm.scripted_file");
-  if (settings.openai_max_tokens_field != "max_tokens" && settings.openai_max_tokens_field != "max_completion_tokens")
-    throw InvalidInput("llm.openai_max_tokens_field: must be \"max_tokens\" or \"max_completion_tokens\", got \"" +
-                       settings.openai_max_tokens_field + "\"");
-  if (settings.provider == "anthropic") {
-    settings.api_key = env_value(environment, "ANTHROPIC_API_KEY");
-    settings.base_url = env_value(environment, "ANTHROPIC_BASE_URL");
-    if (settings.base_url.empty()) settings.base_url = "https://api.anthropic.com";
-    if (settings.api_key.empty()) throw InvalidInput("llm.provider anthropic: ANTHROPIC_API_KEY is not set");
-  } else if (settings.provider == "openai") {
-    settings.api_key = env_value(environment, "OPENAI_API_KEY");
-    settings.base_url = env_value(environment, "OPENAI_BASE_URL");
-    if (settings.base_url.empty()) settings.base_url = "https://api.openai.com/v1";
-    if (settings.api_key.empty())
-      throw InvalidInput("llm.provider openai: OPENAI_API_KEY is not set (local servers accept any value)");
-  } else if (settings.provider == "scripted") {
-    if (settings.scripted_file.empty())
-      throw InvalidInput("llm.provider scripted: llm.scripted_file names no file");
-  } else if (settings.provider != "builtin") {
-    throw InvalidInput("llm.provider: unknown provider '" + settings.provider +
-                       "' (expected auto, anthropic, openai, scripted or builtin)");
-  }
-  settings.base_url = without_trailing_slash(settings.base_url);
-  return settings;
-}
 
 std::unique_ptr<LlmProvider> make_provider(const ProviderSettings& settings, const PriceTable& prices) {
   ProviderSettings resolved = settings;

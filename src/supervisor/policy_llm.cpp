@@ -78,7 +78,7 @@ std::string reply_text(const LlmResponse& response) {
 
 Decision decide_by_llm(const LlmSupervisorInputs& inputs, LlmProvider& provider, Meter& meter,
                        std::map<std::string, int>& clear_streak) {
-  Decision fallback = decide_by_rules(*inputs.signals, *inputs.previous, *inputs.config, clear_streak);
+  Decision fallback = decide_by_rules(*inputs.signals, *inputs.previous, *inputs.settings, clear_streak);
   auto fall_back = [&](const std::string& why) {
     spdlog::warn("LLM supervisor: {}; falling back to the rules", why);
     fallback.team.decided_by = "llm-fallback-rules";

@@ -28,12 +28,12 @@ int pipeline_rank(const std::string& role) {
   return 5;
 }
 
-void assign_shares(TeamSpec& team, const Config& config) {
+void assign_shares(TeamSpec& team, const SupervisorSettings& settings) {
   if (team.roles.size() == 1) {
     team.roles[0].budget_share = 1.0;
     return;
   }
-  double optimizer_share = config.get<double>("supervisor.optimizer_share");
+  const double optimizer_share = settings.optimizer_share;
   bool has_optimizer = team.has_role(k_optimizer);
   double rest = has_optimizer ? (1.0 - optimizer_share) / static_cast<double>(team.roles.size() - 1)
                               : 1.0 / static_cast<double>(team.roles.size());
@@ -129,23 +129,7 @@ std::string rationale(const TeamSpec& previous, const TeamSpec& team, const std:
 
 }  // namespace
 
-TeamMode team_mode_from_string(const std::string& text) {
-  if (text == "evolving") return TeamMode::evolving;
-  if (text == "fixed") return TeamMode::fixed;
-  if (text == "single") return TeamMode::single;
-  throw InvalidInput("--team must be evolving, fixed or single, got '" + text + "'");
-}
-
-std::string to_string(TeamMode mode) {
-  switch (mode) {
-    case TeamMode::evolving: return "evolving";
-    case TeamMode::fixed: return "fixed";
-    case TeamMode::single: return "single";
-  }
-  return "evolving";
-}
-
-TeamSpec initial_team(TeamMode mode, const Config& config) {
+TeamSpec initial_team(TeamMode mode, const SupervisorSettings& settings) {
   TeamSpec team;
   if (mode == TeamMode::fixed) {
     for (const char* role : {k_profiler, k_debugger, k_optimizer, k_integrator}) team.roles.push_back({role, 0, "best"});
@@ -162,11 +146,11 @@ TeamSpec initial_team(TeamMode mode, const Config& config) {
                          ? "single agent (ablation): one Optimizer every cycle"
                          : "first cycle: no measurements yet, so one Optimizer explores; the supervisor restructures from what it sees";
   }
-  assign_shares(team, config);
+  assign_shares(team, settings);
   return team;
 }
 
-Decision decide_by_rules(const Signals& signals, const TeamSpec& previous, const Config& config,
+Decision decide_by_rules(const Signals& signals, const TeamSpec& previous, const SupervisorSettings& settings,
                          std::map<std::string, int>& clear_streak) {
   if (signals.triggered(k_signal_roofline)) return roofline_stop(signals, previous);
   Decision decision;
@@ -174,14 +158,14 @@ Decision decide_by_rules(const Signals& signals, const TeamSpec& previous, const
   team.decided_by = "rules";
   team.knowledge = previous.knowledge;
   std::vector<std::string> reasons;
-  add_triggered_roles(signals, previous, config.get<int>("supervisor.clear_after_cycles"), clear_streak, team, reasons);
+  add_triggered_roles(signals, previous, settings.clear_after_cycles, clear_streak, team, reasons);
   if (team.has_role(k_integrator)) team.knowledge = KnowledgeMode::curated;
   if (team.has_role(k_disciplinarian)) team.directives.push_back(k_one_change);
   choose_pattern(signals, previous, team, reasons);
   std::stable_sort(team.roles.begin(), team.roles.end(), [](const RoleAssignment& a, const RoleAssignment& b) {
     return pipeline_rank(a.name) < pipeline_rank(b.name);
   });
-  assign_shares(team, config);
+  assign_shares(team, settings);
   team.rationale = rationale(previous, team, reasons);
   return decision;
 }

@@ -58,8 +58,7 @@ class SerialProvider : public LlmProvider {
 }  // namespace
 
 ProviderSettings run_provider_settings(const Config& config, const OptimizeOptions& options, const PriceTable& prices) {
-  ProviderSettings settings = provider_settings_from_config(config, current_environment());
-  settings.provider = options.provider;
+  ProviderSettings settings = provider_settings_for(options.provider, config, current_environment());
   if (!options.model.empty()) settings.model = options.model;
   if (settings.model.empty()) settings.model = prices.default_model(options.provider);
   return settings;
@@ -77,7 +76,6 @@ namespace {
 std::unique_ptr<LlmTeam> make_llm_team(const Config& config, const OptimizeOptions& options, const RunDir& run,
                                        Meter& meter) {
   auto team = std::make_unique<LlmTeam>();
-  team->config = &config;
   team->run_dir = run.path();
   team->prices = std::make_unique<PriceTable>(PriceTable::from_config(config));
   ProviderSettings settings = run_provider_settings(config, options, *team->prices);
@@ -85,8 +83,10 @@ std::unique_ptr<LlmTeam> make_llm_team(const Config& config, const OptimizeOptio
   team->provider = std::make_unique<SerialProvider>(make_provider(settings, *team->prices));
   team->meter = &meter;
   team->roles = load_roles(default_roles_dir());
+  team->agent_settings = agent_settings_from_config(config);
+  team->tool_settings = tool_settings_from_config(config);
   team->workspace_limits = workspace_limits_from_config(config);
-  team->digest_chars = static_cast<std::size_t>(config.get<int>("team.digest_chars"));
+  team->digest_chars = team_settings(config).digest_chars;
   return team;
 }
 
@@ -171,6 +171,8 @@ class SupervisorLoop {
   double elapsed_s() const;
 
   const Config& m_config;
+  const SupervisorSettings m_supervisor;
+  const TeamSettings m_team;
   RunDir& m_run;
   RunState& m_state;
   RunContext& m_context;
@@ -190,6 +192,8 @@ class SupervisorLoop {
 
 SupervisorLoop::SupervisorLoop(const Config& config, RunDir& run, RunState& state, RunContext& context)
     : m_config(config),
+      m_supervisor(supervisor_settings(config)),
+      m_team(team_settings(config)),
       m_run(run),
       m_state(state),
       m_context(context),
@@ -197,18 +201,17 @@ SupervisorLoop::SupervisorLoop(const Config& config, RunDir& run, RunState& stat
       m_knowledge(knowledge_dir_of(state.options, run)),
       m_evaluator(make_evaluator(config, run, context)),
       m_lab(run, *m_evaluator, m_knowledge, state.history.evaluations),
-      m_cycle_budget{config.get<int>("team.evaluations_per_cycle")},
+      m_cycle_budget{m_team.evaluations_per_cycle},
       m_llm(state.options.provider == "builtin" ? nullptr : make_llm_team(config, state.options, run, context.meter)),
       m_clear_streak(state.clear_streak),
-      m_previous(state.history.cycles.empty() ? initial_team(state.options.mode, config)
+      m_previous(state.history.cycles.empty() ? initial_team(state.options.mode, m_supervisor)
                                               : state.history.cycles.back().team) {
   m_lab.set_evaluation_limit(m_options.budgets.evaluations);
   m_task_on_gpu = m_lab.task() != nullptr && m_lab.task()->target != Target::host;
   // A broken role file fails the run before its first cycle, not when a resume or an LLM member reads it.
   load_roles(default_roles_dir());
-  const std::string policy = config.get<std::string>("supervisor.policy");
-  m_llm_supervisor = m_llm && policy != "rules";
-  if (policy == "llm" && !m_llm) spdlog::warn("supervisor.policy is llm but the provider is builtin: the rules decide");
+  m_llm_supervisor = m_llm && m_supervisor.policy != PolicyChoice::rules;
+  if (m_supervisor.policy == PolicyChoice::llm && !m_llm) spdlog::warn("supervisor.policy is llm but the provider is builtin: the rules decide");
   // Set last, so that the destructor, which detaches the sink, runs whenever it was set.
   m_context.meter.set_limits(MeterLimits{static_cast<std::uint64_t>(m_options.budgets.tokens), m_options.budgets.usd, 0});
   m_context.meter.set_journal_sink([&run](const nlohmann::json& record) { run.journal().append(record); });
@@ -270,18 +273,18 @@ TeamChoice SupervisorLoop::choose_team(int cycle) {
     spdlog::info("cycle {}: resuming with the recorded team", cycle);
     return {*m_state.unfinished_team, nullptr, std::nullopt};  // a killed cycle: same team, known work is reused
   }
-  if (cycle == 1) return {initial_team(m_options.mode, m_config), nullptr, std::nullopt};
-  Signals signals = compute_signals(m_state.history, m_knowledge, m_config, cycle - 1);
-  if (m_options.mode != TeamMode::evolving) return {initial_team(m_options.mode, m_config), signals.to_json(), std::nullopt};
+  if (cycle == 1) return {initial_team(m_options.mode, m_supervisor), nullptr, std::nullopt};
+  Signals signals = compute_signals(m_state.history, m_knowledge, m_supervisor, cycle - 1);
+  if (m_options.mode != TeamMode::evolving) return {initial_team(m_options.mode, m_supervisor), signals.to_json(), std::nullopt};
   Decision decision = decide(signals);
   std::optional<StopReason> stop = decision.stop ? std::optional<StopReason>(decision.stop_reason) : std::nullopt;
   return {decision.team, signals.to_json(), stop};
 }
 
 Decision SupervisorLoop::decide(const Signals& signals) {
-  if (!m_llm_supervisor) return decide_by_rules(signals, m_previous, m_config, m_clear_streak);
+  if (!m_llm_supervisor) return decide_by_rules(signals, m_previous, m_supervisor, m_clear_streak);
   const Task* task = m_lab.task();
-  LlmSupervisorInputs inputs{&signals, &m_previous, &m_state.history, &m_config, &m_llm->roles, m_llm->model,
+  LlmSupervisorInputs inputs{&signals, &m_previous, &m_state.history, &m_supervisor, &m_llm->roles, m_llm->model,
                              task ? task->name : "", task ? to_string(task->target) : "", "", "",
                              m_knowledge.digest(m_llm->digest_chars), best_summary_text(m_state.history),
                              m_options.budgets.to_json().dump()};
@@ -303,7 +306,7 @@ std::map<std::string, TurnOutcome> SupervisorLoop::run_members(int cycle, const 
   read_lab_records();
   auto make_member = [this](const RoleAssignment& role) -> std::unique_ptr<TeamMember> {
     if (m_llm) return m_llm->make_member(role);
-    return make_builtin_member(role.name, m_config.get<double>("team.reverify_ratio"));
+    return make_builtin_member(role.name, m_team.reverify_ratio);
   };
   const CycleBudget budget = budget_of_this_cycle(cycle);
   if (budget.evaluations <= 0) {

@@ -29,8 +29,6 @@ Budgets Budgets::from_json(const nlohmann::json& value) {
   return budgets;
 }
 
-Budgets Budgets::from_config(const Config& config) { return from_json(config.at("budgets")); }
-
 nlohmann::json options_to_json(const OptimizeOptions& options) {
   return {{"task_dir", options.task_dir.string()},   {"provider", options.provider},
           {"model", options.model},                  {"team_mode", to_string(options.mode)},

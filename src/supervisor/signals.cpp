@@ -62,7 +62,7 @@ namespace {
 struct CycleReading {
   const RunHistory& history;
   const KnowledgeBase& knowledge;
-  const Config& config;
+  const SupervisorSettings& settings;
   int cycle = 0;
   std::vector<const EvaluationRecord*> spent;
   std::optional<EvaluationRecord> best;
@@ -89,7 +89,7 @@ void add_failure_rates(CycleReading& reading) {
     if (class_of(*record) == VerdictClass::build_failure) build_failed.push_back(named);
     if (class_of(*record) == VerdictClass::test_failure) test_failed.push_back(named);
   }
-  const double stuck = reading.config.get<double>("supervisor.stuck_failure_rate");
+  const double stuck = reading.settings.stuck_failure_rate;
   const double count = reading.spent_count();
   const std::string of = " of " + std::to_string(reading.spent.size());
   reading.set(k_signal_build_failure_rate, build_failed.size() / count, stuck,
@@ -111,7 +111,7 @@ Recurrence add_recurring_error(CycleReading& reading) {
   Recurrence worst;
   for (const auto& [signature, ids] : by_signature)
     if (ids.size() > worst.count) worst = {signature, ids.size(), ids};
-  const double recurring = reading.config.get<int>("supervisor.recurring_error_count");
+  const double recurring = reading.settings.recurring_error_count;
   reading.set(k_signal_recurring_error, static_cast<double>(worst.count), recurring, worst.count >= recurring,
               worst.count == 0 ? "no failure signature recurred"
                                : "'" + worst.signature + "' x" + std::to_string(worst.count) + " in " +
@@ -136,7 +136,7 @@ void add_knowledge_use(CycleReading& reading) {
   std::vector<std::string> repeats;
   for (const EvaluationRecord* record : reading.history.in_cycle(reading.cycle))
     if (record->repeated_recorded_failure) repeats.push_back(record->candidate_id);
-  const double threshold = reading.config.get<int>("supervisor.repeated_failure_count");
+  const double threshold = reading.settings.repeated_failure_count;
   reading.set(k_signal_repeated_failures, static_cast<double>(repeats.size()), threshold, repeats.size() >= threshold,
               repeats.empty() ? "no attempt repeated a recorded failure"
                               : "repeated recorded failures: " + join_ids(repeats));
@@ -176,7 +176,7 @@ void add_discipline(CycleReading& reading) {
     if (record->changes > 1) multi.push_back(record->candidate_id + " (" + std::to_string(record->changes) + ")");
   }
   const double mean_changes = reading.spent.empty() ? 0.0 : changes / reading.spent_count();
-  const double max_changes = reading.config.get<double>("supervisor.max_changes_per_candidate");
+  const double max_changes = reading.settings.max_changes_per_candidate;
   reading.set(k_signal_changes_per_candidate, mean_changes, max_changes, mean_changes > max_changes,
               "mean " + fixed(mean_changes, 2) + " changes per candidate" +
                   (multi.empty() ? "" : "; several at once: " + join_ids(multi)));
@@ -185,7 +185,7 @@ void add_discipline(CycleReading& reading) {
 // Stagnation (cycles since the best improved by at least min_gain) and the best's distance to the roofline.
 void add_progress(CycleReading& reading) {
   const RunHistory& history = reading.history;
-  const double min_gain = reading.config.get<double>("supervisor.min_gain");
+  const double min_gain = reading.settings.min_gain;
   int stagnant = 0;
   for (int c = reading.cycle; c >= 1; --c) {
     std::optional<double> now = history.best_speedup_through(c);
@@ -194,14 +194,14 @@ void add_progress(CycleReading& reading) {
     ++stagnant;
   }
   std::optional<double> best_now = history.best_speedup_through(reading.cycle);
-  const int stagnation_cycles = reading.config.get<int>("supervisor.stagnation_cycles");
+  const int stagnation_cycles = reading.settings.stagnation_cycles;
   reading.set(k_signal_stagnation, stagnant, stagnation_cycles, stagnant >= stagnation_cycles,
               std::to_string(stagnant) + " cycle(s) without a " + fixed(min_gain * 100, 0) + "% gain; best " +
                   (best_now ? fixed(*best_now, 2) + "x" : std::string("none")));
 
   const std::optional<EvaluationRecord>& best = reading.best;
   const double roofline = best && best->roofline ? *best->roofline : 0.0;
-  const double roofline_stop = reading.config.get<double>("supervisor.roofline_stop");
+  const double roofline_stop = reading.settings.roofline_stop;
   reading.set(k_signal_roofline, roofline, roofline_stop, roofline >= roofline_stop,
               best ? best->candidate_id + " at " + fixed(roofline * 100, 1) + "% of the roofline"
                    : "no passing candidate");
@@ -209,7 +209,7 @@ void add_progress(CycleReading& reading) {
 
 // A hard path is blocked: one failure keeps recurring on a lineage while the best lineage still passes.
 void add_hard_path_blocked(CycleReading& reading, const Recurrence& worst) {
-  const double recurring = reading.config.get<int>("supervisor.recurring_error_count");
+  const double recurring = reading.settings.recurring_error_count;
   const bool blocked = static_cast<double>(worst.count) >= recurring && reading.best.has_value();
   reading.set(k_signal_hard_path_blocked, blocked ? 1.0 : 0.0, 1.0, blocked,
               blocked ? "'" + worst.signature + "' blocks one line of work while " + reading.best->candidate_id +
@@ -219,10 +219,11 @@ void add_hard_path_blocked(CycleReading& reading, const Recurrence& worst) {
 
 }  // namespace
 
-Signals compute_signals(const RunHistory& history, const KnowledgeBase& knowledge, const Config& config, int cycle) {
+Signals compute_signals(const RunHistory& history, const KnowledgeBase& knowledge, const SupervisorSettings& settings,
+                        int cycle) {
   Signals signals;
   signals.cycle = cycle;
-  CycleReading reading{history, knowledge, config, cycle, {}, history.best(), signals};
+  CycleReading reading{history, knowledge, settings, cycle, {}, history.best(), signals};
   for (const EvaluationRecord* record : history.in_cycle(cycle))
     if (!record->blocked() && !record->has(Verdict::infra_error)) reading.spent.push_back(record);
 

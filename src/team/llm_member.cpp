@@ -150,7 +150,7 @@ class LlmMember : public TeamMember {
 
     LabToolBackend backend(lab, head->params);
     KnowledgeBaseAccess knowledge(*context.knowledge, m_role.name, m_team.digest_chars);
-    Toolbox tools(workspace, &backend, &knowledge, m_role.tools);
+    Toolbox tools(workspace, &backend, &knowledge, m_role.tools, m_team.tool_settings);
     AgentResult result = run_agent(m_team.settings_for(m_role), prompt, *m_team.provider, tools, *m_team.meter,
                                    agent_dir / "transcript.jsonl");
 
@@ -185,7 +185,12 @@ class LlmMember : public TeamMember {
 }  // namespace
 
 AgentSettings LlmTeam::settings_for(const RoleDefinition& role) const {
-  return agent_settings_from_config(*config, role.name, role.model.empty() ? model : role.model, prices.get());
+  AgentSettings settings = agent_settings;
+  settings.role = role.name;
+  settings.model = role.model.empty() ? model : role.model;
+  if (prices)
+    if (const ModelInfo* info = prices->find(settings.model); info != nullptr) settings.context_window = info->max_input_tokens;
+  return settings;
 }
 
 std::unique_ptr<TeamMember> LlmTeam::make_member(const RoleAssignment& assignment) {

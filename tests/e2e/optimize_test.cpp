@@ -187,6 +187,27 @@ TEST(OptimizeE2E, NonFiniteOrNegativeBudgetsAreRefusedBeforeARunExists) {
   }
 }
 
+// A configuration value outside its range or closed set is refused at load (exit 3), naming the layer and the key,
+// before a run directory exists; before, such values were clamped, ignored or failed the run's first evaluation.
+TEST(OptimizeE2E, ConfigurationValuesOutsideTheirRulesAreRefusedBeforeARunExists) {
+  testing::TempDir dir;
+  const std::pair<const char*, const char*> cases[] = {
+      {"eval.timing.min_samples=-5", "'eval.timing.min_samples' must be at least 2, got -5"},
+      {"eval.correctness.seeds=0", "'eval.correctness.seeds' must be at least 1, got 0"},
+      {"team.evaluations_per_cycle=0", "'team.evaluations_per_cycle' must be at least 1, got 0"},
+      {"log.verbosity=loud", "'log.verbosity' must be one of quiet, normal, verbose, debug"},
+      {"eval.pipeline=[\"nope\"]", "'eval.pipeline' entry 0 must be one of static, build"},
+      {"llm.backoff_initial_s=99", "'llm.backoff_initial_s' (99, from --set llm.backoff_initial_s=99) must not exceed"}};
+  for (const auto& [assignment, expected] : cases) {
+    ProcessResult result = run_evoteam({"--set", assignment, "optimize", testing::k_task.string(), "--provider",
+                                        "builtin", "--runs-dir", (dir / "runs").string()},
+                                       std::chrono::seconds(60));
+    EXPECT_EQ(result.exit_code, 3) << assignment << "\n" << describe(result);
+    EXPECT_NE(result.err.text.find(expected), std::string::npos) << assignment << "\n" << describe(result);
+    EXPECT_FALSE(testing::only_run(dir / "runs").has_value()) << assignment;
+  }
+}
+
 // Errors that need no run (a provider that does not exist, an LLM setup that cannot work) leave no run behind.
 TEST(OptimizeE2E, AProviderThatCannotWorkIsRefusedBeforeARunExists) {
   testing::TempDir dir;

@@ -144,16 +144,16 @@ TEST(AgentTruncate, CutsOnCharacterBoundaries) {
 
 TEST(AgentConfig, EveryKeyReadsFromTheBuiltInDefaults) {
   Config config;
-  PriceTable prices = PriceTable::from_config(config);
-  AgentSettings settings = agent_settings_from_config(config, "optimizer", "claude-sonnet-4-5", &prices);
+  AgentSettings settings = agent_settings_from_config(config);
   EXPECT_EQ(settings.limits.max_steps, 100);
-  EXPECT_EQ(settings.context_window, 200000u);
+  EXPECT_EQ(settings.max_reply_tokens, 8192);
   EXPECT_FALSE(settings.temperature.has_value());
   EXPECT_EQ(workspace_limits_from_config(config).max_write_bytes, 1048576u);
   EXPECT_EQ(tool_settings_from_config(config).max_output_chars, 20000u);
-  EXPECT_EQ(meter_limits_from_config(config).max_cost_usd, 0.0);
   config.overlay_assignment("llm.temperature=0.2", "--set");
-  EXPECT_EQ(agent_settings_from_config(config, "optimizer", "unknown", nullptr).temperature, 0.2);
+  config.overlay_assignment("agent.tool_output_max_chars=500", "--set");
+  EXPECT_EQ(agent_settings_from_config(config).temperature, 0.2);
+  EXPECT_EQ(tool_settings_from_config(config).max_output_chars, 500u);
 }
 
 }  // namespace

@@ -126,6 +126,40 @@ TEST(Architecture, TheTableNamesEveryModuleFolderAndOnlyThose) {
     EXPECT_TRUE(entry.is_directory()) << entry.path() << " is a public header outside a module folder";
 }
 
+// A configuration key is read by path only in its module's settings reader (`<module>_settings.cpp`) or in the
+// config itself; every other file takes the typed struct. Lines of src/ that call get/at on a Config named
+// `config` or `m_config` elsewhere.
+std::vector<std::string> config_reads_outside_readers(const fs::path& root) {
+  const std::regex read(R"(\b(m_)?config(\(\))?\s*(\.|->)\s*(get\s*<|at\s*\())");
+  std::vector<std::string> found;
+  for (const fs::directory_entry& entry : fs::recursive_directory_iterator(root / "src")) {
+    const std::string name = entry.path().filename().string();
+    const bool reader = name.size() > 13 && name.compare(name.size() - 13, 13, "_settings.cpp") == 0;
+    if (!entry.is_regular_file() || reader || name.rfind("config", 0) == 0) continue;
+    std::istringstream lines(slurp(entry.path()));
+    int number = 0;
+    for (std::string line; std::getline(lines, line);)
+      if (++number, std::regex_search(line, read))
+        found.push_back(fs::relative(entry.path(), root).string() + ":" + std::to_string(number) + ": " + line);
+  }
+  return found;
+}
+
+TEST(Architecture, OnlyTheSettingsReadersReadConfigurationKeys) {
+  const std::vector<std::string> found = config_reads_outside_readers(EVOTEAM_SOURCE_DIR);
+  EXPECT_TRUE(found.empty()) << joined(found);
+}
+
+TEST(Architecture, TheReaderCheckFindsAKeyReadOutsideAReader) {
+  testing::TempDir dir;
+  fs::create_directories(dir / "src/eval");
+  std::ofstream(dir / "src/eval/battery.cpp") << "int seeds = config.get<int>(\"eval.correctness.seeds\");\n";
+  std::ofstream(dir / "src/eval/eval_settings.cpp") << "s.seeds = config.get<int>(\"eval.correctness.seeds\");\n";
+  const std::vector<std::string> found = config_reads_outside_readers(dir.path());
+  ASSERT_EQ(found.size(), 1u) << joined(found);
+  EXPECT_EQ(found[0].rfind("src/eval/battery.cpp:1: ", 0), 0u) << found[0];
+}
+
 // The check itself: a tree with one include that breaks the table and one that follows it.
 TEST(Architecture, TheCheckFindsAnIncludeThatBreaksTheTable) {
   testing::TempDir dir;

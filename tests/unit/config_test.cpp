@@ -1,9 +1,11 @@
 #include <evoteam/core/config.hpp>
 
 #include <fstream>
+#include <set>
 
 #include <gtest/gtest.h>
 
+#include <evoteam/core/config_rules.hpp>
 #include <evoteam/core/error.hpp>
 
 #include "support/temp_dir.hpp"
@@ -93,6 +95,109 @@ TEST(Config, EveryShippedConfigLoads) {
     ++loaded;
   }
   EXPECT_GE(loaded, 1);
+}
+
+// Every leaf of the defaults, as dotted paths (lists are leaves).
+void collect_leaves(const nlohmann::json& node, const std::string& prefix, std::vector<std::string>& leaves) {
+  for (const auto& [key, value] : node.items()) {
+    const std::string path = prefix.empty() ? key : prefix + "." + key;
+    if (value.is_object())
+      collect_leaves(value, path, leaves);
+    else
+      leaves.push_back(path);
+  }
+}
+
+// A key added to configs/default.json needs its row in the rule table, and the table names no key that is gone.
+TEST(ConfigRules, EveryKeyHasARuleAndEveryRuleAKey) {
+  std::vector<std::string> leaves;
+  collect_leaves(Config::defaults(), "", leaves);
+  ASSERT_GT(leaves.size(), 100u);
+  for (const std::string& path : leaves) EXPECT_NE(find_config_rule(path), nullptr) << path << " has no rule";
+  const std::set<std::string> keys(leaves.begin(), leaves.end());
+  for (const ConfigRule& rule : config_rules()) EXPECT_TRUE(keys.count(rule.path)) << rule.path << " is not a key";
+  for (const ConfigRelation& relation : config_relations()) {
+    EXPECT_TRUE(keys.count(relation.lower)) << relation.lower;
+    EXPECT_TRUE(keys.count(relation.upper)) << relation.upper;
+  }
+}
+
+TEST(ConfigRules, TheDefaultsKeepEveryRule) {
+  Config config;
+  EXPECT_NO_THROW(config.overlay(Config::defaults(), "defaults"));
+  EXPECT_NO_THROW(config.check_relations());
+}
+
+// Each row: a --set assignment and the words of its refusal. Every refusal also names the flag, so the user knows
+// which layer to fix; none of these values reaches a module.
+TEST(ConfigRules, OutOfRangeAndUnknownValuesAreRefusedNamingKeyAndSource) {
+  const std::pair<const char*, const char*> rows[] = {
+      {"eval.timing.min_samples=-5", "'eval.timing.min_samples' must be at least 2, got -5"},
+      {"eval.correctness.seeds=0", "'eval.correctness.seeds' must be at least 1, got 0"},
+      {"team.evaluations_per_cycle=0", "'team.evaluations_per_cycle' must be at least 1, got 0"},
+      {"log.verbosity=loud", "'log.verbosity' must be one of quiet, normal, verbose, debug, got \"loud\""},
+      {"eval.pipeline=[\"nope\"]", "'eval.pipeline' entry 0 must be one of static, build, correctness, timing, profile"},
+      {"eval.pipeline=[]", "'eval.pipeline' must not be empty"},
+      {"eval.timing.max_noise=0", "'eval.timing.max_noise' must be above 0, got 0"},
+      {"supervisor.optimizer_share=1.5", "'supervisor.optimizer_share' must be at most 1, got 1.5"},
+      {"eval.correctness.edge_values=[1,0]", "'eval.correctness.edge_values' entry 1 must be at least 1, got 0"},
+      {"eval.host.flags=[\"-O2\",3]", "'eval.host.flags' entry 1 must be string, got integer"},
+      {"agent.max_steps=4294967297", "'agent.max_steps' must fit in 32 bits, got 4294967297"},
+      {"budgets.tokens=18446744073709551615", "'budgets.tokens' is too large"},
+      {"eval.sandbox=chroot", "'eval.sandbox' must be one of auto, bwrap, none"},
+      {"llm.temperature=3", "'llm.temperature' must be at most 2, got 3"},
+      {"store.runs_dir=", "'store.runs_dir' must not be empty"},
+      {"eval.libraries=[{\"name\":\"x\",\"link\":\"-lx\"}]", "'eval.libraries' entry 0's \"link\" must be a list of strings"},
+      {"eval.libraries=[{\"symbols\":[]}]", "'eval.libraries' entry 0 needs a non-empty string \"name\""},
+  };
+  for (const auto& [assignment, expected] : rows) {
+    Config config;
+    const std::string message = error_of([&] { config.overlay_assignment(assignment, std::string("--set ") + assignment); });
+    EXPECT_NE(message.find(expected), std::string::npos) << assignment << " -> " << message;
+    EXPECT_EQ(message.rfind(std::string("--set ") + assignment + ": ", 0), 0u) << message;
+  }
+}
+
+TEST(ConfigRules, ValuesInsideTheirRangeAreKept) {
+  Config config;
+  config.overlay_assignment("eval.timing.min_samples=2", "--set");
+  config.overlay_assignment("supervisor.optimizer_share=1", "--set");
+  config.overlay_assignment("llm.temperature=-1", "--set");
+  config.overlay_assignment("budgets.tokens=5000000000", "--set");
+  EXPECT_EQ(config.get<int>("eval.timing.min_samples"), 2);
+  EXPECT_EQ(config.get<long long>("budgets.tokens"), 5000000000LL);
+}
+
+TEST(ConfigRules, AFileNamesItselfAndTheKey) {
+  TempDir dir;
+  std::ofstream(dir / "night.json") << R"({"team": {"evaluations_per_cycle": 0}})";
+  Config config;
+  const std::string message = error_of([&] { config.overlay_file(dir / "night.json"); });
+  EXPECT_NE(message.find("night.json: 'team.evaluations_per_cycle' must be at least 1, got 0"), std::string::npos)
+      << message;
+  // The refused layer changed nothing.
+  EXPECT_EQ(config.get<int>("team.evaluations_per_cycle"), 8);
+}
+
+TEST(ConfigRules, AnEnvironmentVariableNamesItself) {
+  Config config;
+  const std::string message = error_of([&] { config.overlay_env({{"EVOTEAM_EVAL__CORRECTNESS__SEEDS", "0"}}); });
+  EXPECT_NE(message.find("EVOTEAM_EVAL__CORRECTNESS__SEEDS: 'eval.correctness.seeds' must be at least 1"),
+            std::string::npos) << message;
+}
+
+// A minimum above its maximum is refused once every layer is in, naming both keys and where each value came from.
+TEST(ConfigRules, RelatedKeysAreCheckedOnTheMergedLayers) {
+  Config config;
+  config.overlay_assignment("llm.backoff_initial_s=40", "--set llm.backoff_initial_s=40");
+  const std::string message = error_of([&] { config.check_relations(); });
+  EXPECT_NE(message.find("'llm.backoff_initial_s' (40, from --set llm.backoff_initial_s=40) must not exceed "
+                         "'llm.backoff_max_s' (30.0, from the built-in defaults)"),
+            std::string::npos)
+      << message;
+  config.overlay_assignment("llm.backoff_max_s=60", "--set");
+  EXPECT_NO_THROW(config.check_relations());
+  EXPECT_EQ(config.source_of("llm.backoff_max_s"), "--set");
 }
 
 }  // namespace

@@ -450,16 +450,31 @@ TEST(Process, MalformedCommandThrows) {
   EXPECT_THROW(system_runner().run(Command{}), evoteam::Error);
 }
 
-TEST(Process, PolicyComesFromConfig) {
+TEST(Process, SettingsComeFromTheProcessSection) {
   evoteam::Config config;
   config.overlay({{"process", {{"kill_grace_s", 0.25}, {"output_cap_bytes", 100}, {"max_open_files", 77}}}}, "test");
-  Command command = shell("true");
-  evoteam::apply_process_policy(config, command);
-  EXPECT_EQ(command.kill_grace, 250ms);
-  EXPECT_EQ(command.output_cap, 100u);
-  EXPECT_EQ(command.max_open_files, 77u);
-  config.overlay({{"process", {{"output_cap_bytes", -1}}}}, "test");
-  EXPECT_THROW(evoteam::apply_process_policy(config, command), evoteam::InvalidInput);
+  const evoteam::ProcessSettings settings = evoteam::process_settings(config);
+  EXPECT_EQ(settings.kill_grace, 250ms);
+  EXPECT_EQ(settings.output_cap, 100u);
+  EXPECT_EQ(settings.max_open_files, 77u);
+  EXPECT_THROW(config.overlay({{"process", {{"output_cap_bytes", -1}}}}, "test"), evoteam::InvalidInput);
+}
+
+// The configured section reaches every child that does not set its own values (it used to reach none).
+TEST(Process, TheRunnerGivesUnsetFieldsTheSettingsInUse) {
+  const evoteam::ProcessSettings before = evoteam::process_settings_in_use();
+  evoteam::ProcessSettings settings = before;
+  settings.output_cap = 100;
+  evoteam::use_process_settings(settings);
+  const ProcessResult capped = system_runner().run(shell("head -c 1000 /dev/zero | tr '\\0' x"));
+  Command own_cap = shell("head -c 1000 /dev/zero | tr '\\0' x");
+  own_cap.output_cap = 4096;
+  const ProcessResult uncapped = system_runner().run(own_cap);
+  evoteam::use_process_settings(before);
+  EXPECT_EQ(capped.out.total_bytes, 1000u);
+  EXPECT_EQ(capped.out.elided_bytes, 900u) << capped.out.text;
+  EXPECT_EQ(uncapped.out.elided_bytes, 0u);
+  EXPECT_EQ(uncapped.out.text, std::string(1000, 'x'));
 }
 
 TEST(Process, DescribeNamesTheOutcome) {

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <evoteam/core/config.hpp>
 #include <evoteam/core/fs.hpp>
 
 #include "support/temp_dir.hpp"
@@ -27,7 +28,7 @@ class SupervisorLlm : public ::testing::Test {
     m_history.evaluations.push_back(start);
     m_history.cycles.push_back(CycleRecord{1, m_previous, {}, 1.0, true});
     KnowledgeBase knowledge(m_dir / "knowledge");
-    m_signals = compute_signals(m_history, knowledge, m_config, 1);
+    m_signals = compute_signals(m_history, knowledge, m_settings, 1);
   }
 
   Decision decide(const std::string& reply_text) {
@@ -39,14 +40,14 @@ class SupervisorLlm : public ::testing::Test {
     settings.provider = "scripted";
     settings.scripted_file = m_dir / "script.jsonl";
     std::unique_ptr<LlmProvider> provider = make_provider(settings, m_prices);
-    LlmSupervisorInputs inputs{&m_signals, &m_previous, &m_history, &m_config, &m_roles, "scripted",
+    LlmSupervisorInputs inputs{&m_signals, &m_previous, &m_history, &m_settings, &m_roles, "scripted",
                                "host_matmul", "host", "", "", "", "c0001 1.0x", "{}"};
     std::map<std::string, int> streak;
     return decide_by_llm(inputs, *provider, m_meter, streak);
   }
 
   testing::TempDir m_dir;
-  Config m_config;
+  SupervisorSettings m_settings = supervisor_settings(Config{});
   PriceTable m_prices;
   Meter m_meter;
   std::map<std::string, RoleDefinition> m_roles;

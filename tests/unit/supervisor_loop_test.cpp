@@ -219,7 +219,7 @@ TEST_F(SupervisorLoop, AResumedCycleDoesNotGetAFreshEvaluationAllowance) {
     std::filesystem::create_directories(run.candidate_dir(record.candidate_id) / "src");
     write_file_atomic(run.candidate_dir(record.candidate_id) / "src/kernel.cpp", "// the starting kernel\n");
   }
-  state.unfinished_team = initial_team(TeamMode::evolving, config);
+  state.unfinished_team = initial_team(TeamMode::evolving, supervisor_settings(config));
   state.unfinished_cycle = 1;
   state.history.cycles.push_back(CycleRecord{1, *state.unfinished_team, {}, std::nullopt, false});
   RunOutcome outcome = run_the_loop();

@@ -44,8 +44,8 @@ class SupervisorPolicy : public ::testing::Test {
   SupervisorPolicy() : knowledge(dir / "knowledge") {}
 
   Decision decide(int cycle, const TeamSpec& previous) {
-    signals = compute_signals(history, knowledge, config, cycle);
-    return decide_by_rules(signals, previous, config, clear_streak);
+    signals = compute_signals(history, knowledge, settings, cycle);
+    return decide_by_rules(signals, previous, settings, clear_streak);
   }
 
   static bool has_evidence(const TeamSpec& team, const std::string& signal) {
@@ -68,11 +68,11 @@ class SupervisorPolicy : public ::testing::Test {
 
   testing::TempDir dir;
   KnowledgeBase knowledge;
-  Config config;
+  SupervisorSettings settings = supervisor_settings(Config{});
   RunHistory history;
   Signals signals;
   std::map<std::string, int> clear_streak;
-  TeamSpec solo = initial_team(TeamMode::evolving, config);
+  TeamSpec solo = initial_team(TeamMode::evolving, settings);
 };
 
 TEST_F(SupervisorPolicy, HealthyCycleKeepsTheSoloOptimizer) {
@@ -192,7 +192,7 @@ TEST_F(SupervisorPolicy, ClearedTriggerRemovesTheRole) {
 }
 
 TEST_F(SupervisorPolicy, ClearAfterCyclesKeepsARoleUntilItsTriggerStaysClear) {
-  config.overlay({{"supervisor", {{"clear_after_cycles", 2}}}}, "test");
+  settings.clear_after_cycles = 2;
   TeamSpec previous = solo;
   previous.roles = {{"optimizer", 0.5, "best"}, {"debugger", 0.5, "best"}};
   previous.pattern = Pattern::pipeline;
@@ -255,7 +255,7 @@ TEST_F(SupervisorPolicy, HardPathBlockedPutsTheDebuggerOnTheFailingLineInParalle
 }
 
 TEST_F(SupervisorPolicy, FixedAndSingleModesHaveTheirAblationTeams) {
-  TeamSpec fixed = initial_team(TeamMode::fixed, config);
+  TeamSpec fixed = initial_team(TeamMode::fixed, settings);
   EXPECT_EQ(fixed.roles.size(), 4u);
   for (const char* role : {"optimizer", "debugger", "profiling-scientist", "knowledge-integrator"})
     EXPECT_TRUE(fixed.has_role(role)) << role;
@@ -263,14 +263,14 @@ TEST_F(SupervisorPolicy, FixedAndSingleModesHaveTheirAblationTeams) {
   EXPECT_EQ(fixed.decided_by, "fixed");
   EXPECT_NEAR(share_sum(fixed), 1.0, 1e-9);
 
-  TeamSpec single = initial_team(TeamMode::single, config);
+  TeamSpec single = initial_team(TeamMode::single, settings);
   EXPECT_EQ(single.role_names(), std::vector<std::string>{"optimizer"});
   EXPECT_EQ(single.pattern, Pattern::solo);
   EXPECT_EQ(single.knowledge, KnowledgeMode::none);
   EXPECT_EQ(single.decided_by, "single");
   EXPECT_DOUBLE_EQ(share_sum(single), 1.0);
 
-  EXPECT_EQ(initial_team(TeamMode::evolving, config).decided_by, "rules");
+  EXPECT_EQ(initial_team(TeamMode::evolving, settings).decided_by, "rules");
   EXPECT_EQ(team_mode_from_string("fixed"), TeamMode::fixed);
   EXPECT_EQ(to_string(TeamMode::single), "single");
   EXPECT_THROW(team_mode_from_string("anarchy"), InvalidInput);
@@ -278,7 +278,7 @@ TEST_F(SupervisorPolicy, FixedAndSingleModesHaveTheirAblationTeams) {
 
 TEST_F(SupervisorPolicy, SignalsSerialiseWithEvidence) {
   history.evaluations = {passing("c0001", 1, 1.0)};
-  signals = compute_signals(history, knowledge, config, 1);
+  signals = compute_signals(history, knowledge, settings, 1);
   nlohmann::json json = signals.to_json();
   EXPECT_EQ(json["cycle"], 1);
   EXPECT_GE(json["signals"].size(), 10u);

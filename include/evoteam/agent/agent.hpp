@@ -72,9 +72,9 @@ struct AgentSettings {
   double context_clear_fraction = 0.8;
   std::uint64_t context_window = 0;    // the model's max_input_tokens; 0 unknown
 };
-// agent.* and llm.max_tokens / llm.temperature; `prices` gives the model's context window when known.
-AgentSettings agent_settings_from_config(const Config& config, const std::string& role, const std::string& model,
-                                         const PriceTable* prices);
+// agent.* limits and llm.max_tokens / llm.temperature, for any role: the caller sets role, model and the
+// model's context window.
+AgentSettings agent_settings_from_config(const Config& config);
 
 struct AgentResult {
   Stop stop = Stop::interrupted;

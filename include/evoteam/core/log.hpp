@@ -11,6 +11,9 @@
 namespace evoteam {
 
 enum class Verbosity { quiet, normal, verbose, debug };
+class Config;
+// log.verbosity: the console level when no -q/-v flag is given.
+Verbosity configured_verbosity(const Config& config);
 
 void setup_console_logging(Verbosity verbosity);
 // Adds (or replaces) a file sink writing everything at debug level to `path`.

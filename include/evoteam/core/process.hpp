@@ -34,9 +34,10 @@ struct Command {
   // passes through unfiltered.
   std::map<std::string, std::string> env;
   std::chrono::milliseconds timeout{60'000};       // wall-clock deadline; 0 means none
-  std::chrono::milliseconds kill_grace{2'000};     // SIGTERM to the group, then SIGKILL after this
-  std::size_t output_cap = 64 * 1024;              // per stream: keep cap/2 head and cap/2 tail bytes; 0: no cap
-  std::uint64_t max_open_files = 1024;             // RLIMIT_NOFILE (clamped to the daemon's hard limit)
+  // Unset: the runner's ProcessSettings (the configuration's "process" section).
+  std::optional<std::chrono::milliseconds> kill_grace;  // SIGTERM to the group, then SIGKILL after this
+  std::optional<std::size_t> output_cap;     // per stream: keep cap/2 head and cap/2 tail bytes; 0: no cap
+  std::optional<std::uint64_t> max_open_files;  // RLIMIT_NOFILE (clamped to the daemon's hard limit)
   std::uint64_t max_address_space = 0;             // RLIMIT_AS in bytes; 0 means unlimited
   // Extra pipe the child writes its result record to (the harness's dedicated fd, >= 3), or -1 for none.
   int result_fd = -1;
@@ -66,9 +67,13 @@ struct ProcessResult {
   std::string describe() const;
 };
 
-// Applies the config's "process" section (kill_grace_s, output_cap_bytes, max_open_files) to `command`, so
-// callers share one truncation and kill policy. Deadlines stay per call.
-void apply_process_policy(const Config& config, Command& command);
+// One truncation and kill policy for every child: the configuration's "process" section. Deadlines stay per call.
+struct ProcessSettings {
+  std::chrono::milliseconds kill_grace{2'000};
+  std::size_t output_cap = 64 * 1024;
+  std::uint64_t max_open_files = 1024;
+};
+ProcessSettings process_settings(const Config& config);
 
 // Seam for tests (fakes over mocks): the real runner spawns, a fake records and replays.
 class ProcessRunner {
@@ -82,6 +87,9 @@ class ProcessRunner {
 // stray grandchild never hangs the caller. Requires that nothing else in the daemon reaps children it did
 // not spawn (no waitpid(-1), SIGCHLD not ignored).
 ProcessRunner& system_runner();
+// The defaults system_runner() gives a Command's unset fields. Set once at startup, before any child runs.
+void use_process_settings(const ProcessSettings& settings);
+ProcessSettings process_settings_in_use();
 
 // An environment built from an allowlist of the daemon's variables (PATH, HOME, USER, LOGNAME, LANG,
 // LANGUAGE, TZ, TMPDIR, TERM, LD_LIBRARY_PATH, LC_*, CUDA_*, NVIDIA_*, SLURM_*); names that look like

@@ -221,10 +221,16 @@ struct ProviderSettings {
   std::filesystem::path scripted_file;
 };
 
+// llm.provider with "auto" resolved: anthropic when ANTHROPIC_API_KEY is set in `environment`, else openai when
+// OPENAI_API_KEY is set, else "builtin" (the offline team, which is not an LLM provider).
+std::string configured_provider(const Config& config, const std::map<std::string, std::string>& environment);
+
 // Reads the llm.* keys and the provider's variables from `environment` (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
-// OPENAI_API_KEY, OPENAI_BASE_URL). `llm.provider` "auto" picks anthropic when its key is set, else openai
-// when its key is set, else "builtin" (the offline team, which is not an LLM provider). Throws InvalidInput
-// for an unknown provider or a network provider without its key.
+// OPENAI_API_KEY, OPENAI_BASE_URL) for `provider` (a --provider flag, or configured_provider). Throws
+// InvalidInput for an unknown provider or a network provider without its key.
+ProviderSettings provider_settings_for(const std::string& provider, const Config& config,
+                                       const std::map<std::string, std::string>& environment);
+// The same for the configured provider.
 ProviderSettings provider_settings_from_config(const Config& config,
                                                const std::map<std::string, std::string>& environment);
 

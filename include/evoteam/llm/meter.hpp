@@ -14,16 +14,12 @@
 
 namespace evoteam {
 
-class Config;
-
 // 0 means unlimited.
 struct MeterLimits {
   std::uint64_t max_tokens = 0;  // Usage::total()
   double max_cost_usd = 0;
   double max_wall_s = 0;
 };
-// llm.run_max_tokens, llm.run_max_cost_usd, llm.run_max_wall_s.
-MeterLimits meter_limits_from_config(const Config& config);
 
 struct MeterTotals {
   Usage tokens;

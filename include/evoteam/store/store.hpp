@@ -16,7 +16,12 @@
 
 namespace evoteam {
 
+class Config;
+
 inline constexpr int k_journal_version = 1;
+
+// store.runs_dir: where run directories are created when --runs-dir is not given.
+std::filesystem::path configured_runs_dir(const Config& config);
 
 // --- Journal ---------------------------------------------------------------------------------------------
 

@@ -29,7 +29,6 @@ struct Budgets {
   double target_speedup = 0;
   nlohmann::json to_json() const;
   static Budgets from_json(const nlohmann::json& value);
-  static Budgets from_config(const Config& config);
 };
 
 struct OptimizeOptions {

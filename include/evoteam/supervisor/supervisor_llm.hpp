@@ -14,7 +14,7 @@ struct LlmSupervisorInputs {
   const Signals* signals = nullptr;
   const TeamSpec* previous = nullptr;
   const RunHistory* history = nullptr;
-  const Config* config = nullptr;
+  const SupervisorSettings* settings = nullptr;
   const std::map<std::string, RoleDefinition>* roles = nullptr;
   std::string model;
   std::string task_name, target, params, constraints, knowledge_digest, best_summary, budget;

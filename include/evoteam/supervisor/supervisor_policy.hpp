@@ -14,10 +14,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include <evoteam/core/config.hpp>
 #include <evoteam/history/history.hpp>
 #include <evoteam/team/knowledge.hpp>
 #include <evoteam/supervisor/stop_reason.hpp>
+#include <evoteam/supervisor/supervisor_settings.hpp>
 #include <evoteam/history/team_spec.hpp>
 
 namespace evoteam {
@@ -54,11 +54,8 @@ inline const char* const k_signal_stagnation = "stagnation_cycles";
 inline const char* const k_signal_roofline = "roofline_fraction";
 inline const char* const k_signal_hard_path_blocked = "hard_path_blocked";
 
-Signals compute_signals(const RunHistory& history, const KnowledgeBase& knowledge, const Config& config, int cycle);
-
-enum class TeamMode { evolving, fixed, single };
-TeamMode team_mode_from_string(const std::string& text);
-std::string to_string(TeamMode mode);
+Signals compute_signals(const RunHistory& history, const KnowledgeBase& knowledge, const SupervisorSettings& settings,
+                        int cycle);
 
 struct Decision {
   TeamSpec team;
@@ -67,11 +64,11 @@ struct Decision {
 };
 
 // The team of the first cycle for a mode.
-TeamSpec initial_team(TeamMode mode, const Config& config);
+TeamSpec initial_team(TeamMode mode, const SupervisorSettings& settings);
 
 // The rule-based supervisor. `previous` is the team of the cycle the signals describe; `clear_streak` counts,
 // per role, the consecutive cycles its trigger has been clear (updated by the call).
-Decision decide_by_rules(const Signals& signals, const TeamSpec& previous, const Config& config,
+Decision decide_by_rules(const Signals& signals, const TeamSpec& previous, const SupervisorSettings& settings,
                          std::map<std::string, int>& clear_streak);
 
 }  // namespace evoteam

@@ -6,7 +6,7 @@
 #include <string>
 
 #include <evoteam/agent/agent.hpp>
-#include <evoteam/core/config.hpp>
+#include <evoteam/agent/tools.hpp>
 #include <evoteam/llm/llm.hpp>
 #include <evoteam/team/role.hpp>
 #include <evoteam/team/team.hpp>
@@ -15,13 +15,14 @@
 namespace evoteam {
 
 struct LlmTeam {
-  const Config* config = nullptr;
   std::filesystem::path run_dir;
   std::string model;
   std::unique_ptr<PriceTable> prices;
   std::unique_ptr<LlmProvider> provider;
   Meter* meter = nullptr;
   std::map<std::string, RoleDefinition> roles;
+  AgentSettings agent_settings;  // for any role: settings_for adds the role, its model and the context window
+  ToolSettings tool_settings;
   WorkspaceLimits workspace_limits;
   std::size_t digest_chars = 4000;
 

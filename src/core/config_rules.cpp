@@ -1,0 +1,268 @@
+// The rule of every configuration key, as a table. A row says what a value may be; configs/default.json says
+// what it means. Reasons for a bound are in the row's comment when the key's own comment does not make it plain.
+#include <evoteam/core/config_rules.hpp>
+
+#include <algorithm>
+#include <sstream>
+
+namespace evoteam {
+
+ConfigRule& ConfigRule::at_most(double value) {
+  max = value;
+  return *this;
+}
+
+ConfigRule& ConfigRule::not_empty() {
+  non_empty = true;
+  return *this;
+}
+
+ConfigRule& ConfigRule::wide_integer() {
+  wide = true;
+  return *this;
+}
+
+namespace {
+
+// A key whose type is the whole rule: booleans, and free text such as compiler flags or a model name.
+ConfigRule any(const char* path) {
+  ConfigRule rule;
+  rule.path = path;
+  return rule;
+}
+ConfigRule at_least(const char* path, double value) {
+  ConfigRule rule = any(path);
+  rule.min = value;
+  return rule;
+}
+ConfigRule above(const char* path, double value) {
+  ConfigRule rule = at_least(path, value);
+  rule.min_exclusive = true;
+  return rule;
+}
+ConfigRule fraction(const char* path) { return at_least(path, 0).at_most(1); }
+ConfigRule one_of(const char* path, std::vector<std::string> choices) {
+  ConfigRule rule = any(path);
+  rule.choices = std::move(choices);
+  return rule;
+}
+
+// eval.libraries: [{"name": "...", "symbols": ["glob", ...], "link": ["-l...", ...]}, ...]
+std::optional<std::string> library_entries_shape(const nlohmann::json& libraries) {
+  auto strings = [](const nlohmann::json& list) {
+    return list.is_array() && std::all_of(list.begin(), list.end(), [](const nlohmann::json& x) { return x.is_string(); });
+  };
+  for (std::size_t i = 0; i < libraries.size(); ++i) {
+    const nlohmann::json& entry = libraries[i];
+    const std::string where = "entry " + std::to_string(i);
+    if (!entry.is_object()) return where + " must be an object {\"name\", \"symbols\", \"link\"}";
+    for (const auto& [key, value] : entry.items())
+      if (key != "name" && key != "symbols" && key != "link") return where + " has an unknown field '" + key + "'";
+    if (!entry.contains("name") || !entry["name"].is_string() || entry["name"].get<std::string>().empty())
+      return where + " needs a non-empty string \"name\"";
+    for (const char* list : {"symbols", "link"})
+      if (entry.contains(list) && !strings(entry[list])) return where + "'s \"" + list + "\" must be a list of strings";
+  }
+  return std::nullopt;
+}
+
+ConfigRule library_list(const char* path) {
+  ConfigRule rule = any(path);
+  rule.shape = library_entries_shape;
+  return rule;
+}
+
+std::vector<ConfigRule> make_rules() {
+  const std::vector<std::string> stages = {"static", "build", "correctness", "timing", "profile"};
+  return {
+      one_of("log.verbosity", {"quiet", "normal", "verbose", "debug"}),
+
+      at_least("process.kill_grace_s", 0),
+      at_least("process.output_cap_bytes", 0).wide_integer(),  // 0: no cap
+      at_least("process.max_open_files", 1),
+
+      any("store.runs_dir").not_empty(),
+
+      one_of("eval.pipeline", stages).not_empty(),
+      one_of("eval.sandbox", {"auto", "bwrap", "none"}),
+      any("eval.cache_dir"),  // "": the user's cache directory
+      any("eval.lock_dir").not_empty(),
+      any("eval.keep_scratch"),
+      // A deadline of 0 would kill every phase at once; the timing lock may be tried once (0).
+      above("eval.stages.static.timeout_s", 0),
+      above("eval.stages.build.timeout_s", 0),
+      above("eval.stages.reference.timeout_s", 0),
+      above("eval.stages.correctness.timeout_s", 0),
+      above("eval.stages.timing.timeout_s", 0),
+      at_least("eval.stages.timing.lock_timeout_s", 0),
+      above("eval.stages.profile.timeout_s", 0),
+      any("eval.host.compiler").not_empty(),
+      any("eval.host.flags"),
+      any("eval.host.harness_flags"),
+      at_least("eval.host.compile_jobs", 0),          // 0: one per core
+      at_least("eval.host.max_address_space_mb", 0),  // 0: unlimited
+      any("eval.cuda.flags"),
+      any("eval.cuda.harness_flags"),
+      any("eval.cuda.allowed_host_symbols"),
+      one_of("eval.cuda.run", {"auto", "off"}),
+      at_least("eval.cuda.peak_gflops", 0),  // 0: measure
+      at_least("eval.cuda.peak_gbytes_per_s", 0),
+      one_of("eval.cuda.sanitizer_tools", {"memcheck", "racecheck", "synccheck", "initcheck"}),
+      any("eval.static.allowed_symbols"),
+      any("eval.static.forbidden_instructions"),
+      any("eval.static.forbid_writable_data"),
+      library_list("eval.libraries"),
+      at_least("eval.correctness.seeds", 1),
+      one_of("eval.correctness.distributions", {"normal", "uniform", "heavy_tailed", "small_int"}).not_empty(),
+      one_of("eval.correctness.secret_scope", {"evaluation", "evaluator"}),
+      at_least("eval.correctness.edge_values", 1),  // each value is an axis extent
+      at_least("eval.correctness.edge_base", 1),
+      at_least("eval.correctness.guard_bytes", 0).wide_integer(),
+      any("eval.correctness.determinism"),
+      above("eval.correctness.call_deadline_factor", 0),
+      above("eval.correctness.call_deadline_min_s", 0),
+      at_least("eval.timing.warmup_s", 0),
+      at_least("eval.timing.min_samples", 2),  // a spread needs two samples
+      at_least("eval.timing.min_time_s", 0),
+      above("eval.timing.max_noise", 0),
+      at_least("eval.timing.noise_window", 2),
+      above("eval.timing.noise_stability", 0),
+      at_least("eval.timing.max_time_s", 0),  // 0: stop at the first chance, NOISY unless already quiet
+      above("eval.timing.min_sample_s", 0),
+      one_of("eval.timing.clock", {"thread_cpu", "wall"}),
+      at_least("eval.timing.rotation_min_sets", 1),
+      at_least("eval.timing.rotation_llc_factor", 0),
+      at_least("eval.timing.rotation_max_bytes", 0).wide_integer(),
+      at_least("eval.timing.rotation_max_sets", 1),
+      at_least("eval.timing.fresh_probes", 0),
+      at_least("eval.timing.fresh_ratio", 1),  // a fresh input set cannot be expected to run faster than the median
+      at_least("eval.timing.bootstrap_resamples", 100),  // fewer cannot place the tails of a 95% interval
+      fraction("eval.timing.side_work_fraction"),
+      above("eval.timing.impossible_fraction", 0),
+      at_least("eval.timing.suspicious_speedup", 1),
+      one_of("eval.profile.perf", {"auto", "off"}),
+      any("eval.profile.events"),
+      above("eval.profile.time_s", 0),
+      at_least("eval.machine.peak_gflops", 0),  // 0: measure
+      at_least("eval.machine.peak_gbytes_per_s", 0),
+
+      one_of("llm.provider", {"auto", "anthropic", "openai", "scripted", "builtin"}),
+      any("llm.model"),  // "": the provider's default
+      any("llm.models_file"),
+      any("llm.allow_unpriced_models"),
+      any("llm.scripted_file"),
+      at_least("llm.max_tokens", 1),
+      any("llm.temperature").at_most(2),  // negative: the server's default; no provider accepts above 2
+      any("llm.prompt_caching"),
+      one_of("llm.openai_max_tokens_field", {"max_completion_tokens", "max_tokens"}),
+      above("llm.connect_timeout_s", 0),
+      above("llm.request_timeout_s", 0),
+      at_least("llm.max_retries", 0),
+      at_least("llm.backoff_initial_s", 0),
+      at_least("llm.backoff_max_s", 0),
+      at_least("llm.retry_after_max_s", 0),
+
+      at_least("agent.max_steps", 1),
+      at_least("agent.max_tokens", 0).wide_integer(),  // 0: unlimited, as every budget below
+      at_least("agent.max_cost_usd", 0),
+      at_least("agent.max_wall_s", 0),
+      at_least("agent.max_consecutive_malformed", 1),
+      at_least("agent.tool_output_max_chars", 0),  // 0: no cut
+      at_least("agent.max_write_bytes", 1).wide_integer(),
+      at_least("agent.max_read_bytes", 1).wide_integer(),
+      at_least("agent.max_list_entries", 1),
+      fraction("agent.context_clear_fraction"),
+
+      one_of("supervisor.policy", {"auto", "rules", "llm"}),
+      fraction("supervisor.stuck_failure_rate"),
+      at_least("supervisor.recurring_error_count", 1),
+      at_least("supervisor.max_changes_per_candidate", 0),
+      at_least("supervisor.repeated_failure_count", 1),
+      at_least("supervisor.stagnation_cycles", 1),
+      at_least("supervisor.min_gain", 0),
+      above("supervisor.roofline_stop", 0),
+      at_least("supervisor.clear_after_cycles", 1),
+      above("supervisor.optimizer_share", 0).at_most(1),
+
+      one_of("team.mode", {"evolving", "fixed", "single"}),
+      at_least("team.evaluations_per_cycle", 1),
+      at_least("team.reverify_ratio", 1),
+      at_least("team.digest_chars", 0),
+      at_least("team.seed", 0).wide_integer(),
+
+      at_least("budgets.max_cycles", 0),  // 0: no limit, as every budget
+      at_least("budgets.tokens", 0).wide_integer(),
+      at_least("budgets.usd", 0),
+      at_least("budgets.hours", 0),
+      at_least("budgets.gpu_seconds", 0),
+      at_least("budgets.evaluations", 0),
+      at_least("budgets.target_speedup", 0),
+  };
+}
+
+std::string number_text(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+std::optional<std::string> number_violation(const ConfigRule& rule, double value) {
+  if (rule.min && (rule.min_exclusive ? !(value > *rule.min) : !(value >= *rule.min)))
+    return std::string(rule.min_exclusive ? "must be above " : "must be at least ") + number_text(*rule.min);
+  if (rule.max && !(value <= *rule.max)) return "must be at most " + number_text(*rule.max);
+  return std::nullopt;
+}
+
+std::optional<std::string> choice_violation(const ConfigRule& rule, const std::string& value) {
+  if (rule.choices.empty() || std::find(rule.choices.begin(), rule.choices.end(), value) != rule.choices.end())
+    return std::nullopt;
+  std::string list;
+  for (const std::string& choice : rule.choices) list += (list.empty() ? "" : ", ") + choice;
+  return "must be one of " + list;
+}
+
+// The check of one scalar: a number against the bounds, a string against the choices.
+std::optional<std::string> scalar_violation(const ConfigRule& rule, const nlohmann::json& value) {
+  if (value.is_number()) return number_violation(rule, value.get<double>());
+  if (value.is_string()) return choice_violation(rule, value.get<std::string>());
+  return std::nullopt;
+}
+
+}  // namespace
+
+const std::vector<ConfigRule>& config_rules() {
+  static const std::vector<ConfigRule> rules = make_rules();
+  return rules;
+}
+
+const std::vector<ConfigRelation>& config_relations() {
+  static const std::vector<ConfigRelation> relations = {
+      {"eval.timing.rotation_min_sets", "eval.timing.rotation_max_sets"},
+      {"llm.backoff_initial_s", "llm.backoff_max_s"},
+  };
+  return relations;
+}
+
+const ConfigRule* find_config_rule(const std::string& path) {
+  for (const ConfigRule& rule : config_rules())
+    if (rule.path == path) return &rule;
+  return nullptr;
+}
+
+std::optional<std::string> rule_violation(const ConfigRule& rule, const nlohmann::json& value) {
+  // json::empty() is false for every string, so a string's emptiness is asked of the string.
+  const bool empty = value.is_string() ? value.get_ref<const std::string&>().empty() : value.is_array() && value.empty();
+  if (rule.non_empty && empty) return std::string("must not be empty");
+  if (rule.shape)
+    if (std::optional<std::string> wrong = rule.shape(value)) return wrong;
+  if (!value.is_array()) {
+    if (std::optional<std::string> wrong = scalar_violation(rule, value)) return *wrong + ", got " + value.dump();
+    return std::nullopt;
+  }
+  for (std::size_t i = 0; i < value.size(); ++i)
+    if (std::optional<std::string> wrong = scalar_violation(rule, value[i]))
+      return "entry " + std::to_string(i) + " " + *wrong + ", got " + value[i].dump();
+  return std::nullopt;
+}
+
+}  // namespace evoteam
