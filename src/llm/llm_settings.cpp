@@ -32,6 +32,7 @@ void add_endpoint(ProviderSettings& settings, const std::map<std::string, std::s
     throw InvalidInput("llm.provider: unknown provider '" + settings.provider +
                        "' (expected auto, anthropic, openai, scripted or builtin)");
   }
+  while (!settings.base_url.empty() && settings.base_url.back() == '/') settings.base_url.pop_back();
 }
 
 }  // namespace

@@ -208,6 +208,21 @@ TEST(OptimizeE2E, ConfigurationValuesOutsideTheirRulesAreRefusedBeforeARunExists
   }
 }
 
+// log.verbosity sets the console level when no -q/-v flag is given (it was read by nothing before); the flags win.
+TEST(OptimizeE2E, LogVerbosityFromTheConfigurationUnlessAFlagSaysOtherwise) {
+  testing::TempDir dir;
+  const std::string line = "configuration: team.seed=7 from --set team.seed=7";
+  auto stderr_of = [&](std::vector<std::string> args) {
+    args.insert(args.end(), {"runs", "--runs-dir", (dir / "runs").string()});
+    ProcessResult result = run_evoteam(args, std::chrono::seconds(60));
+    EXPECT_EQ(result.exit_code, 0) << describe(result);
+    return result.err.text;
+  };
+  EXPECT_NE(stderr_of({"--set", "log.verbosity=debug", "--set", "team.seed=7"}).find(line), std::string::npos);
+  EXPECT_EQ(stderr_of({"--set", "team.seed=7"}).find(line), std::string::npos);
+  EXPECT_EQ(stderr_of({"-q", "--set", "log.verbosity=debug", "--set", "team.seed=7"}).find(line), std::string::npos);
+}
+
 // Errors that need no run (a provider that does not exist, an LLM setup that cannot work) leave no run behind.
 TEST(OptimizeE2E, AProviderThatCannotWorkIsRefusedBeforeARunExists) {
   testing::TempDir dir;
