@@ -48,8 +48,7 @@ Verbosity verbosity_of(const GlobalOptions& globals, Verbosity configured) {
 void load_configuration(CommandContext& context) {
   context.config = load_config(context.globals.config_file, context.globals.assignments);
   setup_console_logging(verbosity_of(context.globals, configured_verbosity(context.config)));
-  for (const auto& [path, source] : context.config.sources())
-    spdlog::debug("configuration: {}={} from {}", path, context.config.at(path).dump(), source);
+  for (const std::string& line : context.config.describe_sources()) spdlog::debug("configuration: {}", line);
   use_process_settings(process_settings(context.config));
 }
 

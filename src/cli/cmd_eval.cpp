@@ -89,7 +89,7 @@ void add_eval(CLI::App& sub, CommandContext& context) {
   sub.add_flag("--json", args->json, "Print one JSON object (the eval.json content)");
   sub.callback([&context, args] {
     context.action = [&context, args] {
-      const Config& config = context.config;
+      const EvalSettings settings = eval_settings(context.config);
       Task task = load_task(args->task_dir);
       Candidate candidate = Candidate::starting(task);
       if (!args->candidate.empty()) candidate.source_dir = args->candidate;
@@ -107,8 +107,8 @@ void add_eval(CLI::App& sub, CommandContext& context) {
       if (args->no_cache) options.result_cache = CachePolicy::bypass;
       else if (args->refresh) options.result_cache = CachePolicy::refresh;
       const std::filesystem::path cache_dir =
-          args->cache_dir.empty() ? default_cache_dir(config) : std::filesystem::path(args->cache_dir);
-      Evaluator evaluator(config, system_runner(), cache_dir);
+          args->cache_dir.empty() ? default_cache_dir(settings) : std::filesystem::path(args->cache_dir);
+      Evaluator evaluator(settings, system_runner(), cache_dir);
       EvalResult result = evaluator.evaluate(task, candidate, options);
       if (args->json) print_json(result.to_json());
       else print_human(result, args->candidate.empty() ? "(starting kernel)" : args->candidate);

@@ -139,6 +139,12 @@ std::string Config::source_of(const std::string& dotted_path) const {
   return found == m_sources.end() ? "the built-in defaults" : found->second;
 }
 
+std::vector<std::string> Config::describe_sources() const {
+  std::vector<std::string> lines;
+  for (const auto& [path, source] : m_sources) lines.push_back(path + "=" + at(path).dump() + " from " + source);
+  return lines;
+}
+
 void Config::check_relations() const {
   for (const ConfigRelation& relation : config_relations()) {
     const double lower = at(relation.lower).get<double>();

@@ -98,21 +98,22 @@ std::vector<std::map<std::string, std::int64_t>> hidden_shapes(const Task& task,
   return shapes;
 }
 
-Battery design_battery(const Task& task, const Config& config, std::uint64_t secret, double llc_bytes) {
+Battery design_battery(const Task& task, const CorrectnessSettings& correctness, const TimingSettings& timing,
+                       std::uint64_t secret, double llc_bytes) {
+  // Loading the configuration refuses values that would leave a workload without trials or timing sets.
+  EVOTEAM_CHECK(correctness.seeds >= 1 && !correctness.distributions.empty() && timing.rotation_min_sets >= 1 &&
+                    timing.rotation_max_sets >= timing.rotation_min_sets,
+                "design_battery: eval.correctness or eval.timing holds values the configuration checks should refuse");
   Battery battery;
-  battery.seeds = std::max(1, config.get<int>("eval.correctness.seeds"));
-  battery.distributions = task.distributions.empty()
-                              ? config.get<std::vector<std::string>>("eval.correctness.distributions")
-                              : task.distributions;
-  if (battery.distributions.empty()) battery.distributions = {"normal"};
+  battery.seeds = correctness.seeds;
+  battery.distributions = task.distributions.empty() ? correctness.distributions : task.distributions;
   for (const Workload& workload : task.workloads)
     battery.workloads.push_back(make_workload(task, workload.name, workload_axes(task, workload), false));
   const std::size_t visible = battery.workloads.size();
-  for (const auto& axes : hidden_shapes(task, config.get<std::vector<std::int64_t>>("eval.correctness.edge_values"),
-                                        config.get<std::int64_t>("eval.correctness.edge_base")))
+  for (const auto& axes : hidden_shapes(task, correctness.edge_values, correctness.edge_base))
     battery.workloads.push_back(make_workload(task, shape_name(axes, task), axes, true));
 
-  auto add_trial = [&](int workload, int public_seed, bool correctness) {
+  auto add_trial = [&](int workload, int public_seed, bool for_correctness) {
     Trial trial;
     trial.id = static_cast<int>(battery.trials.size());
     trial.workload = workload;
@@ -121,7 +122,7 @@ Battery design_battery(const Task& task, const Config& config, std::uint64_t sec
     // Seeds cycle through the distributions, so every workload sees each of them.
     trial.distribution = battery.distributions[static_cast<std::size_t>(public_seed - 1) % battery.distributions.size()];
     trial.poison = trial.id % 3;
-    trial.correctness = correctness;
+    trial.correctness = for_correctness;
     std::string key = task.content_hash + "|" + battery.workloads[static_cast<std::size_t>(workload)].name + "|" +
                       std::to_string(trial.seed) + "|" + trial.distribution;
     for (const auto& [axis, value] : battery.workloads[static_cast<std::size_t>(workload)].axes)
@@ -137,10 +138,10 @@ Battery design_battery(const Task& task, const Config& config, std::uint64_t sec
     add_trial(static_cast<int>(w), static_cast<int>(w - visible) % static_cast<int>(battery.distributions.size()) + 1, true);
   battery.determinism_trial = battery.trials.empty() ? -1 : 0;
 
-  const int min_sets = std::max(1, config.get<int>("eval.timing.rotation_min_sets"));
-  const int max_sets = std::max(min_sets, config.get<int>("eval.timing.rotation_max_sets"));
-  const double max_bytes = config.get<double>("eval.timing.rotation_max_bytes");
-  const double target = std::min(llc_bytes * config.get<double>("eval.timing.rotation_llc_factor"), max_bytes);
+  const int min_sets = timing.rotation_min_sets;
+  const int max_sets = timing.rotation_max_sets;
+  const double max_bytes = static_cast<double>(timing.rotation_max_bytes);
+  const double target = std::min(llc_bytes * timing.rotation_llc_factor, max_bytes);
   for (std::size_t w = 0; w < visible; ++w) {
     const double set_bytes = std::max<double>(1.0, static_cast<double>(battery.workloads[w].set_bytes));
     int wanted = std::max(min_sets, static_cast<int>(std::ceil(target / set_bytes)));
@@ -152,7 +153,7 @@ Battery design_battery(const Task& task, const Config& config, std::uint64_t sec
     int seed = battery.seeds + 1;
     for (; static_cast<int>(sets.size()) < wanted; ++seed) sets.push_back(add_trial(static_cast<int>(w), seed, false));
     std::vector<int>& probes = battery.probes[static_cast<int>(w)];
-    for (int probe = 0; probe < config.get<int>("eval.timing.fresh_probes"); ++probe, ++seed)
+    for (int probe = 0; probe < timing.fresh_probes; ++probe, ++seed)
       probes.push_back(add_trial(static_cast<int>(w), seed, false));
   }
   return battery;

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <evoteam/core/config.hpp>
+#include <evoteam/eval/eval_settings.hpp>
 #include <evoteam/task/task.hpp>
 
 namespace evoteam::eval {
@@ -52,8 +52,10 @@ struct Battery {
   nlohmann::json describe() const;  // the protocol summary recorded in results (no salted seeds)
 };
 
-// `llc_bytes`: the last-level cache size the rotation should exceed (0 when unknown).
-Battery design_battery(const Task& task, const Config& config, std::uint64_t secret, double llc_bytes);
+// `correctness` shapes the battery, `timing` its rotation and probe sets. `llc_bytes`: the last-level cache size
+// the rotation should exceed (0 when unknown).
+Battery design_battery(const Task& task, const CorrectnessSettings& correctness, const TimingSettings& timing,
+                       std::uint64_t secret, double llc_bytes);
 
 // The hidden edge shapes for a task (also used by tests): var axes set from eval.correctness.edge_values.
 std::vector<std::map<std::string, std::int64_t>> hidden_shapes(const Task& task, const std::vector<std::int64_t>& edge_values,

@@ -26,8 +26,8 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 // The perf binary the host profile may use: none when eval.profile.perf is off or perf is not installed.
-std::optional<fs::path> configured_perf(const Config& config) {
-  if (config.get<std::string>("eval.profile.perf") == "off") return std::nullopt;
+std::optional<fs::path> configured_perf(const ProfileSettings& profile) {
+  if (profile.perf == PerfMode::off) return std::nullopt;
   return find_program("perf");
 }
 
@@ -54,21 +54,21 @@ HarnessSpec harness_spec(const EvaluationRun& run, const fs::path& plan, double 
   spec.timeout_s = timeout_s;
   // The CUDA runtime reserves far more address space than it uses, so only host harnesses get the limit.
   if (run.task.target == Target::host)
-    spec.max_address_space = static_cast<std::uint64_t>(run.shared.config.get<double>("eval.host.max_address_space_mb")) << 20;
+    spec.max_address_space = run.shared.settings.host.max_address_space_bytes();
   else
     spec.devices = gpu_device_nodes();
   if (run.reference_dir.parent_path() != run.scratch) spec.readable.push_back(run.reference_dir);
   return spec;
 }
 
-EvaluatorShared::EvaluatorShared(const Config& settings, ProcessRunner& process_runner, fs::path cache)
-    : config(settings),
+EvaluatorShared::EvaluatorShared(const EvalSettings& configured, ProcessRunner& process_runner, fs::path cache)
+    : settings(configured),
       runner(process_runner),
       cache_dir(std::move(cache)),
-      host(config, runner, cache_dir),
-      cuda(config, runner, cache_dir, host.compile_slots()),
-      peaks(config, runner, host, cache_dir),
-      gpu_peaks(config, runner, cache_dir),
+      host(settings, runner, cache_dir),
+      cuda(settings, runner, cache_dir, host.compile_slots()),
+      peaks(settings.machine, runner, host, cache_dir),
+      gpu_peaks(settings.cuda, runner, cache_dir),
       evaluator_secret(fresh_secret()) {}
 
 std::uint64_t fresh_secret() {
@@ -79,11 +79,12 @@ std::uint64_t fresh_secret() {
 std::optional<Judgement> prepare_references(EvaluationRun& run, std::uint64_t secret) {
   if (is_ranked(run.task)) return prepare_ranked_references(run, secret);
   const auto start = Clock::now();
-  const Config& config = run.shared.config;
+  const EvalSettings& settings = run.shared.settings;
   // Rotating input sets must defeat the cache the implementation runs against: the host's last level, or the
   // GPU's L2 (k_gpu_l2_bound covers H100's 50 MB and B200's 126 MB).
   constexpr double k_gpu_l2_bound = 128.0 * (1 << 20);
-  run.battery = design_battery(run.task, config, secret, run.task.target == Target::cuda ? k_gpu_l2_bound : last_level_cache_bytes());
+  run.battery = design_battery(run.task, settings.correctness, settings.timing, secret,
+                               run.task.target == Target::cuda ? k_gpu_l2_bound : last_level_cache_bytes());
   BuildOutcome reference;
   if (std::optional<Judgement> failure = build_harness_and_reference(run, &reference)) return failure;
   evoteam::create_directories(run.reference_dir);
@@ -91,7 +92,7 @@ std::optional<Judgement> prepare_references(EvaluationRun& run, std::uint64_t se
   for (const Trial& trial : run.battery.trials)
     if (!references_present(run.task, run.reference_dir, trial)) missing.push_back(trial.id);
   run.references_cached = missing.empty();
-  const double stage_timeout = config.get<double>("eval.stages.reference.timeout_s");
+  const double stage_timeout = settings.stages.reference.timeout_s;
   // The trials are dealt round-robin to one process per core; references are the one phase with no timing
   // to disturb.
   // One process on a GPU: several would only contend for it.
@@ -100,7 +101,7 @@ std::optional<Judgement> prepare_references(EvaluationRun& run, std::uint64_t se
   for (std::size_t i = 0; i < missing.size(); ++i) chunks[i % chunks.size()].push_back(missing[i]);
   std::vector<std::future<HarnessRun>> runs;
   for (std::size_t chunk = 0; chunk < chunks.size() && !missing.empty(); ++chunk) {
-    nlohmann::json plan = base_plan(run.task, run.battery, config, "reference");
+    nlohmann::json plan = base_plan(run.task, run.battery, settings.correctness, "reference");
     add_trials(plan, run.battery, chunks[chunk], run.reference_dir, std::vector<double>(run.battery.trials.size(), stage_timeout));
     const fs::path plan_file = run.scratch / ("plan-reference-" + std::to_string(chunk) + ".json");
     write_json_atomic(plan_file, plan);
@@ -142,9 +143,9 @@ std::optional<Judgement> build_harness_and_reference(EvaluationRun& run, BuildOu
 }
 
 std::optional<Judgement> load_call_deadlines(EvaluationRun& run) {
-  const Config& config = run.shared.config;
-  const double factor = config.get<double>("eval.correctness.call_deadline_factor");
-  const double minimum = config.get<double>("eval.correctness.call_deadline_min_s");
+  const CorrectnessSettings& correctness = run.shared.settings.correctness;
+  const double factor = correctness.call_deadline_factor;
+  const double minimum = correctness.call_deadline_min_s;
   run.deadlines_s.assign(run.battery.trials.size(), minimum);
   for (const Trial& trial : run.battery.trials) {
     const fs::path sidecar = run.reference_dir / (trial.reference_key + ".json");
@@ -155,25 +156,25 @@ std::optional<Judgement> load_call_deadlines(EvaluationRun& run) {
   return std::nullopt;
 }
 
-nlohmann::json timing_settings(const Config& config, const nlohmann::json& workloads, double call_deadline_s) {
+nlohmann::json timing_settings(const TimingSettings& timing, const nlohmann::json& workloads, double call_deadline_s) {
   return {{"workloads", workloads},
-          {"min_samples", config.get<int>("eval.timing.min_samples")},
-          {"min_time_s", config.get<double>("eval.timing.min_time_s")},
-          {"max_time_s", config.get<double>("eval.timing.max_time_s")},
-          {"max_noise", config.get<double>("eval.timing.max_noise")},
-          {"noise_window", config.get<int>("eval.timing.noise_window")},
-          {"noise_stability", config.get<double>("eval.timing.noise_stability")},
-          {"warmup_s", config.get<double>("eval.timing.warmup_s")},
-          {"min_sample_s", config.get<double>("eval.timing.min_sample_s")},
-          {"side_work_fraction", config.get<double>("eval.timing.side_work_fraction")},
+          {"min_samples", timing.min_samples},
+          {"min_time_s", timing.min_time_s},
+          {"max_time_s", timing.max_time_s},
+          {"max_noise", timing.max_noise},
+          {"noise_window", timing.noise_window},
+          {"noise_stability", timing.noise_stability},
+          {"warmup_s", timing.warmup_s},
+          {"min_sample_s", timing.min_sample_s},
+          {"side_work_fraction", timing.side_work_fraction},
           {"call_deadline_s", call_deadline_s},
-          {"clock", config.get<std::string>("eval.timing.clock")}};
+          {"clock", timing.clock}};
 }
 
 std::optional<DeviceLock> acquire_timing_lock(const EvaluationRun& run, std::optional<Judgement>* failure) {
-  const Config& config = run.shared.config;
-  const auto timeout = std::chrono::milliseconds(static_cast<long>(config.get<double>("eval.stages.timing.lock_timeout_s") * 1000));
-  std::optional<DeviceLock> lock = DeviceLock::acquire(config.get<std::string>("eval.lock_dir"), run.backend.device(), timeout);
+  const EvalSettings& settings = run.shared.settings;
+  const auto timeout = std::chrono::milliseconds(static_cast<long>(settings.stages.timing.lock_timeout_s * 1000));
+  std::optional<DeviceLock> lock = DeviceLock::acquire(settings.lock_dir, run.backend.device(), timeout);
   if (!lock) *failure = infra_error("timed out waiting for the timing lock of device " + run.backend.device());
   return lock;
 }
@@ -183,7 +184,7 @@ std::optional<Judgement> device_unavailable(EvaluationRun& run) {
   const nlohmann::json evidence = {{"target", "cuda"}, {"archs", run.task.archs}, {"min_devices", run.task.min_devices}};
   const std::string advice = ": correctness and timing need a GPU (the static and build stages ran here); "
                              "run `evoteam eval` on a machine with one";
-  if (std::optional<std::string> why = run_stages_unavailable(run.task, run.shared.config)) return Judgement{Verdict::infra_error, *why + advice, evidence};
+  if (std::optional<std::string> why = run_stages_unavailable(run.task, run.shared.settings)) return Judgement{Verdict::infra_error, *why + advice, evidence};
   if (is_ranked(run.task))
     if (std::optional<Judgement> unfit = too_few_gpus_for_any_group(run)) return unfit;
   try {
@@ -218,17 +219,17 @@ bool probe_gpu(EvaluationRun& run, std::string* why) {
 
 std::optional<Judgement> run_correctness(EvaluationRun& run, const fs::path& candidate) {
   if (is_ranked(run.task)) return run_ranked_correctness(run, candidate);
-  const Config& config = run.shared.config;
-  nlohmann::json plan = base_plan(run.task, run.battery, config, "correctness");
+  const EvalSettings& settings = run.shared.settings;
+  nlohmann::json plan = base_plan(run.task, run.battery, settings.correctness, "correctness");
   std::vector<int> ids;
   for (const Trial& trial : run.battery.trials)
     if (trial.correctness) ids.push_back(trial.id);
   add_trials(plan, run.battery, ids, run.reference_dir, run.deadlines_s);
-  const bool determinism = config.get<bool>("eval.correctness.determinism") && run.task.deterministic;
+  const bool determinism = settings.correctness.determinism && run.task.deterministic;
   plan["determinism_trial"] = determinism ? run.battery.determinism_trial : -1;
   const fs::path plan_file = run.scratch / "plan-correctness.json";
   write_json_atomic(plan_file, plan);
-  HarnessSpec spec = harness_spec(run, plan_file, config.get<double>("eval.stages.correctness.timeout_s"));
+  HarnessSpec spec = harness_spec(run, plan_file, settings.stages.correctness.timeout_s);
   spec.candidate = candidate;
   HarnessRun harness_run = run_harness(run.shared.runner, spec);
   if (std::optional<Judgement> failure = judge_process(harness_run, run.battery, false)) return failure;
@@ -239,13 +240,13 @@ std::optional<Judgement> run_correctness(EvaluationRun& run, const fs::path& can
 
 std::optional<Judgement> check_timing_gates(EvaluationRun& run, EvalResult& result, bool capped,
                                             const fs::path& candidate) {
-  const Config& config = run.shared.config;
+  const TimingSettings& timing = run.shared.settings.timing;
   auto battery_workload = [&](const WorkloadResult& workload) -> const BatteryWorkload* {
     for (const BatteryWorkload& entry : run.battery.workloads)
       if (entry.name == workload.name) return &entry;
     return nullptr;
   };
-  const double impossible = config.get<double>("eval.timing.impossible_fraction");
+  const double impossible = timing.impossible_fraction;
   auto over_roof = [&]() -> const WorkloadResult* {
     for (const WorkloadResult& workload : result.workloads)
       if (workload.roofline_fraction && *workload.roofline_fraction > impossible) return &workload;
@@ -271,7 +272,7 @@ std::optional<Judgement> check_timing_gates(EvaluationRun& run, EvalResult& resu
                        evidence};
     }
   }
-  const double suspicious = config.get<double>("eval.timing.suspicious_speedup");
+  const double suspicious = timing.suspicious_speedup;
   if (run.task.baseline.vendor && result.speedup && *result.speedup > suspicious) {
     EvaluationRun again = run;
     again.reference_dir = run.scratch / "reverify-references";
@@ -308,30 +309,30 @@ const BatteryWorkload* profiled_workload(const EvaluationRun& run) {
 
 std::optional<HarnessSpec> profile_harness_spec(EvaluationRun& run, const fs::path& candidate) {
   if (run.battery.rotation.empty()) return std::nullopt;
-  const Config& config = run.shared.config;
+  const EvalSettings& settings = run.shared.settings;
   const int trial_id = run.battery.rotation.begin()->second.front();
-  nlohmann::json plan = base_plan(run.task, run.battery, config, "profile");
+  nlohmann::json plan = base_plan(run.task, run.battery, settings.correctness, "profile");
   add_trials(plan, run.battery, {trial_id}, run.reference_dir, run.deadlines_s);
-  plan["profile"] = {{"trial", trial_id}, {"time_s", config.get<double>("eval.profile.time_s")}};
+  plan["profile"] = {{"trial", trial_id}, {"time_s", settings.profile.time_s}};
   const fs::path plan_file = run.scratch / "plan-profile.json";
   write_json_atomic(plan_file, plan);
-  HarnessSpec spec = harness_spec(run, plan_file, config.get<double>("eval.stages.profile.timeout_s"));
+  HarnessSpec spec = harness_spec(run, plan_file, settings.stages.profile.timeout_s);
   spec.candidate = candidate;
   return spec;
 }
 
 std::optional<Judgement> run_profile(EvaluationRun& run, const fs::path& candidate, nlohmann::json* profile) {
   if (run.task.target == Target::cuda) return run_cuda_profile(run, candidate, profile);
-  const Config& config = run.shared.config;
+  const ProfileSettings& profiling = run.shared.settings.profile;
   std::optional<HarnessSpec> profiled = profile_harness_spec(run, candidate);
   if (!profiled) return infra_error("no workload to profile");
   HarnessSpec& spec = *profiled;
   const fs::path perf_file = run.scratch / "perf.txt";
-  std::optional<fs::path> perf = configured_perf(config);
+  std::optional<fs::path> perf = configured_perf(profiling);
   HarnessRun harness_run;
   bool used_perf = false;
   if (perf) {
-    const std::string events = join(config.get<std::vector<std::string>>("eval.profile.events"), ",");
+    const std::string events = join(profiling.events, ",");
     spec.wrapper = {perf->string(), "stat", "-x,", "-o", perf_file.string(), "-e", events, "--"};
     harness_run = run_harness(run.shared.runner, spec);
     used_perf = harness_run.finished();
@@ -356,7 +357,7 @@ bool profile_needs_own_run(EvaluationRun& run) {
   if (run.task.target == Target::cuda) return true;
   EvaluatorShared& shared = run.shared;
   std::call_once(shared.perf_probe, [&shared] {
-    if (std::optional<fs::path> perf = configured_perf(shared.config)) shared.perf_counts_hardware = perf_counts_hardware(shared.runner, *perf);
+    if (std::optional<fs::path> perf = configured_perf(shared.settings.profile)) shared.perf_counts_hardware = perf_counts_hardware(shared.runner, *perf);
   });
   return shared.perf_counts_hardware;
 }

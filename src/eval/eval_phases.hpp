@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include <evoteam/core/config.hpp>
 #include <evoteam/eval/evaluator.hpp>
 #include <evoteam/core/process.hpp>
 
@@ -26,9 +25,9 @@ namespace evoteam::eval {
 
 // What lives as long as the Evaluator.
 struct EvaluatorShared {
-  EvaluatorShared(const Config& settings, ProcessRunner& process_runner, std::filesystem::path cache);
+  EvaluatorShared(const EvalSettings& configured, ProcessRunner& process_runner, std::filesystem::path cache);
 
-  Config config;
+  EvalSettings settings;
   ProcessRunner& runner;
   std::filesystem::path cache_dir;
   HostBuilder host;
@@ -79,7 +78,7 @@ std::optional<Judgement> build_harness_and_reference(EvaluationRun& run, BuildOu
 // Per-call deadlines from the reference times written beside the reference outputs.
 std::optional<Judgement> load_call_deadlines(EvaluationRun& run);
 // The "timing" section of a timing plan for these workloads.
-nlohmann::json timing_settings(const Config& config, const nlohmann::json& workloads, double call_deadline_s);
+nlohmann::json timing_settings(const TimingSettings& timing, const nlohmann::json& workloads, double call_deadline_s);
 // The device's timing lock (INFRA_ERROR in `failure` when the wait times out).
 std::optional<DeviceLock> acquire_timing_lock(const EvaluationRun& run, std::optional<Judgement>* failure);
 

@@ -258,9 +258,8 @@ EvalResult EvalResult::from_json(const nlohmann::json& value) {
   return result;
 }
 
-std::filesystem::path default_cache_dir(const Config& config) {
-  const std::string configured = config.get<std::string>("eval.cache_dir");
-  if (!configured.empty()) return configured;
+std::filesystem::path default_cache_dir(const EvalSettings& settings) {
+  if (!settings.cache_dir.empty()) return settings.cache_dir;
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0')
     return std::filesystem::path(xdg) / "evoteam";
   if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0')

@@ -23,8 +23,8 @@
 namespace evoteam {
 
 struct Evaluator::Impl {
-  Impl(const Config& config, ProcessRunner& runner, std::filesystem::path cache_dir)
-      : shared(config, runner, std::move(cache_dir)), results(shared.cache_dir / "results") {}
+  Impl(const EvalSettings& settings, ProcessRunner& runner, std::filesystem::path cache_dir)
+      : shared(settings, runner, std::move(cache_dir)), results(shared.cache_dir / "results") {}
   eval::EvaluatorShared shared;
   eval::ResultCache results;
 };
@@ -102,18 +102,8 @@ std::string stages_text(const std::vector<Stage>& stages) {
   return join(stages, ",", [](Stage stage) { return to_string(stage); });
 }
 
-
-std::vector<Stage> requested_stages(const Config& config, const EvalOptions& options) {
-  if (!options.stages.empty()) return options.stages;
-  std::string list;
-  for (const auto& name : config.get<std::vector<std::string>>("eval.pipeline")) list += (list.empty() ? "" : ",") + name;
-  return parse_stage_list(list, "eval.pipeline");
-}
-
-SandboxMode configured_sandbox(const Config& config) {
-  std::optional<SandboxMode> configured = parse_sandbox_mode(config.get<std::string>("eval.sandbox"));
-  if (!configured) throw InvalidInput("eval.sandbox: must be auto, bwrap or none");
-  return *configured;
+std::vector<Stage> requested_stages(const EvalSettings& settings, const EvalOptions& options) {
+  return options.stages.empty() ? settings.pipeline : options.stages;
 }
 
 std::string candidate_hash(const std::map<std::string, std::string>& files, const ParamAssignment& params) {
@@ -214,7 +204,7 @@ Flow identify_toolchain(Evaluation& evaluation) {
   }
   evaluation.cache_key = sha256_hex("result-v1\n" + evaluation.task.content_hash + "\n" + result.candidate_hash + "\n" +
                                     stages_text(result.stages_requested) + "\n" + result.compiler + "\n" + result.harness_version +
-                                    "\n" + evaluation.shared.config.at("eval").dump() + "\n" + result.sandbox);
+                                    "\n" + nlohmann::json(evaluation.shared.settings).dump() + "\n" + result.sandbox);
   return Flow::next;
 }
 
@@ -229,10 +219,10 @@ Flow serve_cached_result(Evaluation& evaluation) {
 
 Flow prepare_run(Evaluation& evaluation) {
   eval::EvaluatorShared& shared = evaluation.shared;
-  const Config& config = shared.config;
-  evaluation.scratch.emplace(eval::unique_sibling(shared.cache_dir / "scratch" / "eval"), config.get<bool>("eval.keep_scratch"));
+  const EvalSettings& settings = shared.settings;
+  evaluation.scratch.emplace(eval::unique_sibling(shared.cache_dir / "scratch" / "eval"), settings.keep_scratch);
   const fs::path& scratch = evaluation.scratch->path();
-  evaluation.evaluator_scope = config.get<std::string>("eval.correctness.secret_scope") == "evaluator";
+  evaluation.evaluator_scope = settings.correctness.secret_scope == SecretScope::evaluator;
   evaluation.secret = evaluation.evaluator_scope ? shared.evaluator_secret : eval::fresh_secret();
   eval::EvaluationRun& run = evaluation.run.emplace(
       eval::EvaluationRun{shared, *evaluation.backend, evaluation.task, evaluation.sandbox, scratch, {}, {}, {}, {}, 0, true});
@@ -315,7 +305,7 @@ Flow await_references(Evaluation& evaluation) {
   }
   result.protocol = evaluation.run->battery.describe();
   result.protocol["secret_scope"] = evaluation.evaluator_scope ? "evaluator" : "evaluation";
-  result.protocol["timing"] = evaluation.shared.config.at("eval.timing");
+  result.protocol["timing"] = evaluation.shared.settings.timing;
   return Flow::next;
 }
 
@@ -469,17 +459,17 @@ EvalResult finish(Evaluation& evaluation) {
 
 }  // namespace
 
-std::optional<std::string> run_stages_unavailable(const Task& task, const Config& config) {
+std::optional<std::string> run_stages_unavailable(const Task& task, const EvalSettings& settings) {
   if (task.target != Target::cuda) return std::nullopt;
-  if (config.get<std::string>("eval.cuda.run") == "off") return "eval.cuda.run is off";
+  if (settings.cuda.run == CudaRun::off) return "eval.cuda.run is off";
   if (eval::gpu_device_nodes().empty()) return "no CUDA device on this machine";
   if (const int gpus = eval::visible_gpu_count(); task.min_devices > 1 && gpus < task.min_devices)
     return "task " + task.name + " needs " + std::to_string(task.min_devices) + " GPUs; this machine has " + std::to_string(gpus);
   return std::nullopt;
 }
 
-Evaluator::Evaluator(const Config& config, ProcessRunner& runner, std::filesystem::path cache_dir)
-    : m_impl(std::make_unique<Impl>(config, runner, std::move(cache_dir))) {
+Evaluator::Evaluator(const EvalSettings& settings, ProcessRunner& runner, std::filesystem::path cache_dir)
+    : m_impl(std::make_unique<Impl>(settings, runner, std::move(cache_dir))) {
   evoteam::create_directories(m_impl->shared.cache_dir);
 }
 
@@ -503,8 +493,8 @@ EvalResult Evaluator::evaluate(const Task& task, const Candidate& candidate, con
   result.task = task.name;
   result.target = to_string(task.target);
   result.baseline = baseline_description(task);
-  result.stages_requested = requested_stages(shared.config, options);
-  evaluation.sandbox = resolve_sandbox(options.sandbox.value_or(configured_sandbox(shared.config)));
+  result.stages_requested = requested_stages(shared.settings, options);
+  evaluation.sandbox = resolve_sandbox(options.sandbox.value_or(shared.settings.sandbox));
   result.sandbox = to_string(evaluation.sandbox);
   evaluation.files = candidate_files(task, candidate);
   result.params = complete_params(task, candidate.params);

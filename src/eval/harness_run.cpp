@@ -9,7 +9,8 @@
 
 namespace evoteam::eval {
 
-nlohmann::json base_plan(const Task& task, const Battery& battery, const Config& config, const std::string& mode) {
+nlohmann::json base_plan(const Task& task, const Battery& battery, const CorrectnessSettings& correctness,
+                         const std::string& mode) {
   nlohmann::json plan;
   plan["mode"] = mode;
   nlohmann::json tensors = nlohmann::json::array();
@@ -48,7 +49,7 @@ nlohmann::json base_plan(const Task& task, const Battery& battery, const Config&
                          {"int_high", workload.int_high}});
   }
   plan["workloads"] = workloads;
-  plan["guard_bytes"] = config.get<std::int64_t>("eval.correctness.guard_bytes");
+  plan["guard_bytes"] = correctness.guard_bytes;
   plan["trials"] = nlohmann::json::array();
   return plan;
 }

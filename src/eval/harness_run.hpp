@@ -17,7 +17,8 @@
 namespace evoteam::eval {
 
 // The parts every plan shares: tensors (with tolerances), workloads, guard size.
-nlohmann::json base_plan(const Task& task, const Battery& battery, const Config& config, const std::string& mode);
+nlohmann::json base_plan(const Task& task, const Battery& battery, const CorrectnessSettings& correctness,
+                         const std::string& mode);
 // Adds trials with their reference file prefixes and per-call deadlines.
 void add_trials(nlohmann::json& plan, const Battery& battery, const std::vector<int>& trial_ids,
                 const std::filesystem::path& reference_dir, const std::vector<double>& deadlines_s);

@@ -12,16 +12,15 @@ namespace fs = std::filesystem;
 
 // How long an early run waits for its word: as long as correctness, the profile beside it and the lock wait
 // may take together.
-double release_wait_s(const Config& config) {
-  return config.get<double>("eval.stages.correctness.timeout_s") + config.get<double>("eval.stages.profile.timeout_s") +
-         config.get<double>("eval.stages.timing.lock_timeout_s");
+double release_wait_s(const StageTimeouts& stages) {
+  return stages.correctness.timeout_s + stages.profile.timeout_s + stages.timing.lock_timeout_s;
 }
 
 // The timing plan: every workload's rotation and probe sets, and the stage's settings; for an early run, the
 // release file.
 fs::path write_timing_plan(EvaluationRun& run, const fs::path& release_file) {
-  const Config& config = run.shared.config;
-  nlohmann::json plan = base_plan(run.task, run.battery, config, "timing");
+  const EvalSettings& settings = run.shared.settings;
+  nlohmann::json plan = base_plan(run.task, run.battery, settings.correctness, "timing");
   std::vector<int> ids;
   double call_deadline = 0;
   nlohmann::json timing_workloads = nlohmann::json::array();
@@ -35,10 +34,10 @@ fs::path write_timing_plan(EvaluationRun& run, const fs::path& release_file) {
     timing_workloads.push_back({{"workload", workload}, {"sets", sets}, {"probes", probes}});
   }
   add_trials(plan, run.battery, ids, run.reference_dir, run.deadlines_s);
-  plan["timing"] = timing_settings(config, timing_workloads, call_deadline);
+  plan["timing"] = timing_settings(settings.timing, timing_workloads, call_deadline);
   if (!release_file.empty()) {
     plan["timing"]["release_file"] = release_file.string();
-    plan["timing"]["release_wait_s"] = release_wait_s(config);
+    plan["timing"]["release_wait_s"] = release_wait_s(settings.stages);
   }
   const fs::path plan_file = run.scratch / "plan-timing.json";
   write_json_atomic(plan_file, plan);
@@ -51,13 +50,13 @@ fs::path write_timing_plan(EvaluationRun& run, const fs::path& release_file) {
 TimingResult time_with_harness(EvaluationRun& run, const fs::path& plan_file, const fs::path& candidate,
                                const fs::path& baseline, bool early) {
   TimingResult result;
-  const Config& config = run.shared.config;
-  HarnessSpec spec = harness_spec(run, plan_file, config.get<double>("eval.stages.timing.timeout_s"));
+  const EvalSettings& settings = run.shared.settings;
+  HarnessSpec spec = harness_spec(run, plan_file, settings.stages.timing.timeout_s);
   spec.candidate = candidate;
   spec.baseline = baseline;
   std::optional<DeviceLock> lock;
   if (early) {
-    spec.timeout_s += release_wait_s(config);
+    spec.timeout_s += release_wait_s(settings.stages);
   } else {
     lock = acquire_timing_lock(run, &result.failure);
     if (!lock) return result;
@@ -77,8 +76,8 @@ TimingResult time_with_harness(EvaluationRun& run, const fs::path& plan_file, co
     }
   }
   std::optional<Peaks> peaks = device_peaks(run, false);
-  result.outcome = analyze_timing(harness_run, run.battery, config.get<int>("eval.timing.bootstrap_resamples"),
-                                  config.get<double>("eval.timing.fresh_ratio"), peaks);
+  result.outcome =
+      analyze_timing(harness_run, run.battery, settings.timing.bootstrap_resamples, settings.timing.fresh_ratio, peaks);
   result.failure = result.outcome.failure;
   return result;
 }

@@ -60,7 +60,7 @@ RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunCon
   Task task = load_task(options.task_dir);  // validate before creating anything
   check_llm_setup(config, options);
   // A search whose every evaluation must stop after the build would only burn its budget.
-  if (std::optional<std::string> why = run_stages_unavailable(task, config))
+  if (std::optional<std::string> why = run_stages_unavailable(task, eval_settings(config)))
     throw Error("cannot optimize " + task.name + " here: " + *why + ". Candidates need correctness and timing on a GPU; " +
                 "`evoteam eval " + options.task_dir.string() + " --stages static,build` checks builds on this machine");
   RunState state;

@@ -14,8 +14,8 @@ namespace {
 
 class TaskEvaluator : public CandidateEvaluator {
  public:
-  TaskEvaluator(const Config& config, const std::filesystem::path& task_dir, ProcessRunner& runner)
-      : m_task(load_task(task_dir)), m_evaluator(config, runner, default_cache_dir(config)) {
+  TaskEvaluator(const EvalSettings& settings, const std::filesystem::path& task_dir, ProcessRunner& runner)
+      : m_task(load_task(task_dir)), m_evaluator(settings, runner, default_cache_dir(settings)) {
     // The starting candidate holds exactly the editable kernel files, as every later candidate does.
     static std::atomic<int> counter{0};
     m_start_dir = std::filesystem::temp_directory_path() /
@@ -76,7 +76,7 @@ class TaskEvaluator : public CandidateEvaluator {
 
 std::unique_ptr<CandidateEvaluator> make_task_evaluator(const Config& config, const std::filesystem::path& task_dir,
                                                         ProcessRunner& runner) {
-  return std::make_unique<TaskEvaluator>(config, task_dir, runner);
+  return std::make_unique<TaskEvaluator>(eval_settings(config), task_dir, runner);
 }
 
 }  // namespace evoteam

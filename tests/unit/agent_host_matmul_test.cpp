@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <evoteam/agent/agent.hpp>
+#include <evoteam/core/config.hpp>
 #include <evoteam/eval/eval_writeup.hpp>
 #include <evoteam/eval/evaluator.hpp>
 #include <evoteam/core/fs.hpp>
@@ -54,15 +55,19 @@ class AgentHostMatmul : public ::testing::Test {
   // Created once for both suites and kept until the process exits.
   static void SetUpTestSuite() {
     if (s_evaluator) return;
-    s_config = std::make_unique<Config>();
-    s_config->overlay(nlohmann::json::parse(R"({"eval": {
-        "correctness": {"seeds": 2, "secret_scope": "evaluator", "edge_values": [1, 17]},
-        "timing": {"warmup_s": 0.01, "min_samples": 5, "min_time_s": 0.05, "max_time_s": 2.0, "max_noise": 1.0},
-        "profile": {"time_s": 0.05},
-        "machine": {"peak_gflops": 100000.0, "peak_gbytes_per_s": 100000.0}}})"),
-                      "test");
+    EvalSettings settings = eval_settings(Config());
+    settings.correctness.seeds = 2;
+    settings.correctness.secret_scope = SecretScope::evaluator;
+    settings.correctness.edge_values = {1, 17};
+    settings.timing.warmup_s = 0.01;
+    settings.timing.min_samples = 5;
+    settings.timing.min_time_s = 0.05;
+    settings.timing.max_time_s = 2.0;
+    settings.timing.max_noise = 1.0;
+    settings.profile.time_s = 0.05;
+    settings.machine = {100000.0, 100000.0};
     s_task = std::make_unique<Task>(load_task(fs::path(EVOTEAM_SOURCE_DIR) / "kernels/host_matmul"));
-    s_evaluator = std::make_unique<Evaluator>(*s_config, system_runner(),
+    s_evaluator = std::make_unique<Evaluator>(settings, system_runner(),
                                               fs::path(EVOTEAM_TEST_HELPERS_DIR) / "test-cache/agent-host-matmul");
   }
 
@@ -127,7 +132,6 @@ class AgentHostMatmul : public ::testing::Test {
 
   fs::path transcript() const { return agent_transcript_path(m_run.cycle_dir(1), "optimizer"); }
 
-  static std::unique_ptr<Config> s_config;
   static std::unique_ptr<Task> s_task;
   static std::unique_ptr<Evaluator> s_evaluator;
 
@@ -143,7 +147,6 @@ class AgentHostMatmul : public ::testing::Test {
   std::string m_old;
 };
 
-std::unique_ptr<Config> AgentHostMatmul::s_config;
 std::unique_ptr<Task> AgentHostMatmul::s_task;
 std::unique_ptr<Evaluator> AgentHostMatmul::s_evaluator;
 

@@ -44,9 +44,8 @@ std::vector<Task> shipped_cuda_tasks() {
 }
 
 struct Builder {
-  Config config = testing::eval_test_config();
   CompileSlots slots{2};
-  CudaBuilder cuda{config, system_runner(), testing::eval_test_cache() / "cuda", slots};
+  CudaBuilder cuda{testing::eval_test_settings(), system_runner(), testing::eval_test_cache() / "cuda", slots};
 };
 
 BuildOutcome build_files(Builder& builder, const Task& task, std::map<std::string, std::string> files, bool untrusted) {
@@ -180,8 +179,7 @@ TEST(CudaStaticStage, TaskConstraintsApplyToCandidates) {
 TEST(CudaEval, WithoutADeviceTheEvaluationBuildsAndThenSaysATimingDeviceIsNeeded) {
   REQUIRE_NVCC();
   if (!gpu_device_nodes().empty()) GTEST_SKIP() << "this machine has a GPU: the GPU suite covers the run stages";
-  Config config = testing::eval_test_config();
-  Evaluator evaluator(config, system_runner(), testing::eval_test_cache());
+  Evaluator evaluator(testing::eval_test_settings(), system_runner(), testing::eval_test_cache());
   const Task task = load_task(install_root() / "kernels" / "rmsnorm_h4096");
   EvalOptions options;
   options.result_cache = CachePolicy::bypass;

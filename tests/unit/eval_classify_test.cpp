@@ -1,5 +1,6 @@
 // From harness records to verdicts, on synthetic records.
 #include <evoteam/core/config.hpp>
+#include <evoteam/eval/eval_settings.hpp>
 #include <evoteam/task/task.hpp>
 
 #include <gtest/gtest.h>
@@ -16,9 +17,13 @@ const Task& matmul_task() {
   return task;
 }
 
-Battery battery() {
-  Config config;
-  return design_battery(matmul_task(), config, 42, 0);
+const EvalSettings& default_settings() {
+  static const EvalSettings settings = eval_settings(Config());
+  return settings;
+}
+
+Battery battery(std::uint64_t secret = 42) {
+  return design_battery(matmul_task(), default_settings().correctness, default_settings().timing, secret, 0);
 }
 
 HarnessRun finished_run(const std::vector<nlohmann::json>& records) {
@@ -53,7 +58,7 @@ TEST(EvalBattery, CyclesDistributionsAndAddsHiddenShapes) {
     if (trial.workload == 0 && trial.correctness) distributions.insert(trial.distribution);
   EXPECT_EQ(distributions.size(), 3u);
   // Seeds are salted: another secret gives other seeds, the same public numbers.
-  Battery other = design_battery(matmul_task(), Config(), 43, 0);
+  Battery other = battery(43);
   EXPECT_NE(b.trials[0].seed, other.trials[0].seed);
   EXPECT_EQ(b.trials[0].public_seed, other.trials[0].public_seed);
   EXPECT_EQ(b.rotation.size(), 3u);

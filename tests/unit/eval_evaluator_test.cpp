@@ -22,10 +22,9 @@ using evoteam::testing::TempDir;
 class EvalEvaluator : public ::testing::Test {
  protected:
   void SetUp() override { m_task = evoteam::testing::small_matmul_task(m_dir.path() / "task"); }
-  EvalResult evaluate(const Candidate& candidate, EvalOptions options = {}, const nlohmann::json& overlay = {}) {
-    Config config = evoteam::testing::eval_test_config();
-    if (!overlay.is_null()) config.overlay(overlay, "test");
-    Evaluator evaluator(config, system_runner(), evoteam::testing::eval_test_cache());
+  EvalResult evaluate(const Candidate& candidate, EvalOptions options = {},
+                      const EvalSettings& settings = evoteam::testing::eval_test_settings()) {
+    Evaluator evaluator(settings, system_runner(), evoteam::testing::eval_test_cache());
     if (options.result_cache == CachePolicy::use) options.result_cache = CachePolicy::bypass;
     return evaluator.evaluate(m_task, candidate, options);
   }
@@ -70,8 +69,7 @@ TEST_F(EvalEvaluator, StartingKernelPassesWithSpeedupNearOne) {
 }
 
 TEST_F(EvalEvaluator, CachedReevaluationIsAtLeastTwentyTimesFaster) {
-  Config config = evoteam::testing::eval_test_config();
-  Evaluator evaluator(config, system_runner(), evoteam::testing::eval_test_cache());
+  Evaluator evaluator(evoteam::testing::eval_test_settings(), system_runner(), evoteam::testing::eval_test_cache());
   EvalOptions options;
   options.result_cache = CachePolicy::refresh;  // evaluate and store, whatever an earlier run left
   const auto cold_start = std::chrono::steady_clock::now();
@@ -118,9 +116,9 @@ extern "C" void matmul(const float* A, const float* B, float* C, std::int64_t M,
     }
 }
 )");
-  Config config = evoteam::testing::eval_test_config();
-  config.overlay(nlohmann::json::parse(R"({"eval": {"static": {"forbid_writable_data": false}}})"), "test");
-  Evaluator evaluator(config, system_runner(), evoteam::testing::eval_test_cache());
+  EvalSettings settings = evoteam::testing::eval_test_settings();
+  settings.static_checks.forbid_writable_data = false;
+  Evaluator evaluator(settings, system_runner(), evoteam::testing::eval_test_cache());
   EvalOptions options;
   options.stages = {Stage::static_checks, Stage::build, Stage::correctness, Stage::profile};
   options.result_cache = CachePolicy::refresh;  // evaluate and store, whatever an earlier run left
@@ -160,8 +158,7 @@ TEST_F(EvalEvaluator, InvalidParamsAndBrokenSourcesAreTheCandidatesFault) {
 }
 
 TEST_F(EvalEvaluator, EvaluatesFromSeveralThreadsAtOnce) {
-  Config config = evoteam::testing::eval_test_config();
-  Evaluator evaluator(config, system_runner(), evoteam::testing::eval_test_cache());
+  Evaluator evaluator(evoteam::testing::eval_test_settings(), system_runner(), evoteam::testing::eval_test_cache());
   EvalOptions options;
   options.result_cache = CachePolicy::bypass;
   auto run = [&](ParamAssignment params) { return evaluator.evaluate(m_task, Candidate{m_task.dir, params}, options); };
@@ -175,10 +172,14 @@ TEST_F(EvalEvaluator, EvaluatesFromSeveralThreadsAtOnce) {
 }
 
 TEST_F(EvalEvaluator, TimingGatesCatchImpossibleAndUnconvergedMeasurements) {
-  EvalResult impossible = evaluate(Candidate::starting(m_task), {}, {{"eval", {{"machine", {{"peak_gflops", 0.001}}}}}});
+  EvalSettings tiny_peaks = evoteam::testing::eval_test_settings();
+  tiny_peaks.machine.peak_gflops = 0.001;
+  EvalResult impossible = evaluate(Candidate::starting(m_task), {}, tiny_peaks);
   EXPECT_EQ(impossible.verdict, Verdict::impossible_perf) << impossible.reason;
   EXPECT_TRUE(impossible.evidence.contains("roofline_fraction"));
-  EvalResult noisy = evaluate(Candidate::starting(m_task), {}, {{"eval", {{"timing", {{"max_time_s", 0.0}}}}}});
+  EvalSettings no_time = evoteam::testing::eval_test_settings();
+  no_time.timing.max_time_s = 0.0;
+  EvalResult noisy = evaluate(Candidate::starting(m_task), {}, no_time);
   EXPECT_EQ(noisy.verdict, Verdict::noisy) << noisy.reason;
   EXPECT_TRUE(noisy.speedup.has_value());
   EXPECT_TRUE(noisy.evidence.contains("speedup_interval"));
@@ -192,7 +193,9 @@ TEST_F(EvalEvaluator, SpeedupsFarOverAVendorBaselineAreHeldForAudit) {
   task["baseline"] = {{"kind", "library"}, {"name", "slowblas"}, {"file", "vendor_blas.cpp"}, {"vendor", true}};
   write_json_atomic(m_task.dir / "task.json", task);
   m_task = load_task(m_task.dir);
-  EvalResult result = evaluate(Candidate::starting(m_task), {}, {{"eval", {{"timing", {{"suspicious_speedup", 1.5}}}}}});
+  EvalSettings settings = evoteam::testing::eval_test_settings();
+  settings.timing.suspicious_speedup = 1.5;
+  EvalResult result = evaluate(Candidate::starting(m_task), {}, settings);
   EXPECT_EQ(result.verdict, Verdict::suspicious_speedup) << result.reason;
   EXPECT_EQ(result.evidence["reverified"], true);
   EXPECT_NE(result.baseline.find("slowblas"), std::string::npos);

@@ -50,7 +50,7 @@ TEST_P(HostileCorpus, GetsItsExpectedVerdictAndIsNeverFaster) {
   const nlohmann::json expect = read_json_file(candidate_dir / "expect.json");
   Config config = evoteam::testing::eval_test_config();
   if (expect.contains("config")) config.overlay(expect["config"], "expect.json");
-  Evaluator evaluator(config, system_runner(), evoteam::testing::eval_test_cache());
+  Evaluator evaluator(eval_settings(config), system_runner(), evoteam::testing::eval_test_cache());
   EvalOptions options;
   options.result_cache = CachePolicy::bypass;
   EvalResult result = evaluator.evaluate(*s_task, Candidate{candidate_dir, {}}, options);

@@ -1,5 +1,6 @@
 // Static checks over objdump text and sources, without a compiler.
 #include <evoteam/core/config.hpp>
+#include <evoteam/eval/eval_settings.hpp>
 #include <evoteam/task/task.hpp>
 
 #include <gtest/gtest.h>
@@ -47,9 +48,10 @@ const evoteam::Task& matmul_task() {
 }
 
 StaticPolicy policy() {
+  const evoteam::StaticCheckSettings defaults = evoteam::eval_settings(evoteam::Config()).static_checks;
   StaticPolicy result;
-  result.allowed_symbols = evoteam::Config().get<std::vector<std::string>>("eval.static.allowed_symbols");
-  result.forbidden_instructions = evoteam::Config().get<std::vector<std::string>>("eval.static.forbidden_instructions");
+  result.allowed_symbols = defaults.allowed_symbols;
+  result.forbidden_instructions = defaults.forbidden_instructions;
   return result;
 }
 

@@ -56,7 +56,7 @@ Task gather_task(const fs::path& dir) {
 TEST(EvalTaskFeatures, HookAndIntegerInputsReachTheKernel) {
   TempDir dir;
   Task task = gather_task(dir / "gather");
-  Evaluator evaluator(evoteam::testing::eval_test_config(), system_runner(), evoteam::testing::eval_test_cache());
+  Evaluator evaluator(evoteam::testing::eval_test_settings(), system_runner(), evoteam::testing::eval_test_cache());
   EvalOptions options = EvalOptions::through(Stage::timing);
   options.result_cache = CachePolicy::bypass;
   EvalResult result = evaluator.evaluate(task, Candidate::starting(task), options);
@@ -93,11 +93,11 @@ TEST(EvalTaskFeatures, GlueCallsTheExactSignatureForEachTarget) {
 TEST(EvalTaskFeatures, AnEvaluatorWideSecretReusesReferenceOutputs) {
   TempDir dir;
   Task task = evoteam::testing::small_matmul_task(dir / "task");
-  Config config = evoteam::testing::eval_test_config();
-  config.overlay({{"eval", {{"correctness", {{"secret_scope", "evaluator"}}}}}}, "test");
+  EvalSettings settings = evoteam::testing::eval_test_settings();
+  settings.correctness.secret_scope = SecretScope::evaluator;
   TempDir cache;  // references live in the cache; keep them out of the shared one
   fs::copy(evoteam::testing::eval_test_cache() / "harness", cache / "harness", fs::copy_options::recursive);
-  Evaluator evaluator(config, system_runner(), cache.path());
+  Evaluator evaluator(settings, system_runner(), cache.path());
   EvalOptions options = EvalOptions::through(Stage::correctness);
   options.result_cache = CachePolicy::bypass;
   EvalResult first = evaluator.evaluate(task, Candidate::starting(task), options);

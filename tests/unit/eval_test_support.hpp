@@ -1,8 +1,9 @@
 #pragma once
 // Shared by the evaluator tests: a small copy of kernels/host_matmul (workloads 64x48x32 and 96x32x80), a test
-// configuration that keeps every phase short, and a build cache that persists in the build directory so
-// builds are shared between tests and between runs (results are never cached in tests).
+// configuration that keeps every phase short (also as typed eval settings), and a build cache that persists in the
+// build directory so builds are shared between tests and between runs (results are never cached in tests).
 #include <evoteam/core/config.hpp>
+#include <evoteam/eval/eval_settings.hpp>
 #include <evoteam/eval/evaluator.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/task/task.hpp>
@@ -28,6 +29,8 @@ inline Config eval_test_config() {
   })"), "eval test config");
   return config;
 }
+
+inline EvalSettings eval_test_settings() { return eval_settings(eval_test_config()); }
 
 // Copies kernels/host_matmul into `dir` with small workloads; returns the task loaded from there.
 inline Task small_matmul_task(const std::filesystem::path& dir) {

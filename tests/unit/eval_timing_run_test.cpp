@@ -50,13 +50,12 @@ class TimingRunEarly : public ::testing::Test {
  protected:
   void SetUp() override {
     m_task = evoteam::testing::small_matmul_task(m_dir.path() / "task");
-    m_config = evoteam::testing::eval_test_config();
-    m_config.overlay(nlohmann::json{{"eval", {{"lock_dir", (m_dir.path() / "locks").string()}}}}, "test");
+    m_settings = evoteam::testing::eval_test_settings();
+    m_settings.lock_dir = (m_dir.path() / "locks").string();
   }
-  // An evaluation prepared up to correctness: references computed, the starting kernel built.
-  void prepare(const nlohmann::json& overlay = nlohmann::json::object()) {
-    m_config.overlay(overlay, "test");
-    m_shared = std::make_unique<EvaluatorShared>(m_config, system_runner(), evoteam::testing::eval_test_cache());
+  // An evaluation prepared up to correctness with m_settings: references computed, the starting kernel built.
+  void prepare() {
+    m_shared = std::make_unique<EvaluatorShared>(m_settings, system_runner(), evoteam::testing::eval_test_cache());
     m_scratch = m_dir.path() / "scratch";
     fs::create_directories(m_scratch);
     m_run = std::make_unique<EvaluationRun>(
@@ -72,14 +71,14 @@ class TimingRunEarly : public ::testing::Test {
   }
   DeviceLock hold_lock() {
     std::optional<DeviceLock> lock =
-        DeviceLock::acquire(m_config.get<std::string>("eval.lock_dir"), m_shared->host.device(), std::chrono::milliseconds(1000));
+        DeviceLock::acquire(m_settings.lock_dir, m_shared->host.device(), std::chrono::milliseconds(1000));
     EXPECT_TRUE(lock.has_value());
     return std::move(*lock);
   }
 
   TempDir m_dir;
   Task m_task;
-  Config m_config;
+  EvalSettings m_settings;
   std::unique_ptr<EvaluatorShared> m_shared;
   std::unique_ptr<EvaluationRun> m_run;
   fs::path m_scratch;
@@ -189,7 +188,8 @@ TEST_F(TimingRunEarly, ReleaseWaitsForTheTimingLock) {
 }
 
 TEST_F(TimingRunEarly, ALockNeverFreedStopsTheHarnessWithAnInfraError) {
-  prepare({{"eval", {{"stages", {{"timing", {{"lock_timeout_s", 1}}}}}}}});
+  m_settings.stages.timing.lock_timeout_s = 1;
+  prepare();
   DeviceLock lock = hold_lock();
   TimingRun timing(*m_run, m_candidate, true);
   timing.release();
@@ -227,9 +227,9 @@ TEST(HostProfilePerfProbe, CountsHardwareOnlyWhenCyclesOrInstructionsAreCounted)
 TEST(HostProfileFromTiming, UsesTheTimingSamplesOfTheFirstTimedWorkload) {
   TempDir dir;
   const Task task = evoteam::testing::small_matmul_task(dir.path() / "task");
-  Config config = evoteam::testing::eval_test_config();
-  config.overlay(nlohmann::json{{"eval", {{"profile", {{"perf", "off"}}}}}}, "test");
-  Evaluator evaluator(config, system_runner(), evoteam::testing::eval_test_cache());
+  EvalSettings settings = evoteam::testing::eval_test_settings();
+  settings.profile.perf = PerfMode::off;
+  Evaluator evaluator(settings, system_runner(), evoteam::testing::eval_test_cache());
   EvalOptions options;
   options.result_cache = CachePolicy::bypass;
   const EvalResult result = evaluator.evaluate(task, Candidate::starting(task), options);

@@ -5,7 +5,6 @@
 // arch, each test then skips with the reason. gemm_allreduce needs two GPUs and is not covered here.
 #include <gtest/gtest.h>
 
-#include <evoteam/core/config.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/process.hpp>
@@ -71,9 +70,9 @@ class GpuReference {
   void prepare() {
     m_skip_reason = why_not_runnable();
     if (!m_skip_reason.empty()) return;
-    static const Config config = evoteam::testing::eval_test_config();  // the builder keeps a reference
     eval::CompileSlots slots(2);
-    eval::CudaBuilder builder(config, system_runner(), evoteam::testing::eval_test_cache() / "cuda", slots);
+    eval::CudaBuilder builder(evoteam::testing::eval_test_settings(), system_runner(),
+                              evoteam::testing::eval_test_cache() / "cuda", slots);
     eval::BuildRequest request;
     request.task = &m_task;
     request.files[m_task.reference_file] = read_file(m_task.dir / m_task.reference_file);

@@ -52,7 +52,8 @@ std::string load_error(const std::function<void(nlohmann::json&)>& edit) {
 }
 
 Battery battery_of(const Task& task) {
-  return design_battery(task, evoteam::testing::eval_test_config(), 1234, 128.0 * (1 << 20));
+  const EvalSettings settings = evoteam::testing::eval_test_settings();
+  return design_battery(task, settings.correctness, settings.timing, 1234, 128.0 * (1 << 20));
 }
 
 HarnessRun finished_run(std::vector<nlohmann::json> records) {
@@ -311,9 +312,9 @@ TEST(RankGroupMachine, TheGroupSizeComesFromTheRanksAxis) {
 
 TEST(RankGroupHarness, TheGemmAllreduceHarnessLinksNcclAndPassesItsSelfTest) {
   if (!cuda::find_cuda_tool("nvcc")) GTEST_SKIP() << "nvcc is not installed (set EVOTEAM_NVCC)";
-  Config config = evoteam::testing::eval_test_config();
   CompileSlots slots{2};
-  CudaBuilder builder{config, system_runner(), evoteam::testing::eval_test_cache() / "cuda", slots};
+  CudaBuilder builder{evoteam::testing::eval_test_settings(), system_runner(),
+                      evoteam::testing::eval_test_cache() / "cuda", slots};
   const fs::path harness = builder.harness(gemm_allreduce());
   Command linked;
   linked.argv = {"ldd", harness.string()};
@@ -332,8 +333,7 @@ TEST(RankGroupHarness, TheGemmAllreduceHarnessLinksNcclAndPassesItsSelfTest) {
 // --- on a machine with two or more GPUs --------------------------------------------------------------------
 
 EvalResult evaluate_on_gpus(const Task& task, const fs::path& candidate_dir) {
-  Config config = evoteam::testing::eval_test_config();
-  Evaluator evaluator(config, system_runner(), evoteam::testing::eval_test_cache());
+  Evaluator evaluator(evoteam::testing::eval_test_settings(), system_runner(), evoteam::testing::eval_test_cache());
   EvalOptions options;
   options.result_cache = CachePolicy::bypass;
   options.stages = {Stage::static_checks, Stage::build, Stage::correctness, Stage::timing};

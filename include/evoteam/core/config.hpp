@@ -34,8 +34,8 @@ class Config {
   void check_relations() const;
   // The layer that set a key last ("the built-in defaults" when none did).
   std::string source_of(const std::string& dotted_path) const;
-  // Every key a layer set, with that layer: dotted path -> source.
-  const std::map<std::string, std::string>& sources() const { return m_sources; }
+  // One line per key a layer set: "path=value from source", in path order (for debug output).
+  std::vector<std::string> describe_sources() const;
 
   // Typed access by dotted path, for the settings readers. A missing key is a bug (the defaults define every key).
   template <typename T>

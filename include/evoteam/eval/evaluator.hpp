@@ -13,33 +13,22 @@
 
 #include <nlohmann/json.hpp>
 
-#include <evoteam/core/config.hpp>
 #include <evoteam/core/process.hpp>
 #include <evoteam/task/task.hpp>
+#include <evoteam/eval/eval_settings.hpp>
 #include <evoteam/eval/verdict.hpp>
 
 namespace evoteam {
-
-enum class Stage { static_checks, build, correctness, timing, profile };
-// "static", "build", "correctness", "timing", "profile".
-std::string to_string(Stage stage);
-std::optional<Stage> parse_stage(const std::string& text);
-// "static,build,correctness" -> stages in pipeline order; throws InvalidInput naming `where` on an unknown name.
-std::vector<Stage> parse_stage_list(const std::string& list, const std::string& where);
-
-enum class SandboxMode { automatic, bwrap, none };
-std::string to_string(SandboxMode mode);  // "auto", "bwrap", "none"
-std::optional<SandboxMode> parse_sandbox_mode(const std::string& text);
 
 // use: serve a cached result for an identical evaluation and store new ones; refresh: always evaluate, then
 // store; bypass: neither read nor write the result cache. (Builds are always cached.)
 enum class CachePolicy { use, refresh, bypass };
 
 struct EvalOptions {
-  // Stages to run, in pipeline order; empty means eval.pipeline from the config. Typical selections:
+  // Stages to run, in pipeline order; empty means the settings' pipeline (eval.pipeline). Typical selections:
   // {static, build} for a compile check, + correctness for tests, + timing for a benchmark, + profile.
   std::vector<Stage> stages;
-  std::optional<SandboxMode> sandbox;  // empty: eval.sandbox
+  std::optional<SandboxMode> sandbox;  // empty: the settings' sandbox (eval.sandbox)
   CachePolicy result_cache = CachePolicy::use;
 
   // Every stage of the canonical order (static, build, correctness, timing, profile) up to and including `last`.
@@ -143,13 +132,13 @@ struct EvalResult {
 
 // Why this machine cannot run the task's correctness and timing stages (a CUDA task without a GPU, with
 // eval.cuda.run off, or needing more GPUs (min_devices) than the machine has), or nullopt when it can. Cheap: looks at device
-// nodes and the configuration only; the evaluator still probes the GPU before trusting it.
-std::optional<std::string> run_stages_unavailable(const Task& task, const Config& config);
+// nodes and the settings only; the evaluator still probes the GPU before trusting it.
+std::optional<std::string> run_stages_unavailable(const Task& task, const EvalSettings& settings);
 
 class Evaluator {
  public:
   // `cache_dir` holds build outputs, cached results and measured machine peaks; created when missing.
-  Evaluator(const Config& config, ProcessRunner& runner, std::filesystem::path cache_dir);
+  Evaluator(const EvalSettings& settings, ProcessRunner& runner, std::filesystem::path cache_dir);
   ~Evaluator();
   Evaluator(const Evaluator&) = delete;
   Evaluator& operator=(const Evaluator&) = delete;
@@ -168,6 +157,6 @@ class Evaluator {
 };
 
 // eval.cache_dir when set, else $XDG_CACHE_HOME/evoteam, else $HOME/.cache/evoteam, else /tmp/evoteam-cache.
-std::filesystem::path default_cache_dir(const Config& config);
+std::filesystem::path default_cache_dir(const EvalSettings& settings);
 
 }  // namespace evoteam

@@ -18,15 +18,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path common_dir() { return install_root() / "kernels" / "common"; }
-
 // The shared host logic (plan, records, inputs, comparison) and the CUDA harness proper.
 std::vector<fs::path> cuda_harness_sources() {
   std::vector<fs::path> sources;
   std::error_code error;
-  for (const auto& entry : fs::directory_iterator(common_dir(), error))
+  for (const auto& entry : fs::directory_iterator(harness_source_dir(), error))
     if (entry.path().extension() == ".cpp") sources.push_back(entry.path());
-  for (const auto& entry : fs::directory_iterator(common_dir() / "cuda", error))
+  for (const auto& entry : fs::directory_iterator(harness_source_dir() / "cuda", error))
     if (entry.path().extension() == ".cu") sources.push_back(entry.path());
   std::sort(sources.begin(), sources.end());
   return sources;
@@ -56,8 +54,8 @@ std::vector<std::string> gencode_flags_for(const std::vector<std::string>& archs
   return flags;
 }
 
-CudaBuilder::CudaBuilder(const Config& config, ProcessRunner& runner, fs::path cache_dir, CompileSlots& slots)
-    : m_config(config), m_runner(runner), m_cache_dir(std::move(cache_dir)), m_slots(slots) {}
+CudaBuilder::CudaBuilder(const EvalSettings& settings, ProcessRunner& runner, fs::path cache_dir, CompileSlots& slots)
+    : m_settings(settings), m_runner(runner), m_cache_dir(std::move(cache_dir)), m_slots(slots) {}
 
 const CudaToolchain& CudaBuilder::toolchain() {
   std::lock_guard<std::mutex> lock(m_mutex);
@@ -71,12 +69,12 @@ const CudaToolchain& CudaBuilder::toolchain() {
   version.timeout = std::chrono::milliseconds(60'000);
   const ProcessResult nvcc_version = m_runner.run(version);
   if (!nvcc_version.ok()) throw Error("cannot run " + toolchain->nvcc + " --version: " + nvcc_version.describe());
-  version.argv = {m_config.get<std::string>("eval.host.compiler"), "--version"};
+  version.argv = {m_settings.host.compiler, "--version"};
   const ProcessResult host_version = m_runner.run(version);
   toolchain->identity = last_line(nvcc_version.out.text) + "; host " + host_version.out.text.substr(0, host_version.out.text.find('\n'));
   if (const std::optional<fs::path> cuobjdump = cuda::find_cuda_tool("cuobjdump")) toolchain->cuobjdump = cuobjdump->string();
-  toolchain->flags = m_config.get<std::vector<std::string>>("eval.cuda.flags");
-  toolchain->harness_flags = m_config.get<std::vector<std::string>>("eval.cuda.harness_flags");
+  toolchain->flags = m_settings.cuda.flags;
+  toolchain->harness_flags = m_settings.cuda.harness_flags;
   m_toolchain = std::move(toolchain);
   return *m_toolchain;
 }
@@ -84,7 +82,10 @@ const CudaToolchain& CudaBuilder::toolchain() {
 std::string CudaBuilder::harness_version() {
   std::lock_guard<std::mutex> lock(m_mutex);
   // The shared files and the CUDA harness; the host harness (kernels/common/host) does not change it.
-  if (m_harness_version.empty()) m_harness_version = hash_harness_sources({common_dir(), common_dir() / "cuda"}, common_dir(), "cuda\n");
+  if (m_harness_version.empty()) {
+    const fs::path common = harness_source_dir();
+    m_harness_version = hash_harness_sources({common, common / "cuda"}, common, "cuda\n");
+  }
   return m_harness_version;
 }
 
@@ -113,7 +114,7 @@ fs::path CudaBuilder::harness_objects(const std::vector<std::string>& archs) {
     std::vector<std::string> argv = {tools.nvcc};
     argv.insert(argv.end(), tools.harness_flags.begin(), tools.harness_flags.end());
     argv.insert(argv.end(), gencode.begin(), gencode.end());
-    argv.insert(argv.end(), {"-cudart", "shared", "-I", common_dir().string(), "-c", source.string(), "-o",
+    argv.insert(argv.end(), {"-cudart", "shared", "-I", harness_source_dir().string(), "-c", source.string(), "-o",
                              (temporary / (source.stem().string() + ".o")).string()});
     compiles.push_back(std::async(std::launch::async, [this, argv, temporary] {
       return run_tool(argv, temporary, 900, SandboxMode::none, temporary);
@@ -149,7 +150,7 @@ fs::path CudaBuilder::harness(const Task& task) {
   write_file_atomic(temporary / "glue.cpp", glue);
   std::vector<std::string> argv = {tools.nvcc};
   argv.insert(argv.end(), tools.harness_flags.begin(), tools.harness_flags.end());
-  argv.insert(argv.end(), {"-cudart", "shared", "-I", common_dir().string(), "glue.cpp"});
+  argv.insert(argv.end(), {"-cudart", "shared", "-I", harness_source_dir().string(), "glue.cpp"});
   if (!hooks.empty()) argv.push_back((task.dir / task.hooks_file).string());
   for (const auto& entry : fs::directory_iterator(objects)) argv.push_back(entry.path().string());
   // cuBLAS for the peaks probe only (implementations never see it unless their task allows it); CUPTI for the

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include <evoteam/core/config.hpp>
 #include <evoteam/core/process.hpp>
+#include <evoteam/eval/eval_settings.hpp>
 
 #include "eval/build_cache.hpp"
 #include "eval/cuda/cuda_static.hpp"
@@ -30,7 +30,8 @@ struct CudaToolchain {
 
 class CudaBuilder : public TargetBackend {
  public:
-  CudaBuilder(const Config& config, ProcessRunner& runner, std::filesystem::path cache_dir, CompileSlots& slots);
+  CudaBuilder(const EvalSettings& settings, ProcessRunner& runner, std::filesystem::path cache_dir,
+              CompileSlots& slots);
 
   // Timing runs lock the GPU the harness uses; one machine's processes agree on the name.
   std::string device() const override { return "cuda:0"; }
@@ -51,7 +52,7 @@ class CudaBuilder : public TargetBackend {
   void judge_objects(const BuildRequest& request, const std::filesystem::path& dir, const std::vector<std::string>& objects,
                      SandboxMode sandbox, BuildOutcome& outcome);
 
-  const Config& m_config;
+  EvalSettings m_settings;
   ProcessRunner& m_runner;
   std::filesystem::path m_cache_dir;
   CompileSlots& m_slots;

@@ -105,9 +105,10 @@ BuildOutcome CudaBuilder::build(const BuildRequest& request, SandboxMode sandbox
     std::string material = "cuda-build-v2\n" + tools.identity + "\n" + harness_version() + "\n" + task.entry.name;
     for (const std::string& arch : task.archs) material += "\narch " + arch;
     for (const std::string& flag : tools.flags) material += "\nflag " + flag;
-    material += std::string("\nuntrusted ") + (request.untrusted ? m_config.at("eval.cuda.allowed_host_symbols").dump() : "no");
+    const std::string allowed_host_symbols = nlohmann::json(m_settings.cuda.allowed_host_symbols).dump();
+    material += std::string("\nuntrusted ") + (request.untrusted ? allowed_host_symbols : "no");
     material += std::string("\ncuobjdump ") + (tools.cuobjdump.empty() ? "no" : "yes");
-    material += "\nlibraries " + nlohmann::json(task.libraries).dump() + m_config.at("eval.libraries").dump();
+    material += "\nlibraries " + nlohmann::json(task.libraries).dump() + nlohmann::json(m_settings.libraries).dump();
     for (const auto& [name, value] : request.params) material += "\nparam " + name + "=" + value;
     for (const auto& [name, text] : request.files) material += "\nfile " + name + " " + sha256_hex(text);
     if (request.untrusted) material += "\nconstraints " + task.content_hash;
@@ -127,10 +128,10 @@ BuildOutcome CudaBuilder::compile_and_check(const BuildRequest& request, Sandbox
   BuildOutcome outcome;
   const Task& task = *request.task;
   const CudaToolchain& tools = toolchain();
-  const double timeout_s = m_config.get<double>("eval.stages.build.timeout_s");
+  const double timeout_s = m_settings.stages.build.timeout_s;
   for (const auto& [name, text] : request.files) write_file_atomic(dir / "src" / name, text);
   std::vector<std::string> link_flags, library_symbols;
-  library_settings(m_config, task, &link_flags, &library_symbols);
+  library_settings(m_settings.libraries, task, &link_flags, &library_symbols);
 
   auto static_start = Clock::now();
   if (request.untrusted) {
@@ -212,10 +213,11 @@ void CudaBuilder::judge_objects(const BuildRequest& request, const fs::path& dir
                                 SandboxMode sandbox, BuildOutcome& outcome) {
   const Task& task = *request.task;
   const CudaToolchain& tools = toolchain();
-  const double timeout_s = m_config.get<double>("eval.stages.static.timeout_s");
+  const double timeout_s = m_settings.stages.static_checks.timeout_s;
   std::vector<std::string> link_flags, allowed;
-  library_settings(m_config, task, &link_flags, &allowed);
-  for (const std::string& symbol : m_config.get<std::vector<std::string>>("eval.cuda.allowed_host_symbols")) allowed.push_back(symbol);
+  library_settings(m_settings.libraries, task, &link_flags, &allowed);
+  const std::vector<std::string>& allowed_host_symbols = m_settings.cuda.allowed_host_symbols;
+  allowed.insert(allowed.end(), allowed_host_symbols.begin(), allowed_host_symbols.end());
 
   std::vector<std::string> undefined;
   for (const std::string& object : objects) {

@@ -31,9 +31,9 @@ std::string first_finding(const std::string& text) {
 }  // namespace
 
 std::optional<Judgement> run_cuda_sanitizer(EvaluationRun& run, const fs::path& candidate, nlohmann::json* report) {
-  const Config& config = run.shared.config;
+  const EvalSettings& settings = run.shared.settings;
   *report = nlohmann::json::object();
-  const std::vector<std::string> tools = config.get<std::vector<std::string>>("eval.cuda.sanitizer_tools");
+  const std::vector<std::string>& tools = settings.cuda.sanitizer_tools;
   if (run.task.target != Target::cuda || tools.empty()) return std::nullopt;
   if (!run.task.ranks_axis.empty()) {
     (*report)["skipped"] = "a group of ranks (one process per GPU) does not run under compute-sanitizer yet";
@@ -56,13 +56,13 @@ std::optional<Judgement> run_cuda_sanitizer(EvaluationRun& run, const fs::path& 
     }
   }
   if (smallest < 0) return std::nullopt;
-  nlohmann::json plan = base_plan(run.task, run.battery, config, "correctness");
+  nlohmann::json plan = base_plan(run.task, run.battery, settings.correctness, "correctness");
   add_trials(plan, run.battery, {smallest}, run.reference_dir, run.deadlines_s);
   plan["determinism_trial"] = -1;
   const fs::path plan_file = run.scratch / "plan-sanitizer.json";
   write_json_atomic(plan_file, plan);
   for (const std::string& tool : tools) {
-    HarnessSpec spec = harness_spec(run, plan_file, config.get<double>("eval.stages.correctness.timeout_s") * 4);
+    HarnessSpec spec = harness_spec(run, plan_file, settings.stages.correctness.timeout_s * 4);
     spec.candidate = candidate;
     spec.wrapper = {sanitizer->string(), "--tool", tool, "--error-exitcode", std::to_string(k_sanitizer_error_exit),
                     "--print-limit", "20"};

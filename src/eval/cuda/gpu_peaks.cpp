@@ -23,14 +23,12 @@ std::vector<nlohmann::json> GpuPeaks::harness_records(const fs::path& harness, c
   return parse_records(result.result.text, &truncated);
 }
 
-GpuPeaks::GpuPeaks(const Config& config, ProcessRunner& runner, fs::path cache_dir)
-    : m_config(config), m_runner(runner), m_cache_dir(std::move(cache_dir)) {}
+GpuPeaks::GpuPeaks(const CudaSettings& cuda, ProcessRunner& runner, fs::path cache_dir)
+    : m_configured{cuda.peak_gflops, cuda.peak_gbytes_per_s}, m_runner(runner), m_cache_dir(std::move(cache_dir)) {}
 
 std::optional<Peaks> GpuPeaks::get(const fs::path& harness, bool remeasure) {
   std::lock_guard<std::mutex> lock(m_mutex);
-  const double configured_gflops = m_config.get<double>("eval.cuda.peak_gflops");
-  const double configured_bandwidth = m_config.get<double>("eval.cuda.peak_gbytes_per_s");
-  if (configured_gflops > 0 || configured_bandwidth > 0) return Peaks{configured_gflops, configured_bandwidth};
+  if (m_configured.gflops > 0 || m_configured.gbytes_per_s > 0) return m_configured;
   if (m_peaks && !remeasure) return m_peaks;
   const std::string uuid = [&] {
     for (const nlohmann::json& record : harness_records(harness, "--probe", 60))

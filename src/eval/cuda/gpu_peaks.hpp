@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <evoteam/core/config.hpp>
 #include <evoteam/core/process.hpp>
+#include <evoteam/eval/eval_settings.hpp>
 
 #include "eval/classify.hpp"
 
@@ -19,14 +19,15 @@ namespace evoteam::eval {
 
 class GpuPeaks {
  public:
-  GpuPeaks(const Config& config, ProcessRunner& runner, std::filesystem::path cache_dir);
+  // Only the peaks of `cuda` are read.
+  GpuPeaks(const CudaSettings& cuda, ProcessRunner& runner, std::filesystem::path cache_dir);
   // `harness` is a CUDA harness executable (any task's). nullopt when the figures cannot be had.
   std::optional<Peaks> get(const std::filesystem::path& harness, bool remeasure);
 
  private:
   std::vector<nlohmann::json> harness_records(const std::filesystem::path& harness, const std::string& mode, int timeout_s);
 
-  const Config& m_config;
+  Peaks m_configured;  // both 0: measure
   ProcessRunner& m_runner;
   std::filesystem::path m_cache_dir;
   std::mutex m_mutex;

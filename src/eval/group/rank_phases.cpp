@@ -74,9 +74,9 @@ std::optional<Judgement> too_few_gpus_for_any_group(const EvaluationRun& run) {
 
 std::optional<Judgement> prepare_ranked_references(EvaluationRun& run, std::uint64_t secret) {
   const auto start = Clock::now();
-  const Config& config = run.shared.config;
+  const EvalSettings& settings = run.shared.settings;
   constexpr double k_gpu_l2_bound = 128.0 * (1 << 20);
-  run.battery = design_battery(run.task, config, secret, k_gpu_l2_bound);
+  run.battery = design_battery(run.task, settings.correctness, settings.timing, secret, k_gpu_l2_bound);
   skip_unrunnable_workloads(run.battery, run.task, visible_gpu_count());
   if (run.battery.rotation.empty()) return infra_error("no workload of task " + run.task.name + " fits the GPUs of this machine");
   BuildOutcome reference;
@@ -87,9 +87,9 @@ std::optional<Judgement> prepare_ranked_references(EvaluationRun& run, std::uint
     if (!references_present(run.task, run.reference_dir, trial, group_size(run.task, run.battery.workloads[static_cast<std::size_t>(trial.workload)].axes)))
       missing.push_back(trial.id);
   run.references_cached = missing.empty();
-  const double stage_timeout = config.get<double>("eval.stages.reference.timeout_s");
+  const double stage_timeout = settings.stages.reference.timeout_s;
   for (const auto& [ranks, ids] : trials_by_group(run.battery, run.task, missing)) {
-    nlohmann::json plan = base_plan(run.task, run.battery, config, "reference");
+    nlohmann::json plan = base_plan(run.task, run.battery, settings.correctness, "reference");
     add_trials(plan, run.battery, ids, run.reference_dir, std::vector<double>(run.battery.trials.size(), stage_timeout));
     HarnessSpec spec = harness_spec(run, run.scratch / "plan-reference.json", stage_timeout);
     spec.reference = reference.library;
@@ -108,18 +108,18 @@ std::optional<Judgement> prepare_ranked_references(EvaluationRun& run, std::uint
 }
 
 std::optional<Judgement> run_ranked_correctness(EvaluationRun& run, const fs::path& candidate) {
-  const Config& config = run.shared.config;
+  const EvalSettings& settings = run.shared.settings;
   std::vector<int> ids;
   for (const Trial& trial : run.battery.trials)
     if (trial.correctness) ids.push_back(trial.id);
-  const bool determinism = config.get<bool>("eval.correctness.determinism") && run.task.deterministic;
+  const bool determinism = settings.correctness.determinism && run.task.deterministic;
   std::vector<HarnessRun> merged_groups;
   for (const auto& [ranks, group_ids] : trials_by_group(run.battery, run.task, ids)) {
-    nlohmann::json plan = base_plan(run.task, run.battery, config, "correctness");
+    nlohmann::json plan = base_plan(run.task, run.battery, settings.correctness, "correctness");
     add_trials(plan, run.battery, group_ids, run.reference_dir, run.deadlines_s);
     // Each group repeats its own first trial for the bitwise check.
     plan["determinism_trial"] = determinism ? group_ids.front() : -1;
-    HarnessSpec spec = harness_spec(run, run.scratch / "plan-correctness.json", config.get<double>("eval.stages.correctness.timeout_s"));
+    HarnessSpec spec = harness_spec(run, run.scratch / "plan-correctness.json", settings.stages.correctness.timeout_s);
     spec.candidate = candidate;
     const GroupRun group = run_group(run.shared.runner, launch_for(run, "correctness", plan, ranks, spec));
     HarnessRun merged = merge_group(group);
@@ -134,7 +134,7 @@ std::optional<Judgement> run_ranked_correctness(EvaluationRun& run, const fs::pa
 
 TimingResult run_ranked_timing(EvaluationRun& run, const fs::path& candidate, const fs::path& baseline) {
   TimingResult result;
-  const Config& config = run.shared.config;
+  const EvalSettings& settings = run.shared.settings;
   std::map<std::int64_t, nlohmann::json> workloads_by_group;
   std::map<std::int64_t, std::vector<int>> ids_by_group;
   std::map<std::int64_t, double> deadline_by_group;
@@ -154,10 +154,10 @@ TimingResult run_ranked_timing(EvaluationRun& run, const fs::path& candidate, co
   result.lock_wait_s = lock->waited_s();
   std::vector<HarnessRun> merged_groups;
   for (const auto& [ranks, ids] : ids_by_group) {
-    nlohmann::json plan = base_plan(run.task, run.battery, config, "timing");
+    nlohmann::json plan = base_plan(run.task, run.battery, settings.correctness, "timing");
     add_trials(plan, run.battery, ids, run.reference_dir, run.deadlines_s);
-    plan["timing"] = timing_settings(config, workloads_by_group[ranks], deadline_by_group[ranks]);
-    HarnessSpec spec = harness_spec(run, run.scratch / "plan-timing.json", config.get<double>("eval.stages.timing.timeout_s"));
+    plan["timing"] = timing_settings(settings.timing, workloads_by_group[ranks], deadline_by_group[ranks]);
+    HarnessSpec spec = harness_spec(run, run.scratch / "plan-timing.json", settings.stages.timing.timeout_s);
     spec.candidate = candidate;
     spec.baseline = baseline;
     const GroupRun group = run_group(run.shared.runner, launch_for(run, "timing", plan, ranks, spec));
@@ -170,8 +170,8 @@ TimingResult run_ranked_timing(EvaluationRun& run, const fs::path& candidate, co
   }
   lock.reset();
   std::optional<Peaks> peaks = device_peaks(run, false);
-  result.outcome = analyze_timing(concatenate(merged_groups), run.battery, config.get<int>("eval.timing.bootstrap_resamples"),
-                                  config.get<double>("eval.timing.fresh_ratio"), peaks);
+  result.outcome = analyze_timing(concatenate(merged_groups), run.battery, settings.timing.bootstrap_resamples,
+                                  settings.timing.fresh_ratio, peaks);
   result.failure = result.outcome.failure;
   return result;
 }

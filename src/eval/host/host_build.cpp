@@ -88,11 +88,11 @@ bool rejected(BuildOutcome& outcome, const std::optional<StaticFinding>& finding
   return true;
 }
 
-StaticPolicy static_policy(const Config& config) {
+StaticPolicy static_policy(const StaticCheckSettings& checks) {
   StaticPolicy policy;
-  policy.allowed_symbols = config.get<std::vector<std::string>>("eval.static.allowed_symbols");
-  policy.forbidden_instructions = config.get<std::vector<std::string>>("eval.static.forbidden_instructions");
-  policy.forbid_writable_data = config.get<bool>("eval.static.forbid_writable_data");
+  policy.allowed_symbols = checks.allowed_symbols;
+  policy.forbidden_instructions = checks.forbidden_instructions;
+  policy.forbid_writable_data = checks.forbid_writable_data;
   return policy;
 }
 
@@ -194,16 +194,15 @@ bool link_library(CompileJob& job, const std::vector<std::string>& link_flags, c
 }  // namespace
 
 
-void library_settings(const Config& config, const Task& task, std::vector<std::string>* link,
+void library_settings(const std::vector<LibrarySettings>& libraries, const Task& task, std::vector<std::string>* link,
                       std::vector<std::string>* symbols) {
-  const nlohmann::json& libraries = config.at("eval.libraries");
   for (const std::string& name : task.libraries) {
     bool known = false;
-    for (const auto& library : libraries) {
-      if (library.value("name", "") != name) continue;
+    for (const LibrarySettings& library : libraries) {
+      if (library.name != name) continue;
       known = true;
-      for (const auto& flag : library.value("link", nlohmann::json::array())) link->push_back(flag.get<std::string>());
-      for (const auto& symbol : library.value("symbols", nlohmann::json::array())) symbols->push_back(symbol.get<std::string>());
+      link->insert(link->end(), library.link.begin(), library.link.end());
+      symbols->insert(symbols->end(), library.symbols.begin(), library.symbols.end());
     }
     if (!known) throw InvalidInput(task.dir.string() + "/task.json: libraries: \"" + name + "\" is not configured in eval.libraries");
   }
@@ -216,8 +215,9 @@ BuildOutcome HostBuilder::build(const BuildRequest& request, SandboxMode sandbox
     const HostToolchain& tools = toolchain();
     std::string material = "build-v1\n" + tools.identity + "\n" + harness_version() + "\n" + request.task->entry.name;
     for (const std::string& flag : tools.flags) material += "\nflag " + flag;
-    material += std::string("\nuntrusted ") + (request.untrusted ? m_config.at("eval.static").dump() : "no");
-    material += "\nlibraries " + nlohmann::json(request.task->libraries).dump() + m_config.at("eval.libraries").dump();
+    material += "\nuntrusted " + (request.untrusted ? nlohmann::json(m_settings.static_checks).dump() : "no");
+    material += "\nlibraries " + nlohmann::json(request.task->libraries).dump() +
+                nlohmann::json(m_settings.libraries).dump();
     for (const auto& [name, value] : request.params) material += "\nparam " + name + "=" + value;
     for (const auto& [name, text] : request.files) material += "\nfile " + name + " " + sha256_hex(text);
     if (request.untrusted) material += "\nconstraints " + nlohmann::json(request.task->static_constraints.size()).dump() + request.task->content_hash;
@@ -237,12 +237,12 @@ BuildOutcome HostBuilder::compile_and_check(const BuildRequest& request, Sandbox
   const ToolRun run_tool_here = [this, &dir, sandbox](std::vector<std::string> argv, double timeout_s) {
     return run_tool(std::move(argv), dir, timeout_s, sandbox, dir);
   };
-  CompileJob job{request, toolchain(), run_tool_here, m_config.get<double>("eval.stages.build.timeout_s"),
-                 m_config.get<double>("eval.stages.static.timeout_s"), {}, {}};
+  CompileJob job{request, toolchain(), run_tool_here, m_settings.stages.build.timeout_s,
+                 m_settings.stages.static_checks.timeout_s, {}, {}};
   for (const auto& [name, text] : request.files) write_file_atomic(dir / "src" / name, text);
   std::vector<std::string> link_flags;
-  StaticPolicy policy = static_policy(m_config);
-  library_settings(m_config, *request.task, &link_flags, &policy.allowed_symbols);
+  StaticPolicy policy = static_policy(m_settings.static_checks);
+  library_settings(m_settings.libraries, *request.task, &link_flags, &policy.allowed_symbols);
   if (!check_sources_first(job) || !compile_sources(job) || !check_objects(job, policy) || !link_library(job, link_flags, dir))
     return job.outcome;
   read_report(dir / "obj", job.outcome, job.tools.gcc);

@@ -14,7 +14,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <evoteam/core/config.hpp>
 #include <evoteam/eval/evaluator.hpp>
 #include <evoteam/core/process.hpp>
 #include <evoteam/task/task.hpp>
@@ -48,7 +47,7 @@ struct HostToolchain {
 
 class HostBuilder : public TargetBackend {
  public:
-  HostBuilder(const Config& config, ProcessRunner& runner, std::filesystem::path cache_dir);
+  HostBuilder(const EvalSettings& settings, ProcessRunner& runner, std::filesystem::path cache_dir);
 
   std::string device() const override { return "host"; }
   std::string toolchain_identity() override { return toolchain().identity; }
@@ -69,7 +68,7 @@ class HostBuilder : public TargetBackend {
   std::filesystem::path harness_objects();
   BuildOutcome compile_and_check(const BuildRequest& request, SandboxMode sandbox, const std::filesystem::path& dir);
 
-  const Config& m_config;
+  EvalSettings m_settings;
   ProcessRunner& m_runner;
   std::filesystem::path m_cache_dir;
   CompileSlots m_slots;
@@ -79,14 +78,18 @@ class HostBuilder : public TargetBackend {
   KeyLocks m_locks;
 };
 
-// The link flags and extra allowed symbols of the libraries the task allows (eval.libraries). Throws
-// InvalidInput for a library the configuration does not know.
-void library_settings(const Config& config, const Task& task, std::vector<std::string>* link, std::vector<std::string>* symbols);
+// The link flags and extra allowed symbols of the libraries the task allows, from the configured `libraries`
+// (eval.libraries). Throws InvalidInput for a library the configuration does not know.
+void library_settings(const std::vector<LibrarySettings>& libraries, const Task& task, std::vector<std::string>* link,
+                      std::vector<std::string>* symbols);
 
 // Runs a compiler or inspection tool inside the sandbox (only `writable` writable) while holding one compile slot.
 ProcessResult run_compile_tool(ProcessRunner& runner, CompileSlots& slots, const std::vector<std::string>& argv,
                                const std::filesystem::path& cwd, double timeout_s, SandboxMode sandbox,
                                const std::filesystem::path& writable, std::uint64_t max_address_space);
+
+// The trusted harness sources every target shares: kernels/common under the install root (EVOTEAM_HOME).
+std::filesystem::path harness_source_dir();
 
 // A harness version: a hash over every file directly in `dirs`, named relative to `base`. Throws Error when there
 // are none (the sources are missing).

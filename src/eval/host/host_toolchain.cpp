@@ -1,5 +1,6 @@
 // The host toolchain and the trusted programs built with it: the harness (per harness version and task glue)
 // and the machine-peaks probe.
+#include <evoteam/core/config.hpp>  // install_root() only: the "eval" section is read by eval_settings.cpp alone
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/text.hpp>
@@ -24,8 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path harness_source_dir() { return install_root() / "kernels" / "common"; }
-
 std::vector<fs::path> harness_sources() {
   std::vector<fs::path> sources;
   for (const fs::path& dir : {harness_source_dir(), harness_source_dir() / "host"}) {
@@ -46,6 +45,8 @@ std::string cpu_model() {
 }
 
 }  // namespace
+
+fs::path harness_source_dir() { return install_root() / "kernels" / "common"; }
 
 void CompileSlots::acquire() {
   std::unique_lock<std::mutex> lock(m_mutex);
@@ -79,21 +80,18 @@ fs::path unique_sibling(const fs::path& final_dir) {
                                     std::to_string(counter++) + "-" + std::to_string(device()));
 }
 
-HostBuilder::HostBuilder(const Config& config, ProcessRunner& runner, fs::path cache_dir)
-    : m_config(config),
+HostBuilder::HostBuilder(const EvalSettings& settings, ProcessRunner& runner, fs::path cache_dir)
+    : m_settings(settings),
       m_runner(runner),
       m_cache_dir(std::move(cache_dir)),
-      m_slots([&config] {
-        int jobs = config.get<int>("eval.host.compile_jobs");
-        if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-        return jobs;
-      }()) {}
+      m_slots(settings.host.compile_jobs > 0 ? settings.host.compile_jobs
+                                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) {}
 
 const HostToolchain& HostBuilder::toolchain() {
   std::lock_guard<std::mutex> lock(m_mutex);
   if (m_toolchain) return *m_toolchain;
   auto toolchain = std::make_unique<HostToolchain>();
-  const std::string name = m_config.get<std::string>("eval.host.compiler");
+  const std::string& name = m_settings.host.compiler;
   std::optional<fs::path> found = find_program(name);
   if (!found) throw Error("eval.host.compiler: cannot find \"" + name + "\" in PATH");
   toolchain->compiler = found->string();
@@ -110,9 +108,9 @@ const HostToolchain& HostBuilder::toolchain() {
   toolchain->gcc = version_line.find("clang") == std::string::npos &&
                    (version_line.find("g++") != std::string::npos || version_line.find("GCC") != std::string::npos);
   toolchain->identity = version_line + "; " + first_line(machine_result.out.text) + ";" + cpu_model();
-  toolchain->flags = m_config.get<std::vector<std::string>>("eval.host.flags");
-  toolchain->harness_flags = m_config.get<std::vector<std::string>>("eval.host.harness_flags");
-  toolchain->max_address_space = static_cast<std::uint64_t>(m_config.get<double>("eval.host.max_address_space_mb")) << 20;
+  toolchain->flags = m_settings.host.flags;
+  toolchain->harness_flags = m_settings.host.harness_flags;
+  toolchain->max_address_space = m_settings.host.max_address_space_bytes();
   m_toolchain = std::move(toolchain);
   return *m_toolchain;
 }

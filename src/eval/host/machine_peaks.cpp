@@ -45,18 +45,20 @@ double last_level_cache_bytes() {
   return best_size;
 }
 
-MachinePeaks::MachinePeaks(const Config& config, ProcessRunner& runner, HostBuilder& builder, fs::path cache_dir)
-    : m_config(config), m_runner(runner), m_builder(builder), m_cache_dir(std::move(cache_dir)) {}
+MachinePeaks::MachinePeaks(const MachineSettings& machine, ProcessRunner& runner, HostBuilder& builder,
+                           fs::path cache_dir)
+    : m_configured{machine.peak_gflops, machine.peak_gbytes_per_s},
+      m_runner(runner),
+      m_builder(builder),
+      m_cache_dir(std::move(cache_dir)) {}
 
 std::string MachinePeaks::source() const { return m_source; }
 
 std::optional<Peaks> MachinePeaks::get(bool remeasure) {
   std::lock_guard<std::mutex> lock(m_mutex);
-  const double configured_gflops = m_config.get<double>("eval.machine.peak_gflops");
-  const double configured_bandwidth = m_config.get<double>("eval.machine.peak_gbytes_per_s");
-  if (configured_gflops > 0 || configured_bandwidth > 0) {
+  if (m_configured.gflops > 0 || m_configured.gbytes_per_s > 0) {
     m_source = "config";
-    return Peaks{configured_gflops, configured_bandwidth};
+    return m_configured;
   }
   if (m_peaks && !remeasure) return m_peaks;
   try {

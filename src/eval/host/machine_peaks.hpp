@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 
-#include <evoteam/core/config.hpp>
 #include <evoteam/core/process.hpp>
+#include <evoteam/eval/eval_settings.hpp>
 
 #include "eval/classify.hpp"
 #include "eval/host/host_build.hpp"
@@ -20,13 +20,14 @@ double last_level_cache_bytes();
 
 class MachinePeaks {
  public:
-  MachinePeaks(const Config& config, ProcessRunner& runner, HostBuilder& builder, std::filesystem::path cache_dir);
+  MachinePeaks(const MachineSettings& machine, ProcessRunner& runner, HostBuilder& builder,
+               std::filesystem::path cache_dir);
   // nullopt when they cannot be had (the probe failed); `remeasure` ignores the cached figures.
   std::optional<Peaks> get(bool remeasure);
   std::string source() const;  // "config", "measured", "cached" or ""
 
  private:
-  const Config& m_config;
+  Peaks m_configured;  // both 0: measure
   ProcessRunner& m_runner;
   HostBuilder& m_builder;
   std::filesystem::path m_cache_dir;
