@@ -37,7 +37,7 @@ std::string source_diff(const RunDir& run, const EvaluationRecord& best, const E
 }  // namespace
 
 void record_cycle_start(RunDir& run, int cycle, const TeamSpec& team, const std::string& change,
-                        const nlohmann::json& signals) {
+                        const nlohmann::json& signals, const nlohmann::json& supervisor_exchange) {
   // Created only once the cycle is certain to run: a run the policy stops leaves no empty cycle behind.
   std::filesystem::path cycle_dir = run.cycle_dir(cycle);
   evoteam::create_directories(cycle_dir);
@@ -46,6 +46,7 @@ void record_cycle_start(RunDir& run, int cycle, const TeamSpec& team, const std:
   team_json["change"] = change;
   team_json["signals"] = signals;
   write_json_atomic(cycle_dir / "team.json", team_json);
+  if (!supervisor_exchange.is_null()) write_json_atomic(cycle_dir / "supervisor.json", supervisor_exchange);
   run.journal().append({{"type", "cycle_start"}, {"cycle", cycle}, {"team", team.to_json()},
                         {"change", change}, {"evidence", team.evidence}});
 }

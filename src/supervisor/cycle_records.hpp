@@ -19,9 +19,10 @@
 namespace evoteam {
 
 // cycles/<cycle>/team.json and the journal's cycle_start record: the team is decided, nothing has run yet.
-// `signals` are those the decision read (null when no decision was made).
+// `signals` are those the decision read (null when no decision was made); `supervisor_exchange`, when not null,
+// becomes cycles/<cycle>/supervisor.json (the LLM policy's prompt, its reply and the rules' decision beside it).
 void record_cycle_start(RunDir& run, int cycle, const TeamSpec& team, const std::string& change,
-                        const nlohmann::json& signals);
+                        const nlohmann::json& signals, const nlohmann::json& supervisor_exchange);
 
 // The members' turns of a cycle, as summary.json and the cycle_end record hold them.
 struct TurnsJson {

@@ -58,11 +58,13 @@ std::map<std::string, std::string> prompt_values(const LlmSupervisorInputs& inpu
           {"team_schema", team_spec_schema().dump(2)}};
 }
 
+const char* const k_supervisor_ask = "Decide the team for the next cycle. Answer with the JSON object only.";
+
 LlmRequest supervisor_request(const std::string& model, const std::string& system) {
   LlmRequest request;
   request.model = model;
   request.system = system;
-  request.messages.push_back(Message{Role::user, {ContentBlock::make_text("Decide the team for the next cycle. Answer with the JSON object only.")}});
+  request.messages.push_back(Message{Role::user, {ContentBlock::make_text(k_supervisor_ask)}});
   request.max_tokens = 2048;
   return request;
 }
@@ -79,10 +81,14 @@ std::string reply_text(const LlmResponse& response) {
 Decision decide_by_llm(const LlmSupervisorInputs& inputs, LlmProvider& provider, Meter& meter,
                        std::map<std::string, int>& clear_streak) {
   Decision fallback = decide_by_rules(*inputs.signals, *inputs.previous, *inputs.settings, clear_streak);
+  // What a person auditing the team reads: the prompt, the reply, and the rules' decision beside it.
+  nlohmann::json exchange = {{"model", inputs.model}, {"rules_decision", fallback.team.to_json()}};
   auto fall_back = [&](const std::string& why) {
     spdlog::warn("LLM supervisor: {}; falling back to the rules", why);
     fallback.team.decided_by = "llm-fallback-rules";
     fallback.team.rationale = "LLM proposal rejected (" + why + "); rules: " + fallback.team.rationale;
+    exchange["taken"] = "rules: " + why;
+    fallback.exchange = exchange;
     return fallback;
   };
   if (meter.check() != LimitHit::none) return fall_back("the budget is spent");
@@ -99,12 +105,17 @@ Decision decide_by_llm(const LlmSupervisorInputs& inputs, LlmProvider& provider,
   } catch (const InvalidInput& error) {
     return fall_back(error.what());
   }
+  exchange["system"] = system;
+  exchange["user"] = k_supervisor_ask;
   LlmResult result = provider.complete(supervisor_request(inputs.model, system));
   if (!result.ok()) {
     meter.charge_unknown(result.failure().unknown_cost_attempts);
     return fall_back("provider failed: " + result.failure().message);
   }
   meter.charge(result.response().usage, result.response().cost_usd, result.response().unknown_cost_attempts);
+  exchange["reply"] = reply_text(result.response());
+  exchange["usage"] = to_json(result.response().usage);
+  exchange["cost_usd"] = result.response().cost_usd;
   std::optional<nlohmann::json> proposal = extract_json(reply_text(result.response()));
   if (!proposal) return fall_back("the reply holds no JSON object");
   Decision decision;
@@ -119,6 +130,8 @@ Decision decide_by_llm(const LlmSupervisorInputs& inputs, LlmProvider& provider,
     decision.stop = true;
     decision.stop_reason = StopReason::supervisor_stop;
   }
+  exchange["taken"] = "llm";
+  decision.exchange = std::move(exchange);
   return decision;
 }
 

@@ -73,6 +73,19 @@ Decision roofline_stop(const Signals& signals, const TeamSpec& previous) {
   return decision;
 }
 
+}  // namespace
+
+Decision with_hard_stops(Decision decision, const Signals& signals) {
+  if (!signals.triggered(k_signal_roofline) || decision.stop) return decision;
+  Decision stop = roofline_stop(signals, decision.team);
+  stop.team.rationale = "the best candidate is at the roofline: stop (the " + decision.team.decided_by +
+                        " proposal to go on is overruled)";
+  stop.exchange = std::move(decision.exchange);
+  return stop;
+}
+
+namespace {
+
 // The Optimizer, plus each role whose trigger fired; a role whose trigger cleared stays until it has been clear
 // for `clear_after` cycles.
 void add_triggered_roles(const Signals& signals, const TeamSpec& previous, int clear_after,

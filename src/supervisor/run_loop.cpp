@@ -57,8 +57,9 @@ class SerialProvider : public LlmProvider {
 
 }  // namespace
 
-ProviderSettings run_provider_settings(const Config& config, const OptimizeOptions& options, const PriceTable& prices) {
-  ProviderSettings settings = provider_settings_for(options.provider, config, current_environment());
+ProviderSettings run_provider_settings(const Config& config, const OptimizeOptions& options, const PriceTable& prices,
+                                       const std::map<std::string, std::string>& environment) {
+  ProviderSettings settings = provider_settings_for(options.provider, config, environment);
   if (!options.model.empty()) settings.model = options.model;
   if (settings.model.empty()) settings.model = prices.default_model(options.provider);
   return settings;
@@ -67,7 +68,7 @@ ProviderSettings run_provider_settings(const Config& config, const OptimizeOptio
 void check_llm_setup(const Config& config, const OptimizeOptions& options) {
   if (options.provider == "builtin") return;
   const PriceTable prices = PriceTable::from_config(config);
-  make_provider(run_provider_settings(config, options, prices), prices);
+  make_provider(run_provider_settings(config, options, prices, current_environment()), prices);
   load_roles(default_roles_dir());
 }
 
@@ -78,7 +79,7 @@ std::unique_ptr<LlmTeam> make_llm_team(const Config& config, const OptimizeOptio
   auto team = std::make_unique<LlmTeam>();
   team->run_dir = run.path();
   team->prices = std::make_unique<PriceTable>(PriceTable::from_config(config));
-  ProviderSettings settings = run_provider_settings(config, options, *team->prices);
+  ProviderSettings settings = run_provider_settings(config, options, *team->prices, current_environment());
   team->model = settings.model;
   team->provider = std::make_unique<SerialProvider>(make_provider(settings, *team->prices));
   team->meter = &meter;
@@ -116,6 +117,7 @@ struct TeamChoice {
   TeamSpec team;
   nlohmann::json signals;  // what the policy read; null when no decision was made
   std::optional<StopReason> stop;
+  nlohmann::json exchange;  // the LLM policy's prompt and reply (Decision::exchange)
 };
 
 // Evaluations in a row that the evaluator itself failed (INFRA_ERROR) before the run stops as infra_errors: the
@@ -271,21 +273,22 @@ bool SupervisorLoop::did_work(int cycle, const std::map<std::string, TurnOutcome
 TeamChoice SupervisorLoop::choose_team(int cycle) {
   if (m_state.unfinished_team && m_state.unfinished_cycle == cycle) {
     spdlog::info("cycle {}: resuming with the recorded team", cycle);
-    return {*m_state.unfinished_team, nullptr, std::nullopt};  // a killed cycle: same team, known work is reused
+    return {*m_state.unfinished_team, nullptr, std::nullopt, nullptr};  // a killed cycle: same team, known work is reused
   }
-  if (cycle == 1) return {initial_team(m_options.mode, m_supervisor), nullptr, std::nullopt};
+  if (cycle == 1) return {initial_team(m_options.mode, m_supervisor), nullptr, std::nullopt, nullptr};
   Signals signals = compute_signals(m_state.history, m_knowledge, m_supervisor, cycle - 1);
-  if (m_options.mode != TeamMode::evolving) return {initial_team(m_options.mode, m_supervisor), signals.to_json(), std::nullopt};
-  Decision decision = decide(signals);
+  if (m_options.mode != TeamMode::evolving) return {initial_team(m_options.mode, m_supervisor), signals.to_json(), std::nullopt, nullptr};
+  Decision decision = with_hard_stops(decide(signals), signals);
   std::optional<StopReason> stop = decision.stop ? std::optional<StopReason>(decision.stop_reason) : std::nullopt;
-  return {decision.team, signals.to_json(), stop};
+  return {decision.team, signals.to_json(), stop, std::move(decision.exchange)};
 }
 
 Decision SupervisorLoop::decide(const Signals& signals) {
   if (!m_llm_supervisor) return decide_by_rules(signals, m_previous, m_supervisor, m_clear_streak);
   const Task* task = m_lab.task();
   LlmSupervisorInputs inputs{&signals, &m_previous, &m_state.history, &m_supervisor, &m_llm->roles, m_llm->model,
-                             task ? task->name : "", task ? to_string(task->target) : "", "", "",
+                             task ? task->name : "", task ? to_string(task->target) : "",
+                             task ? describe_param_space(*task) : "none", task ? describe_static_constraints(*task) : "none",
                              m_knowledge.digest(m_llm->digest_chars), best_summary_text(m_state.history),
                              m_options.budgets.to_json().dump()};
   return decide_by_llm(inputs, *m_llm->provider, m_context.meter, m_clear_streak);
@@ -294,7 +297,7 @@ Decision SupervisorLoop::decide(const Signals& signals) {
 void SupervisorLoop::start_cycle(int cycle, const TeamChoice& choice) {
   const TeamSpec& team = choice.team;
   record_cycle_start(m_run, cycle, team, cycle == 1 ? "initial team" : describe_change(m_previous, team),
-                     choice.signals);
+                     choice.signals, choice.exchange);
   // A resumed cycle already has its record (replayed from its cycle_start).
   if (m_state.history.cycles.empty() || m_state.history.cycles.back().cycle != cycle)
     m_state.history.cycles.push_back(CycleRecord{cycle, team, {}, std::nullopt, false});

@@ -19,8 +19,9 @@ std::optional<StopReason> budget_stop(const Budgets& budgets, const RunState& st
                                       double elapsed_s, const MeterTotals& spent);
 
 // The LLM provider settings of a run: the configuration's, with the run's provider and model (the provider's
-// default model when none is given).
-ProviderSettings run_provider_settings(const Config& config, const OptimizeOptions& options, const PriceTable& prices);
+// default model when none is given). The key and base URL are the run's provider's, read from `environment`.
+ProviderSettings run_provider_settings(const Config& config, const OptimizeOptions& options, const PriceTable& prices,
+                                       const std::map<std::string, std::string>& environment);
 // Builds the run's provider once and reads the role files, so that an unknown provider, a missing key or an
 // unpriced model is invalid input before a run directory exists. Nothing for the builtin team.
 void check_llm_setup(const Config& config, const OptimizeOptions& options);

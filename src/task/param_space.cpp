@@ -147,6 +147,21 @@ std::vector<ParamAssignment> param_space(const Task& task) {
   }
 }
 
+std::string describe_param_space(const Task& task) {
+  std::string text;
+  for (const ParamSpec& spec : task.params)
+    text += spec.name + " in {" + join(spec.values, ", ") + "} default " + spec.default_value + "; ";
+  if (!task.param_constraints.empty()) text += "constraints: " + join(task.param_constraints, "; ");
+  return text.empty() ? "none" : text;
+}
+
+std::string describe_static_constraints(const Task& task) {
+  std::string text;
+  for (const StaticConstraint& constraint : task.static_constraints)
+    text += "- " + std::string(constraint.required ? "required: " : "forbidden: ") + constraint.message + "\n";
+  return text.empty() ? "none" : text;
+}
+
 std::string describe_params(const ParamAssignment& params) {
   return join(params, ",", [](const auto& param) { return param.first + "=" + param.second; });
 }

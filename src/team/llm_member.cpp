@@ -122,18 +122,8 @@ class LlmMember : public TeamMember {
         {"task_readme", std::filesystem::exists(task->dir / "README.md") ? read_file(task->dir / "README.md") : task->description},
         {"target", to_string(task->target) + (task->archs.empty() ? "" : " " + join(task->archs, ", "))},
         {"editable_files", join(task->kernel_files, ", ")},
-        {"params", [&] {
-           std::string text;
-           for (const ParamSpec& spec : task->params)
-             text += spec.name + " in {" + join(spec.values, ", ") + "} default " + spec.default_value + "; ";
-           return text.empty() ? std::string("none") : text;
-         }()},
-        {"constraints", [&] {
-           std::string text;
-           for (const StaticConstraint& constraint : task->static_constraints)
-             text += "- " + std::string(constraint.required ? "required: " : "forbidden: ") + constraint.message + "\n";
-           return text.empty() ? std::string("none") : text;
-         }()},
+        {"params", describe_param_space(*task)},
+        {"constraints", describe_static_constraints(*task)},
         {"directives", context.team->directives.empty() ? "none" : "- " + join(context.team->directives, "\n- ")},
         {"knowledge_digest", context.team->knowledge == KnowledgeMode::none ? "(not shared this cycle)"
                                                                            : context.knowledge->digest(m_team.digest_chars)},

@@ -5,10 +5,13 @@
 #include <csignal>
 #include <thread>
 
+#include <evoteam/core/config.hpp>
 #include <evoteam/llm/llm.hpp>
+#include <evoteam/supervisor/supervisor.hpp>
 #include <evoteam/core/process.hpp>
 
 #include "support/fake_llm_server.hpp"
+#include "supervisor/run_loop.hpp"
 
 namespace evoteam {
 namespace {
@@ -92,6 +95,29 @@ TEST_P(LlmLoopback, KeyTravelsInTheProtocolsHeaderOnly) {
     EXPECT_EQ(sent.headers.count("x-api-key"), 0u);
   }
   EXPECT_EQ(sent.body.find(k_key), std::string::npos);
+}
+
+// With both providers' keys in the environment, a run with --provider X sends X's key to X's endpoint and the
+// other key nowhere (the settings used to take the auto-detected provider's key, then swap the provider).
+TEST_P(LlmLoopback, WithBothKeysSetTheRunsProviderGetsItsOwnKeyOnly) {
+  const std::string anthropic_key = "sk-ant-loopback-aaaaaaaaaaaaaaaa";
+  const std::string openai_key = "sk-oai-loopback-bbbbbbbbbbbbbbbb";
+  const bool anthropic = GetParam() == FakeProtocol::anthropic;
+  const std::map<std::string, std::string> environment = {
+      {"ANTHROPIC_API_KEY", anthropic_key}, {"OPENAI_API_KEY", openai_key},
+      {anthropic ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL", m_server.base_url()}};
+  OptimizeOptions options;
+  options.provider = anthropic ? "anthropic" : "openai";
+  const ProviderSettings settings = run_provider_settings(Config(), options, m_prices, environment);
+  m_server.push(ok_reply());
+  ASSERT_TRUE(make_provider(settings, m_prices)->complete(request()).ok());
+  const std::vector<testing::RecordedRequest> requests = m_server.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  const std::string& own = anthropic ? anthropic_key : openai_key;
+  const std::string& other = anthropic ? openai_key : anthropic_key;
+  EXPECT_EQ(requests[0].headers.at(anthropic ? "x-api-key" : "authorization"), anthropic ? own : "Bearer " + own);
+  for (const auto& [name, value] : requests[0].headers) EXPECT_EQ(value.find(other), std::string::npos) << name;
+  EXPECT_EQ(requests[0].body.find(other), std::string::npos);
 }
 
 TEST_P(LlmLoopback, RateLimitWaitsForRetryAfter) {

@@ -41,7 +41,8 @@ class SupervisorLlm : public ::testing::Test {
     settings.scripted_file = m_dir / "script.jsonl";
     std::unique_ptr<LlmProvider> provider = make_provider(settings, m_prices);
     LlmSupervisorInputs inputs{&m_signals, &m_previous, &m_history, &m_settings, &m_roles, "scripted",
-                               "host_matmul", "host", "", "", "", "c0001 1.0x", "{}"};
+                               "host_matmul", "host", "TILE_N in {64, 128} default 64; ",
+                               "- forbidden: no inline assembly\n", "", "c0001 1.0x", "{}"};
     std::map<std::string, int> streak;
     return decide_by_llm(inputs, *provider, m_meter, streak);
   }
@@ -66,6 +67,39 @@ TEST_F(SupervisorLlm, ValidProposalBecomesTheTeam) {
   EXPECT_EQ(decision.team.pattern, Pattern::pipeline);
   EXPECT_EQ(m_meter.totals().tokens.input, 100u);
   EXPECT_FALSE(decision.stop);
+}
+
+// The exchange a person audits: the prompt (with the task's params and constraints), the reply, the rules' decision
+// beside it, and which was taken.
+TEST_F(SupervisorLlm, ThePromptTheReplyAndTheRulesDecisionAreKept) {
+  const std::string reply = R"({"roles":[{"name":"optimizer","budget_share":1}],"pattern":"solo","rationale":"go on","evidence":[]})";
+  Decision taken = decide(reply);
+  ASSERT_TRUE(taken.exchange.is_object());
+  EXPECT_EQ(taken.exchange.value("taken", ""), "llm");
+  EXPECT_EQ(taken.exchange.value("reply", ""), reply);
+  EXPECT_NE(taken.exchange.value("system", "").find("TILE_N in {64, 128}"), std::string::npos);
+  EXPECT_NE(taken.exchange.value("system", "").find("no inline assembly"), std::string::npos);
+  EXPECT_TRUE(taken.exchange["rules_decision"].contains("roles")) << taken.exchange.dump(2);
+  EXPECT_EQ(taken.exchange["usage"].value("input", 0), 100);
+
+  Decision fallback = decide("no JSON here");
+  EXPECT_EQ(fallback.exchange.value("taken", "").rfind("rules: ", 0), 0u) << fallback.exchange.dump(2);
+  EXPECT_EQ(fallback.exchange.value("reply", ""), "no JSON here");
+}
+
+// A proposal to go on while the best is at the roofline does not keep the run going.
+TEST_F(SupervisorLlm, TheRooflineStopHoldsWhateverTheLlmProposes) {
+  m_history.evaluations[0].roofline = 0.99;
+  KnowledgeBase knowledge(m_dir / "knowledge");
+  m_signals = compute_signals(m_history, knowledge, m_settings, 1);
+  ASSERT_TRUE(m_signals.triggered(k_signal_roofline));
+  Decision proposed = decide(R"({"roles":[{"name":"optimizer","budget_share":1}],"pattern":"solo","rationale":"more","evidence":[]})");
+  EXPECT_FALSE(proposed.stop);
+  Decision held = with_hard_stops(proposed, m_signals);
+  EXPECT_TRUE(held.stop);
+  EXPECT_EQ(held.stop_reason, StopReason::roofline);
+  EXPECT_NE(held.team.rationale.find("llm proposal to go on is overruled"), std::string::npos) << held.team.rationale;
+  EXPECT_EQ(held.exchange.value("taken", ""), "llm");  // what the LLM said is still kept
 }
 
 TEST_F(SupervisorLlm, InvalidProposalFallsBackToRulesAndSaysSo) {

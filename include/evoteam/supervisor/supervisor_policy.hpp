@@ -61,10 +61,17 @@ struct Decision {
   TeamSpec team;
   bool stop = false;  // the policy wants the run to end (near the roofline)
   StopReason stop_reason = StopReason::roofline;  // why, when `stop`
+  // The LLM policy's exchange: its prompt, the reply, the rules' decision beside it and which one was taken
+  // (kept under cycles/NNNN/supervisor.json). Null when the rules decided alone.
+  nlohmann::json exchange;
 };
 
 // The team of the first cycle for a mode.
 TeamSpec initial_team(TeamMode mode, const SupervisorSettings& settings);
+
+// The stops no policy may skip: a best candidate at the roofline ends the run whatever the policy proposed
+// (target speedup and budgets are the loop's own checks). The loop passes every decision through it.
+Decision with_hard_stops(Decision decision, const Signals& signals);
 
 // The rule-based supervisor. `previous` is the team of the cycle the signals describe; `clear_streak` counts,
 // per role, the consecutive cycles its trigger has been clear (updated by the call).

@@ -182,6 +182,10 @@ ParamAssignment complete_params(const Task& task, const ParamAssignment& partial
 std::optional<std::string> param_error(const Task& task, const ParamAssignment& params);
 // "NAME=value,NAME=value" in name order.
 std::string describe_params(const ParamAssignment& params);
+// For prompts: "NAME in {a, b} default a; ..." and the param constraints, or "none".
+std::string describe_param_space(const Task& task);
+// For prompts: one "- required: message" or "- forbidden: message" line per static constraint, or "none".
+std::string describe_static_constraints(const Task& task);
 
 nlohmann::json to_json(const ParamAssignment& params);
 
