@@ -14,6 +14,8 @@
 #include <evoteam/agent/tools.hpp>
 #include <evoteam/core/text.hpp>
 
+#include "team/lab_tool_backend.hpp"
+
 namespace evoteam {
 
 namespace {
@@ -59,28 +61,6 @@ class KnowledgeBaseAccess : public KnowledgeAccess {
   std::size_t m_digest_chars;
 };
 
-
-// The agents' evaluation tools, served by the lab on the workspace's files at the head's params.
-class LabToolBackend : public EvaluationBackend {
- public:
-  LabToolBackend(Lab& lab, ParamValues params) : m_lab(lab), m_params(std::move(params)) {}
-
-  ToolResult evaluate(const Workspace& workspace, Stage through) override {
-    ++m_calls;
-    if (through == Stage::profile) {
-      CandidateEvaluator::Profile profile = m_lab.trial_profile(workspace.root(), m_params);
-      return {"bound: " + profile.bound + "\n" + profile.summary + "\n" + profile.metrics.dump(1), false};
-    }
-    CandidateEvaluator::Result result = m_lab.trial(workspace.root(), m_params, through);
-    return {result.summary, !counts_as_pass(result.verdict)};
-  }
-  int calls() const { return m_calls; }
-
- private:
-  Lab& m_lab;
-  ParamValues m_params;
-  int m_calls = 0;
-};
 
 std::string describe_record(const EvaluationRecord& record) {
   std::ostringstream out;
@@ -138,7 +118,7 @@ class LlmMember : public TeamMember {
                            join(task->kernel_files, ", ") + " of " + head->candidate_id +
                            ". Work as your role says; call submit with a one-paragraph summary when done."};
 
-    LabToolBackend backend(lab, head->params);
+    LabToolBackend backend(lab, head->candidate_id, head->params, task->kernel_files);
     KnowledgeBaseAccess knowledge(*context.knowledge, m_role.name, m_team.digest_chars);
     Toolbox tools(workspace, &backend, &knowledge, m_role.tools, m_team.tool_settings);
     AgentResult result = run_agent(m_team.settings_for(m_role), prompt, *m_team.provider, tools, *m_team.meter,

@@ -6,12 +6,14 @@
 
 #include <atomic>
 
+#include <evoteam/agent/workspace.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/team/lab.hpp>
 #include <evoteam/store/store.hpp>
 #include <evoteam/team/team.hpp>
 
 #include "support/temp_dir.hpp"
+#include "team/lab_tool_backend.hpp"
 
 namespace evoteam {
 namespace {
@@ -266,6 +268,27 @@ TEST_F(LabWithFakeEvaluator, ProfileMarksTheCandidateProfiled) {
   EXPECT_EQ(lab.snapshot().find("c0001")->profile_bound, "compute");
   EXPECT_TRUE(std::filesystem::exists(run.candidate_dir("c0001") / "profile.json"));
   EXPECT_EQ(journaled("profile"), 1);
+}
+
+// An LLM agent's profile tool on the head's own code profiles the head, as the builtin Profiler does: the
+// unprofiled_best signal then reads the same fact whichever team profiled. Edited code stays a trial.
+TEST_F(LabWithFakeEvaluator, TheProfileToolOnTheHeadsCodeMarksTheHeadProfiled) {
+  lab.ensure_start(1);
+  const ParamValues params = lab.snapshot().find("c0001")->params;
+  LabToolBackend backend(lab, "c0001", params, {"kernel.cpp"});
+
+  Workspace edited = Workspace::create(dir / "edited", {{"kernel.cpp", dir / "start" / "kernel.cpp"}}, {});
+  write_file_atomic(edited.root() / "kernel.cpp", "// an edit\n");
+  EXPECT_FALSE(backend.evaluate(edited, Stage::profile).is_error);
+  EXPECT_FALSE(lab.snapshot().find("c0001")->profiled);
+  EXPECT_EQ(journaled("profile"), 0);
+
+  Workspace head = Workspace::create(dir / "head", {{"kernel.cpp", lab.sources_of("c0001") / "kernel.cpp"}}, {});
+  EXPECT_NE(backend.evaluate(head, Stage::profile).content.find("bound: compute"), std::string::npos);
+  EXPECT_TRUE(lab.snapshot().find("c0001")->profiled);
+  EXPECT_EQ(journaled("profile"), 1);
+  EXPECT_EQ(evaluator.profiles, 2);
+  EXPECT_EQ(backend.calls(), 2);
 }
 
 TEST_F(LabWithFakeEvaluator, OptimizerSpendsItsBudgetOnCoverRootsThenSingleChanges) {

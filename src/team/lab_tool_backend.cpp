@@ -1,0 +1,32 @@
+#include "team/lab_tool_backend.hpp"
+
+#include <evoteam/agent/workspace.hpp>
+#include <evoteam/core/fs.hpp>
+
+namespace evoteam {
+
+LabToolBackend::LabToolBackend(Lab& lab, std::string head_id, ParamValues params, std::vector<std::string> kernel_files)
+    : m_lab(lab), m_head_id(std::move(head_id)), m_params(std::move(params)), m_kernel_files(std::move(kernel_files)) {}
+
+ToolResult LabToolBackend::evaluate(const Workspace& workspace, Stage through) {
+  ++m_calls;
+  if (through == Stage::profile) {
+    const CandidateEvaluator::Profile profile =
+        holds_the_head(workspace) ? m_lab.profile(m_head_id) : m_lab.trial_profile(workspace.root(), m_params);
+    return {"bound: " + profile.bound + "\n" + profile.summary + "\n" + profile.metrics.dump(1), false};
+  }
+  CandidateEvaluator::Result result = m_lab.trial(workspace.root(), m_params, through);
+  return {result.summary, !counts_as_pass(result.verdict)};
+}
+
+bool LabToolBackend::holds_the_head(const Workspace& workspace) const {
+  const std::filesystem::path head = m_lab.sources_of(m_head_id);
+  for (const std::string& file : m_kernel_files) {
+    const std::filesystem::path mine = workspace.root() / file;
+    if (!std::filesystem::is_regular_file(mine) || !std::filesystem::is_regular_file(head / file)) return false;
+    if (read_file(mine) != read_file(head / file)) return false;
+  }
+  return !m_kernel_files.empty();
+}
+
+}  // namespace evoteam
