@@ -26,7 +26,7 @@ std::optional<StopReason> budget_stop(const Budgets& budgets, const RunState& st
   if (budgets.target_speedup > 0 && best && best->speedup && *best->speedup >= budgets.target_speedup)
     return StopReason::target_reached;
   if (budgets.max_cycles > 0 && next_cycle > budgets.max_cycles) return StopReason::max_cycles;
-  if (budgets.evaluations > 0 && state.history.evaluation_count() >= budgets.evaluations)
+  if (budgets.evaluations > 0 && state.history.evaluations_spent() >= budgets.evaluations)
     return StopReason::budget_evaluations;
   if (budgets.hours > 0 && elapsed_s >= budgets.hours * 3600) return StopReason::budget_hours;
   if (budgets.tokens > 0 && spent.tokens.total() >= static_cast<std::uint64_t>(budgets.tokens))
@@ -202,7 +202,7 @@ SupervisorLoop::SupervisorLoop(const Config& config, RunDir& run, RunState& stat
       m_options(state.options),
       m_knowledge(knowledge_dir_of(state.options, run)),
       m_evaluator(make_evaluator(config, run, context)),
-      m_lab(run, *m_evaluator, m_knowledge, state.history.evaluations),
+      m_lab(run, *m_evaluator, m_knowledge, state.history.evaluations, state.history.trials),
       m_cycle_budget{m_team.evaluations_per_cycle},
       m_llm(state.options.provider == "builtin" ? nullptr : make_llm_team(config, state.options, run, context.meter)),
       m_clear_streak(state.clear_streak),
@@ -323,7 +323,11 @@ std::map<std::string, TurnOutcome> SupervisorLoop::run_members(int cycle, const 
 }
 
 // The lab appends evaluations; the supervisor's history takes them as a snapshot.
-void SupervisorLoop::read_lab_records() { m_state.history.evaluations = m_lab.snapshot().evaluations; }
+void SupervisorLoop::read_lab_records() {
+  RunHistory lab = m_lab.snapshot();
+  m_state.history.evaluations = std::move(lab.evaluations);
+  m_state.history.trials = lab.trials;
+}
 
 // A cycle resumed after a kill continues with what is left of its allowance (what it recorded before counts,
 // so kills cannot multiply a cycle's work); the last cycle before an evaluation budget runs out gets only what
@@ -336,7 +340,7 @@ CycleBudget SupervisorLoop::budget_of_this_cycle(int cycle) const {
   budget.evaluations = m_cycle_budget.evaluations - spent_before;
   const int limit = m_options.budgets.evaluations;
   if (limit > 0 && budget.evaluations > 0)
-    budget.evaluations = std::max(1, std::min(budget.evaluations, limit - m_state.history.evaluation_count()));
+    budget.evaluations = std::max(1, std::min(budget.evaluations, limit - m_state.history.evaluations_spent()));
   return budget;
 }
 
@@ -388,6 +392,7 @@ RunOutcome finish_run(RunDir& run, const RunState& state, StopReason reason, con
   outcome.stop_reason = reason;
   outcome.cycles = state.last_finished_cycle;
   outcome.evaluations = state.history.evaluation_count();
+  outcome.trials = state.history.trials;
   outcome.best_candidate = best ? best->candidate_id : "";
   outcome.best_speedup = best ? best->speedup : std::nullopt;
   nlohmann::json summary = summary_json(state, outcome.cycles, spent);

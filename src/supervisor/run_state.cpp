@@ -178,6 +178,8 @@ void replay_evaluation_record(RunState& state, const std::string& type, const nl
     for (EvaluationRecord& existing : state.history.evaluations)
       if (existing.candidate_id == evaluation.candidate_id) existing = evaluation, replaced = true;
     if (!replaced) state.history.evaluations.push_back(evaluation);
+  } else if (type == "trial") {
+    ++state.history.trials;
   } else if (type == "profile") {
     for (EvaluationRecord& existing : state.history.evaluations)
       if (existing.candidate_id == record.value("candidate_id", ""))

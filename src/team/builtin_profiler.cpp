@@ -21,10 +21,11 @@ class ProfilingScientist : public TeamMember {
     std::string bound = "unknown", profile_summary;
     if (best) {
       if (!best->profiled) {
-        CandidateEvaluator::Profile profile = lab.profile(best->candidate_id);
-        outcome.usage.evaluations = 1;
-        bound = profile.bound;
-        profile_summary = profile.summary;
+        if (std::optional<CandidateEvaluator::Profile> profile = lab.profile(best->candidate_id)) {
+          outcome.usage.evaluations = 1;
+          bound = profile->bound;
+          profile_summary = profile->summary;
+        }
       } else {
         bound = best->profile_bound;
       }

@@ -44,9 +44,11 @@ std::size_t candidate_number(const std::string& id) {
 
 }  // namespace
 
-Lab::Lab(RunDir& run, CandidateEvaluator& evaluator, KnowledgeBase& knowledge, std::vector<EvaluationRecord> recorded)
+Lab::Lab(RunDir& run, CandidateEvaluator& evaluator, KnowledgeBase& knowledge, std::vector<EvaluationRecord> recorded,
+         int trials)
     : m_run(run), m_evaluator(evaluator), m_knowledge(knowledge) {
   m_history.evaluations = std::move(recorded);
+  m_history.trials = trials;
   // New ids start past every recorded candidate and every candidate directory on disk: a directory the journal
   // does not know (an evaluation a kill interrupted, or records lost from a damaged journal) is never reused.
   std::size_t highest = 0;
@@ -128,7 +130,7 @@ LabOutcome Lab::evaluate(const LabRequest& request, int cycle, Screening screeni
         return outcome;
       }
     }
-    if (m_evaluation_limit > 0 && m_history.evaluation_count() >= m_evaluation_limit) {
+    if (m_evaluation_limit > 0 && m_history.evaluations_spent() >= m_evaluation_limit) {
       outcome.record.state = RecordState::over_budget;
       outcome.reused = true;
       outcome.summary = "the run's evaluation budget is spent: not evaluated";
@@ -181,7 +183,7 @@ LabOutcome Lab::evaluate(const LabRequest& request, int cycle, Screening screeni
   return outcome;
 }
 
-CandidateEvaluator::Profile Lab::profile(const std::string& candidate_id) {
+std::optional<CandidateEvaluator::Profile> Lab::profile(const std::string& candidate_id) {
   ParamValues params;
   {
     std::lock_guard<std::mutex> lock(m_mutex);
@@ -189,6 +191,7 @@ CandidateEvaluator::Profile Lab::profile(const std::string& candidate_id) {
     EVOTEAM_CHECK(record != nullptr, "profile of unknown candidate " + candidate_id);
     params = record->params;
   }
+  if (!spend_trial(Stage::profile)) return std::nullopt;
   std::filesystem::path dir = m_run.candidate_dir(candidate_id);
   CandidateEvaluator::Profile profile = m_evaluator.profile(dir / "src", params);
   write_json_atomic(dir / "profile.json",
@@ -240,12 +243,24 @@ void Lab::rule(const std::string& candidate_id, bool accepted, const std::string
                           {"reason", reason}});
 }
 
-CandidateEvaluator::Result Lab::trial(const std::filesystem::path& sources_dir, const ParamValues& params,
-                                      Stage through) {
+bool Lab::spend_trial(Stage stage) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  if (m_evaluation_limit > 0 && m_history.evaluations_spent() >= m_evaluation_limit) return false;
+  ++m_history.trials;
+  // Journaled before it runs: a kill during the trial must not give the budget back on resume.
+  m_run.journal().append({{"type", "trial"}, {"stage", to_string(stage)}});
+  return true;
+}
+
+std::optional<CandidateEvaluator::Result> Lab::trial(const std::filesystem::path& sources_dir,
+                                                     const ParamValues& params, Stage through) {
+  if (!spend_trial(through)) return std::nullopt;
   return m_evaluator.evaluate(sources_dir, params, through, 0);
 }
 
-CandidateEvaluator::Profile Lab::trial_profile(const std::filesystem::path& sources_dir, const ParamValues& params) {
+std::optional<CandidateEvaluator::Profile> Lab::trial_profile(const std::filesystem::path& sources_dir,
+                                                              const ParamValues& params) {
+  if (!spend_trial(Stage::profile)) return std::nullopt;
   return m_evaluator.profile(sources_dir, params);
 }
 

@@ -8,15 +8,23 @@ namespace evoteam {
 LabToolBackend::LabToolBackend(Lab& lab, std::string head_id, ParamValues params, std::vector<std::string> kernel_files)
     : m_lab(lab), m_head_id(std::move(head_id)), m_params(std::move(params)), m_kernel_files(std::move(kernel_files)) {}
 
+namespace {
+
+const ToolResult k_budget_spent = {"the run's evaluation budget is spent: not evaluated", true};
+
+}  // namespace
+
 ToolResult LabToolBackend::evaluate(const Workspace& workspace, Stage through) {
   ++m_calls;
   if (through == Stage::profile) {
-    const CandidateEvaluator::Profile profile =
+    const std::optional<CandidateEvaluator::Profile> profile =
         holds_the_head(workspace) ? m_lab.profile(m_head_id) : m_lab.trial_profile(workspace.root(), m_params);
-    return {"bound: " + profile.bound + "\n" + profile.summary + "\n" + profile.metrics.dump(1), false};
+    if (!profile) return k_budget_spent;
+    return {"bound: " + profile->bound + "\n" + profile->summary + "\n" + profile->metrics.dump(1), false};
   }
-  CandidateEvaluator::Result result = m_lab.trial(workspace.root(), m_params, through);
-  return {result.summary, !counts_as_pass(result.verdict)};
+  const std::optional<CandidateEvaluator::Result> result = m_lab.trial(workspace.root(), m_params, through);
+  if (!result) return k_budget_spent;
+  return {result->summary, !counts_as_pass(result->verdict)};
 }
 
 bool LabToolBackend::holds_the_head(const Workspace& workspace) const {

@@ -187,6 +187,26 @@ TEST(OptimizeE2E, NonFiniteOrNegativeBudgetsAreRefusedBeforeARunExists) {
   }
 }
 
+// Budgets through `optimize` itself: each ends the run with its own stop reason and never overshoots.
+TEST(OptimizeE2E, AnEvaluationOrHoursBudgetEndsTheRunWithItsStopReason) {
+  testing::TempDir dir;
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--budget-evaluations", "3"}, "budget_evaluations"}, {{"--budget-hours", "0.00001"}, "budget_hours"}};
+  for (const auto& [budget, reason] : cases) {
+    std::vector<std::string> args = {"optimize", testing::k_task.string(), "--provider", "builtin", "--max-cycles", "0",
+                                     "--runs-dir", (dir / reason).string(), "--json"};
+    args.insert(args.end(), budget.begin(), budget.end());
+    ProcessResult result = run_evoteam(args, std::chrono::seconds(300));
+    ASSERT_EQ(result.exit_code, 0) << budget[0] << "\n" << describe(result);
+    nlohmann::json summary = parse_stdout(result);
+    EXPECT_EQ(summary["stop_reason"], reason) << summary.dump(2);
+    if (reason == "budget_evaluations")
+      EXPECT_LE(summary["evaluations"].get<int>() + summary["trials"].get<int>(), 3) << summary.dump(2);
+    else
+      EXPECT_EQ(summary["cycles"], 1) << summary.dump(2);
+  }
+}
+
 // A configuration value outside its range or closed set is refused at load (exit 3), naming the layer and the key,
 // before a run directory exists; before, such values were clamped, ignored or failed the run's first evaluation.
 TEST(OptimizeE2E, ConfigurationValuesOutsideTheirRulesAreRefusedBeforeARunExists) {

@@ -13,6 +13,7 @@
 #include <evoteam/team/team.hpp>
 
 #include "support/temp_dir.hpp"
+#include "supervisor/run_state.hpp"
 #include "team/lab_tool_backend.hpp"
 
 namespace evoteam {
@@ -262,8 +263,9 @@ TEST_F(LabWithFakeEvaluator, KnowledgeIntegratorRecordsValidatedStrategiesAndThe
 
 TEST_F(LabWithFakeEvaluator, ProfileMarksTheCandidateProfiled) {
   lab.ensure_start(1);
-  CandidateEvaluator::Profile profile = lab.profile("c0001");
-  EXPECT_EQ(profile.bound, "compute");
+  std::optional<CandidateEvaluator::Profile> profile = lab.profile("c0001");
+  ASSERT_TRUE(profile.has_value());
+  EXPECT_EQ(profile->bound, "compute");
   EXPECT_TRUE(lab.snapshot().find("c0001")->profiled);
   EXPECT_EQ(lab.snapshot().find("c0001")->profile_bound, "compute");
   EXPECT_TRUE(std::filesystem::exists(run.candidate_dir("c0001") / "profile.json"));
@@ -289,6 +291,30 @@ TEST_F(LabWithFakeEvaluator, TheProfileToolOnTheHeadsCodeMarksTheHeadProfiled) {
   EXPECT_EQ(journaled("profile"), 1);
   EXPECT_EQ(evaluator.profiles, 2);
   EXPECT_EQ(backend.calls(), 2);
+}
+
+// --budget-evaluations counts every use of the evaluator: candidates, the agents' tool trials and profiles. A trial
+// is journaled before it runs, so a resumed run keeps what its trials spent.
+TEST_F(LabWithFakeEvaluator, TrialsAndProfilesSpendTheEvaluationBudget) {
+  lab.set_evaluation_limit(3);
+  lab.ensure_start(1);
+  const ParamValues params = lab.snapshot().find("c0001")->params;
+  ASSERT_TRUE(lab.trial(dir / "start", params, Stage::build).has_value());
+  ASSERT_TRUE(lab.trial_profile(dir / "start", params).has_value());
+  EXPECT_EQ(lab.snapshot().evaluations_spent(), 3);
+
+  EXPECT_FALSE(lab.trial(dir / "start", params, Stage::timing).has_value());
+  EXPECT_FALSE(lab.profile("c0001").has_value());
+  ParamValues other = params;
+  other["A"] = "2";
+  EXPECT_EQ(lab.evaluate(request(other), 1, Lab::Screening::off).record.state, RecordState::over_budget);
+  EXPECT_EQ(evaluator.calls, 2);  // the start and one trial
+  EXPECT_EQ(evaluator.profiles, 1);
+
+  EXPECT_EQ(journaled("trial"), 2);
+  const RunState replayed = replay_run_state(nlohmann::json::object(), replay_journal(run.journal().path()), {});
+  EXPECT_EQ(replayed.history.trials, 2);
+  EXPECT_EQ(replayed.history.evaluations_spent(), 3);
 }
 
 TEST_F(LabWithFakeEvaluator, OptimizerSpendsItsBudgetOnCoverRootsThenSingleChanges) {

@@ -87,6 +87,9 @@ struct CycleRecord {
 class RunHistory {
  public:
   std::vector<EvaluationRecord> evaluations;
+  // The agents' tool trials (compile, run_tests, benchmark, profile on work in progress): not candidates, but each
+  // spends the evaluator as one does, so the evaluation budget counts them.
+  int trials = 0;
   std::vector<CycleRecord> cycles;
 
   // The best passing candidate (highest speedup), if any.
@@ -96,7 +99,8 @@ class RunHistory {
   const EvaluationRecord* find(const std::string& candidate_id) const;
   const EvaluationRecord* find_key(const std::string& key) const;
   std::vector<const EvaluationRecord*> in_cycle(int cycle) const;
-  int evaluation_count() const;  // evaluations actually spent (blocked ones excluded)
+  int evaluation_count() const;  // candidates evaluated (blocked ones excluded)
+  int evaluations_spent() const { return evaluation_count() + trials; }  // what --budget-evaluations counts
 };
 
 }  // namespace evoteam

@@ -49,7 +49,8 @@ struct RunOutcome {
   std::string best_candidate;
   std::optional<double> best_speedup;
   int cycles = 0;
-  int evaluations = 0;
+  int evaluations = 0;  // candidates evaluated
+  int trials = 0;       // the agents' tool trials; with the candidates, what --budget-evaluations counts
   nlohmann::json tokens = {{"input", 0}, {"output", 0}, {"cache_read", 0}, {"cache_write", 0}};
   double cost_usd = 0;
   ExitCode exit_code = ExitCode::success;

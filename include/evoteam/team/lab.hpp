@@ -77,30 +77,34 @@ struct LabOutcome {
 
 class Lab {
  public:
-  // `recorded`: the run's evaluations so far (replayed from the journal on resume). The lab owns the list from
-  // here on and appends to it; others read it through snapshot().
-  Lab(RunDir& run, CandidateEvaluator& evaluator, KnowledgeBase& knowledge,
-      std::vector<EvaluationRecord> recorded = {});
+  // `recorded`: the run's evaluations and trials so far (replayed from the journal on resume). The lab owns them
+  // from here on and adds to them; others read them through snapshot().
+  Lab(RunDir& run, CandidateEvaluator& evaluator, KnowledgeBase& knowledge, std::vector<EvaluationRecord> recorded = {},
+      int trials = 0);
 
   // Evaluates (or reuses) a candidate and records it. When `screen` is on and the request matches a recorded
   // constraint ("param=value fails"), the attempt is blocked before it costs an evaluation.
   enum class Screening { off, against_knowledge };
   LabOutcome evaluate(const LabRequest& request, int cycle, Screening screening);
-  // Profiles a recorded candidate and marks it profiled (journaled as a "profile" record).
-  CandidateEvaluator::Profile profile(const std::string& candidate_id);
+  // Profiles a recorded candidate and marks it profiled (journaled as a "profile" record). It spends one
+  // evaluation of the budget like a trial; nothing once the budget is spent.
+  std::optional<CandidateEvaluator::Profile> profile(const std::string& candidate_id);
   // Re-runs correctness and timing with fresh seeds; a failure marks the candidate rejected.
   LabOutcome reverify(const std::string& candidate_id, int cycle, const std::string& role);
   // A reviewer's ruling on a candidate (journaled; a rejected candidate can no longer be the best).
   void rule(const std::string& candidate_id, bool accepted, const std::string& role, const std::string& reason);
 
-  // Runs the evaluator on work in progress (an agent's compile/test/benchmark tool) without recording a
-  // candidate; the caller counts it in its usage.
-  CandidateEvaluator::Result trial(const std::filesystem::path& sources_dir, const ParamValues& params, Stage through);
-  CandidateEvaluator::Profile trial_profile(const std::filesystem::path& sources_dir, const ParamValues& params);
+  // Runs the evaluator on work in progress (an agent's compile/test/benchmark/profile tool) without recording a
+  // candidate. Each trial counts against the evaluation limit and is journaled ("trial"); nothing once the limit
+  // is reached.
+  std::optional<CandidateEvaluator::Result> trial(const std::filesystem::path& sources_dir, const ParamValues& params,
+                                                  Stage through);
+  std::optional<CandidateEvaluator::Profile> trial_profile(const std::filesystem::path& sources_dir,
+                                                           const ParamValues& params);
   const Task* task() const { return m_evaluator.task(); }
 
-  // No evaluation beyond this many in the run (the --budget-evaluations budget); 0 means no limit. A request
-  // past it is answered without evaluating (outcome.reused, state over_budget).
+  // No evaluation beyond this many in the run, trials included (the --budget-evaluations budget); 0 means no
+  // limit. A request past it is answered without evaluating (outcome.reused, state over_budget).
   void set_evaluation_limit(int limit) { m_evaluation_limit = limit; }
 
   RunHistory snapshot() const;
@@ -118,6 +122,8 @@ class Lab {
   std::string next_candidate_id();
   std::string sources_hash(const std::filesystem::path& sources_dir) const;
   std::optional<std::string> blocking_constraint(const ParamValues& params) const;
+  // Takes one trial from the budget and journals it; false when the budget is spent.
+  bool spend_trial(Stage stage);
 
   RunDir& m_run;
   CandidateEvaluator& m_evaluator;
