@@ -49,6 +49,13 @@ const std::vector<ToolDefinition>& definitions() {
        {{"kind", "strategy, failed_attempt, hardware, constraint or action_plan"},
         {"text", "the note: its first line is its title"}},
        {"kind", "text"}},
+      {"rule",
+       "Rule on a recorded candidate: accept it, or reject it so that it can become neither a lineage's head nor the "
+       "best. The ruling and its reason are recorded for the team.",
+       {{"candidate", "the candidate's id, e.g. c0007"},
+        {"ruling", "accept or reject"},
+        {"reason", "why: the checklist items and the evidence behind them"}},
+       {"candidate", "ruling", "reason"}},
       {"submit",
        "Submit the kernel in your workspace as your result and end your turn.",
        {{"summary", "what you changed, why, and what the measurements showed"}},
@@ -63,12 +70,19 @@ const ToolDefinition* find_definition(const std::string& name) {
   return nullptr;
 }
 
+// The closed set of an argument's values, or nullptr when it is free text.
+const std::vector<std::string>* allowed_values(const ToolDefinition& tool, const std::string& argument) {
+  static const std::vector<std::string> rulings = {"accept", "reject"};
+  if (argument == "kind" && std::string(tool.name) == "record_knowledge") return &knowledge_kinds();
+  if (argument == "ruling" && std::string(tool.name) == "rule") return &rulings;
+  return nullptr;
+}
+
 nlohmann::json schema_of(const ToolDefinition& tool) {
   nlohmann::json properties = nlohmann::json::object();
   for (const auto& [name, description] : tool.arguments) {
     properties[name] = {{"type", "string"}, {"description", description}};
-    if (std::string(name) == "kind" && std::string(tool.name) == "record_knowledge")
-      properties[name]["enum"] = knowledge_kinds();
+    if (const std::vector<std::string>* values = allowed_values(tool, name)) properties[name]["enum"] = *values;
   }
   nlohmann::json required = nlohmann::json::array();
   for (const char* name : tool.required) required.push_back(name);
@@ -85,11 +99,9 @@ std::string argument_problem(const ToolDefinition& tool, const nlohmann::json& i
                               [&](const auto& argument) { return key == argument.first; });
     if (known == tool.arguments.end()) return "unknown argument '" + key + "'";
     if (!value.is_string()) return "argument '" + key + "' must be a string, got " + value.type_name();
-    if (key == "kind" && std::string(tool.name) == "record_knowledge") {
-      const std::vector<std::string>& kinds = knowledge_kinds();
-      if (std::find(kinds.begin(), kinds.end(), value.get<std::string>()) == kinds.end())
-        return "argument 'kind' must be one of strategy, failed_attempt, hardware, constraint, action_plan";
-    }
+    if (const std::vector<std::string>* values = allowed_values(tool, key))
+      if (std::find(values->begin(), values->end(), value.get<std::string>()) == values->end())
+        return "argument '" + key + "' must be one of " + join(*values, ", ");
   }
   return "";
 }
@@ -146,8 +158,8 @@ std::string truncate_middle(const std::string& text, std::size_t max_chars) {
 }
 
 Toolbox::Toolbox(const Workspace& workspace, EvaluationBackend* evaluator, KnowledgeAccess* knowledge,
-                 std::vector<std::string> enabled, ToolSettings settings)
-    : m_workspace(workspace), m_evaluator(evaluator), m_knowledge(knowledge), m_settings(settings) {
+                 std::vector<std::string> enabled, ToolSettings settings, ReviewAccess* review)
+    : m_workspace(workspace), m_evaluator(evaluator), m_knowledge(knowledge), m_review(review), m_settings(settings) {
   if (enabled.empty()) enabled = tool_names();
   for (const std::string& name : enabled)
     if (find_definition(name) == nullptr) throw InvalidInput("unknown tool '" + name + "'");
@@ -207,6 +219,9 @@ ToolOutcome Toolbox::run(const std::string& name, const nlohmann::json& input) {
       m_knowledge->record(arg("kind"), arg("text"));
       outcome.content = "recorded in " + arg("kind");
     }
+  } else if (name == "rule") {
+    if (m_review == nullptr) return error_outcome(ToolStatus::failed, "no review is available to this agent");
+    return from_result(m_review->rule(arg("candidate"), arg("ruling") == "accept", arg("reason")));
   } else if (name == "submit") {
     outcome.submitted = true;
     outcome.summary = arg("summary");

@@ -37,4 +37,24 @@ bool LabToolBackend::holds_the_head(const Workspace& workspace) const {
   return !m_kernel_files.empty();
 }
 
+LabReview::LabReview(Lab& lab, KnowledgeBase& knowledge, std::string role)
+    : m_lab(lab), m_knowledge(knowledge), m_role(std::move(role)) {}
+
+ToolResult LabReview::rule(const std::string& candidate_id, bool accepted, const std::string& reason) {
+  const RunHistory history = m_lab.snapshot();
+  const EvaluationRecord* record = history.find(candidate_id);
+  if (record == nullptr || record->state != RecordState::evaluated)
+    return {"no evaluated candidate " + candidate_id + " in this run", true};
+  m_lab.rule(candidate_id, accepted, m_role, reason);
+  const KnowledgeEntry entry{(accepted ? "accepted " : "rejected ") + candidate_id,
+                             {{"candidate", candidate_id}, {"author", m_role}}, reason};
+  if (accepted)
+    m_knowledge.add_role_record(m_role, entry);
+  else
+    m_knowledge.add(KnowledgeKind::failed_attempt, entry);
+  return {std::string(accepted ? "accepted " : "rejected ") + candidate_id +
+              (accepted ? "" : ": it can no longer become a lineage's head or the best"),
+          false};
+}
+
 }  // namespace evoteam

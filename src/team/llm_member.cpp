@@ -120,7 +120,8 @@ class LlmMember : public TeamMember {
 
     LabToolBackend backend(lab, head->candidate_id, head->params, task->kernel_files);
     KnowledgeBaseAccess knowledge(*context.knowledge, m_role.name, m_team.digest_chars);
-    Toolbox tools(workspace, &backend, &knowledge, m_role.tools, m_team.tool_settings);
+    LabReview review(lab, *context.knowledge, m_role.name);
+    Toolbox tools(workspace, &backend, &knowledge, m_role.tools, m_team.tool_settings, &review);
     AgentResult result = run_agent(m_team.settings_for(m_role), prompt, *m_team.provider, tools, *m_team.meter,
                                    agent_dir / "transcript.jsonl");
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include <evoteam/agent/tools.hpp>
 #include <evoteam/core/config.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
@@ -100,7 +101,7 @@ std::vector<std::string> parse_tools(const std::string& value, const std::string
     const std::size_t comma = list.find(',', start);
     const std::string tool = unquote(trim(list.substr(start, comma - start)));
     if (tool.empty()) throw InvalidInput(location + ": empty entry in 'tools'");
-    const auto& known = known_tools();
+    const std::vector<std::string>& known = tool_names();  // the toolbox's contract, one list
     if (std::find(known.begin(), known.end(), tool) == known.end())
       throw InvalidInput(location + ": unknown tool '" + tool + "' in 'tools' (known: " + join(known, ", ") + ")");
     if (std::find(tools.begin(), tools.end(), tool) != tools.end())
@@ -119,14 +120,6 @@ const std::vector<std::string>& known_placeholders() {
       "task_name",  "task_readme",      "target",       "editable_files", "params",  "constraints",
       "directives", "knowledge_digest", "best_summary", "handoff_note",   "cycle",   "budget",
       "team",       "signals",          "history",      "available_roles", "team_schema",
-  };
-  return names;
-}
-
-const std::vector<std::string>& known_tools() {
-  static const std::vector<std::string> names = {
-      "read_file", "write_file",     "edit_file",        "list_files", "compile", "run_tests",
-      "benchmark", "profile",        "read_knowledge",   "record_knowledge", "submit",
   };
   return names;
 }

@@ -43,7 +43,7 @@ class AgentTools : public ::testing::Test {
 TEST_F(AgentTools, ContractNamesWithSchemas) {
   const std::vector<std::string> expected = {"read_file", "write_file",  "edit_file",      "list_files",
                                              "compile",   "run_tests",   "benchmark",      "profile",
-                                             "read_knowledge", "record_knowledge", "submit"};
+                                             "read_knowledge", "record_knowledge", "rule", "submit"};
   EXPECT_EQ(tool_names(), expected);
   std::vector<ToolSpec> specs = m_tools.specs();
   ASSERT_EQ(specs.size(), expected.size());
@@ -54,8 +54,29 @@ TEST_F(AgentTools, ContractNamesWithSchemas) {
   }
   EXPECT_EQ(specs[2].input_schema["required"], (nlohmann::json{"path", "old", "new"}));
   EXPECT_EQ(specs[9].input_schema["required"], (nlohmann::json{"kind", "text"}));
-  EXPECT_EQ(specs[10].input_schema["required"], (nlohmann::json{"summary"}));
+  EXPECT_EQ(specs[10].input_schema["required"], (nlohmann::json{"candidate", "ruling", "reason"}));
+  EXPECT_EQ(specs[10].input_schema["properties"]["ruling"]["enum"], (nlohmann::json{"accept", "reject"}));
+  EXPECT_EQ(specs[11].input_schema["required"], (nlohmann::json{"summary"}));
   EXPECT_TRUE(specs[8].input_schema["required"].empty());
+}
+
+// The rule tool hands a ruling to the review seam; a ruling outside accept/reject is the model's format error.
+TEST_F(AgentTools, RuleGoesThroughTheReviewSeam) {
+  struct RecordingReview : ReviewAccess {
+    ToolResult rule(const std::string& candidate_id, bool accepted, const std::string& reason) override {
+      rulings.push_back(candidate_id + (accepted ? " accept " : " reject ") + reason);
+      return {"ruled", false};
+    }
+    std::vector<std::string> rulings;
+  } review;
+  Toolbox tools(m_workspace, nullptr, nullptr, {"rule"}, {}, &review);
+  EXPECT_EQ(tools.call("rule", {{"candidate", "c0007"}, {"ruling", "reject"}, {"reason", "two changes"}}).content, "ruled");
+  const ToolOutcome maybe = tools.call("rule", {{"candidate", "c0007"}, {"ruling", "maybe"}, {"reason", "?"}});
+  EXPECT_EQ(maybe.status, ToolStatus::format_error);
+  EXPECT_NE(maybe.content.find("must be one of accept, reject"), std::string::npos) << maybe.content;
+  EXPECT_EQ(review.rulings, std::vector<std::string>{"c0007 reject two changes"});
+  Toolbox without(m_workspace, nullptr, nullptr, {"rule"});
+  EXPECT_EQ(without.call("rule", {{"candidate", "c1"}, {"ruling", "accept"}, {"reason", "ok"}}).status, ToolStatus::failed);
 }
 
 TEST_F(AgentTools, RoleSubsetKeepsContractOrderAndRefusesOthers) {

@@ -317,6 +317,28 @@ TEST_F(LabWithFakeEvaluator, TrialsAndProfilesSpendTheEvaluationBudget) {
   EXPECT_EQ(replayed.history.evaluations_spent(), 3);
 }
 
+// An LLM reviewer's rejection binds as the builtin Disciplinarian's does: the candidate stops being the best, and
+// the ruling lands in the knowledge with its reason.
+TEST_F(LabWithFakeEvaluator, TheRuleToolMakesARejectionBinding) {
+  lab.ensure_start(1);
+  ParamValues faster = lab.snapshot().find("c0001")->params;
+  faster["A"] = "4";
+  const std::string id = lab.evaluate(request(faster), 1, Lab::Screening::off).record.candidate_id;
+  ASSERT_EQ(lab.best()->candidate_id, id);
+
+  LabReview review(lab, knowledge, "disciplinarian");
+  EXPECT_TRUE(review.rule("c0999", false, "no such candidate").is_error);
+  const ToolResult ruled = review.rule(id, false, "two changes at once: A and the epilogue");
+  EXPECT_FALSE(ruled.is_error);
+  EXPECT_EQ(lab.best()->candidate_id, "c0001");
+  EXPECT_TRUE(lab.snapshot().find(id)->rejected);
+  EXPECT_EQ(journaled("ruling"), 1);
+  const std::vector<KnowledgeEntry> failed = knowledge.entries(KnowledgeKind::failed_attempt);
+  ASSERT_FALSE(failed.empty());
+  EXPECT_EQ(failed.back().text, "two changes at once: A and the epilogue");
+  EXPECT_EQ(failed.back().fields.at("candidate"), id);
+}
+
 TEST_F(LabWithFakeEvaluator, OptimizerSpendsItsBudgetOnCoverRootsThenSingleChanges) {
   lab.ensure_start(1);
   TurnOutcome outcome = act("optimizer", 1, 3);

@@ -231,7 +231,6 @@ TEST(Role, DefaultDirectoryIsUnderTheInstallRoot) {
 }
 
 TEST(Role, KnownSetsAreTheContract) {
-  EXPECT_EQ(known_tools().size(), 11u);
   EXPECT_EQ(known_placeholders().size(), 17u);
 }
 

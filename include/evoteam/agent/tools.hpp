@@ -1,9 +1,9 @@
 #pragma once
 // The agent's tools. Names and argument names are a contract (role files list them): read_file {path},
 // write_file {path, content}, edit_file {path, old, new}, list_files {path}, compile {}, run_tests {},
-// benchmark {}, profile {}, read_knowledge {topic?}, record_knowledge {kind, text}, submit {summary}.
-// Tools never run a shell: file tools go through the Workspace sandbox, evaluation tools through an
-// EvaluationBackend, knowledge tools through a KnowledgeAccess. Mistakes of the model (bad arguments, paths
+// benchmark {}, profile {}, read_knowledge {topic?}, record_knowledge {kind, text}, rule {candidate, ruling, reason},
+// submit {summary}. Tools never run a shell: file tools go through the Workspace sandbox, evaluation tools through
+// an EvaluationBackend, knowledge tools through a KnowledgeAccess, rulings through a ReviewAccess. Mistakes of the model (bad arguments, paths
 // that escape, failing builds) come back as error results; only infrastructure faults throw.
 #include <cstddef>
 #include <filesystem>
@@ -57,6 +57,17 @@ class KnowledgeAccess {
   virtual void record(const std::string& kind, const std::string& text) = 0;
 };
 
+// --- Review seam -----------------------------------------------------------------------------------------
+
+// A reviewer's binding ruling on a recorded candidate (the Disciplinarian's rule tool): a rejected candidate can
+// become neither the head of a lineage nor the best. The text is for the model; an unknown candidate is an
+// error result.
+class ReviewAccess {
+ public:
+  virtual ~ReviewAccess() = default;
+  virtual ToolResult rule(const std::string& candidate_id, bool accepted, const std::string& reason) = 0;
+};
+
 // --- Toolbox ---------------------------------------------------------------------------------------------
 
 // The contract names, in documentation order.
@@ -87,7 +98,7 @@ class Toolbox {
   // `enabled` lists the tools this agent gets (a role's tools); empty means all. Throws InvalidInput for a
   // name that is not a tool. The backends may be null: their tools then answer with an error.
   Toolbox(const Workspace& workspace, EvaluationBackend* evaluator, KnowledgeAccess* knowledge,
-          std::vector<std::string> enabled = {}, ToolSettings settings = {});
+          std::vector<std::string> enabled = {}, ToolSettings settings = {}, ReviewAccess* review = nullptr);
 
   // Name, one-line description and JSON Schema of each enabled tool, in contract order.
   std::vector<ToolSpec> specs() const;
@@ -100,6 +111,7 @@ class Toolbox {
   const Workspace& m_workspace;
   EvaluationBackend* m_evaluator;
   KnowledgeAccess* m_knowledge;
+  ReviewAccess* m_review;
   std::vector<std::string> m_enabled;
   ToolSettings m_settings;
 };

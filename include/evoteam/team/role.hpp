@@ -20,7 +20,7 @@ namespace evoteam {
 struct RoleDefinition {
   std::string name;                // [a-z0-9][a-z0-9_-]*, unique within a roles directory
   std::string description;         // one line, shown to the supervisor in `available_roles`
-  std::vector<std::string> tools;  // a subset of known_tools(), in file order, no repeats; may be empty
+  std::vector<std::string> tools;  // a subset of tool_names() (agent/tools.hpp), in file order, no repeats; may be empty
   std::string model;               // model override; empty = the run's model
   std::string body;                // the prompt template, ending with one newline
   std::filesystem::path source;    // the file it came from (empty for roles built in code)
@@ -40,9 +40,6 @@ std::filesystem::path default_roles_dir();
 
 // The closed set of placeholder names a role body may use, in documentation order.
 const std::vector<std::string>& known_placeholders();
-
-// The closed set of agent tool names a role may list.
-const std::vector<std::string>& known_tools();
 
 // The placeholder names used in a template, in order of first use, each once. A placeholder is `{{name}}`
 // (spaces inside the braces allowed) where name starts with a letter or '_' and continues with letters,
