@@ -176,4 +176,13 @@ int write_all(int fd, std::string_view bytes) {
   return 0;
 }
 
+std::vector<std::filesystem::path> files_under(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> files;
+  std::error_code error;
+  for (std::filesystem::recursive_directory_iterator it(dir, error), end; !error && it != end; it.increment(error))
+    if (it->is_regular_file()) files.push_back(it->path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 }  // namespace evoteam

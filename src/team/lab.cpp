@@ -11,19 +11,9 @@
 #include <evoteam/core/clock.hpp>
 #include <evoteam/core/text.hpp>
 
+#include "team/source_diff.hpp"
+
 namespace evoteam {
-
-namespace {
-
-std::vector<std::filesystem::path> sorted_files(const std::filesystem::path& dir) {
-  std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
-    if (entry.is_regular_file()) files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-}  // namespace
 
 int count_param_changes(const ParamValues& before, const ParamValues& after) {
   int changes = 0;
@@ -68,7 +58,7 @@ std::string Lab::next_candidate_id() {
 
 std::string Lab::sources_hash(const std::filesystem::path& sources_dir) const {
   std::string text;
-  for (const std::filesystem::path& file : sorted_files(sources_dir))
+  for (const std::filesystem::path& file : files_under(sources_dir))
     text += std::filesystem::relative(file, sources_dir).string() + "\n" + sha256_hex(read_file(file)) + "\n";
   return sha256_hex(text).substr(0, 16);
 }
@@ -117,7 +107,8 @@ LabOutcome Lab::evaluate(const LabRequest& request, int cycle, Screening screeni
     }
     if (const EvaluationRecord* parent = m_history.find(request.parent_id)) {
       record.structural_change = parent->sources_hash != record.sources_hash;
-      record.changes = count_param_changes(parent->params, record.params) + (record.structural_change ? 1 : 0);
+      record.changes = count_param_changes(parent->params, record.params) +
+                       (record.structural_change ? changed_regions_between(sources_of(parent->candidate_id), request.sources_dir) : 0);
     }
     if (screening == Screening::against_knowledge) {
       if (std::optional<std::string> constraint = blocking_constraint(record.params)) {

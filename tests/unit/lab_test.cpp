@@ -15,6 +15,7 @@
 #include "support/temp_dir.hpp"
 #include "supervisor/run_state.hpp"
 #include "team/lab_tool_backend.hpp"
+#include "team/source_diff.hpp"
 
 namespace evoteam {
 namespace {
@@ -337,6 +338,51 @@ TEST_F(LabWithFakeEvaluator, TheRuleToolMakesARejectionBinding) {
   ASSERT_FALSE(failed.empty());
   EXPECT_EQ(failed.back().text, "two changes at once: A and the epilogue");
   EXPECT_EQ(failed.back().fields.at("candidate"), id);
+}
+
+// The code half of a candidate's change count: separate edited places, nearby lines counting as one.
+TEST(SourceDiff, ChangedRegionsCountSeparateEdits) {
+  std::string base;
+  for (int i = 0; i < 30; ++i) base += "line " + std::to_string(i) + "\n";
+  auto with = [&](std::vector<std::pair<int, std::string>> edits) {
+    std::string text;
+    for (int i = 0; i < 30; ++i) {
+      std::string line = "line " + std::to_string(i);
+      for (const auto& [at, replacement] : edits)
+        if (at == i) line = replacement;
+      text += line + "\n";
+    }
+    return text;
+  };
+  EXPECT_EQ(changed_regions(base, base), 0);
+  EXPECT_EQ(changed_regions(base, with({{5, "tile = 64"}})), 1);
+  EXPECT_EQ(changed_regions(base, with({{5, "tile = 64"}, {6, "unroll = 4"}})), 1);   // one place
+  EXPECT_EQ(changed_regions(base, with({{5, "tile = 64"}, {20, "unroll = 4"}})), 2);  // two places
+  EXPECT_EQ(changed_regions(base, base + "extra\n"), 1);
+  EXPECT_EQ(changed_regions(base, "new\n" + base + "extra\n"), 2);
+  EXPECT_EQ(changed_regions("a", "a\n"), 1);
+}
+
+// A candidate's changes: its changed params plus its changed code regions against its parent, whoever wrote it.
+TEST_F(LabWithFakeEvaluator, ChangesCountParamsAndEditedRegions) {
+  lab.ensure_start(1);
+  std::string code;
+  for (int i = 0; i < 40; ++i) code += "int v" + std::to_string(i) + " = " + std::to_string(i) + ";\n";
+  write_file_atomic(dir / "start" / "kernel.cpp", code);
+  ParamValues params = lab.snapshot().find("c0001")->params;
+  const std::string base = lab.evaluate(request(params), 1, Lab::Screening::off).record.candidate_id;
+
+  std::filesystem::create_directories(dir / "edited");
+  std::string edited = code;
+  edited.replace(edited.find("int v3 = 3;"), 11, "int v3 = 33;");
+  edited.replace(edited.find("int v30 = 30;"), 13, "int v30 = 300;");
+  write_file_atomic(dir / "edited" / "kernel.cpp", edited);
+  params["A"] = "2";
+  LabRequest two_places = request(params, base);
+  two_places.sources_dir = dir / "edited";
+  const EvaluationRecord record = lab.evaluate(two_places, 1, Lab::Screening::off).record;
+  EXPECT_TRUE(record.structural_change);
+  EXPECT_EQ(record.changes, 3);  // one param, two places in the code
 }
 
 TEST_F(LabWithFakeEvaluator, OptimizerSpendsItsBudgetOnCoverRootsThenSingleChanges) {

@@ -3,6 +3,7 @@
 // (temp file in the same directory, fsync, rename, fsync the directory). Failures throw IoError naming the path.
 #include <filesystem>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -31,6 +32,9 @@ void create_directories(const std::filesystem::path& dir);
 // Copies a directory tree (regular files and folders only; symlinks and special files are skipped),
 // overwriting files that exist in `to`. Throws IoError naming the path that failed.
 void copy_tree(const std::filesystem::path& from, const std::filesystem::path& to);
+
+// Every regular file under `dir`, recursively, in sorted path order (empty when `dir` does not exist).
+std::vector<std::filesystem::path> files_under(const std::filesystem::path& dir);
 
 // Writes all of `bytes` to `fd`, retrying short writes and EINTR; returns 0, or the errno of the failure (the
 // caller names the file in its error).

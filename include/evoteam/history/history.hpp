@@ -34,7 +34,7 @@ struct EvaluationRecord {
   std::string hypothesis;
   ParamValues params;
   std::string sources_hash;      // hash of the editable sources; with params it identifies the candidate
-  int changes = 0;               // params (or structural edits) changed relative to the parent
+  int changes = 0;               // changed params plus edited code regions relative to the parent (source_diff)
   bool structural_change = false;  // sources differ from the parent's (an architecture change)
   RecordState state = RecordState::pending;
   Verdict verdict = Verdict::infra_error;  // the evaluator's; meaningful only when state is evaluated
