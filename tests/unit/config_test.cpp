@@ -8,6 +8,7 @@
 #include <evoteam/core/config_rules.hpp>
 #include <evoteam/core/error.hpp>
 
+#include "support/config_keys.hpp"
 #include "support/temp_dir.hpp"
 
 namespace evoteam {
@@ -97,21 +98,9 @@ TEST(Config, EveryShippedConfigLoads) {
   EXPECT_GE(loaded, 1);
 }
 
-// Every leaf of the defaults, as dotted paths (lists are leaves).
-void collect_leaves(const nlohmann::json& node, const std::string& prefix, std::vector<std::string>& leaves) {
-  for (const auto& [key, value] : node.items()) {
-    const std::string path = prefix.empty() ? key : prefix + "." + key;
-    if (value.is_object())
-      collect_leaves(value, path, leaves);
-    else
-      leaves.push_back(path);
-  }
-}
-
 // A key added to configs/default.json needs its row in the rule table, and the table names no key that is gone.
 TEST(ConfigRules, EveryKeyHasARuleAndEveryRuleAKey) {
-  std::vector<std::string> leaves;
-  collect_leaves(Config::defaults(), "", leaves);
+  const std::vector<std::string> leaves = testing::config_key_paths();
   ASSERT_GT(leaves.size(), 100u);
   for (const std::string& path : leaves) EXPECT_NE(find_config_rule(path), nullptr) << path << " has no rule";
   const std::set<std::string> keys(leaves.begin(), leaves.end());

@@ -2,6 +2,8 @@
 // the daemon does not keep), and every name a closed set allows converts in the module that owns the key.
 #include <gtest/gtest.h>
 
+#include "support/config_keys.hpp"
+
 #include <evoteam/agent/agent.hpp>
 #include <evoteam/agent/tools.hpp>
 #include <evoteam/agent/workspace.hpp>
@@ -34,23 +36,12 @@ void read_every_section(const Config& config) {
   (void)budgets_from_config(config);
 }
 
-void collect_leaves(const nlohmann::json& node, const std::string& prefix, std::vector<std::string>& leaves) {
-  for (const auto& [key, value] : node.items()) {
-    const std::string path = prefix.empty() ? key : prefix + "." + key;
-    if (value.is_object())
-      collect_leaves(value, path, leaves);
-    else
-      leaves.push_back(path);
-  }
-}
-
 TEST(Settings, EveryKeyIsReadByASettingsReader) {
   Config config;
   std::set<std::string> reads;
   config.record_reads_into(&reads);
   read_every_section(config);
-  std::vector<std::string> leaves;
-  collect_leaves(Config::defaults(), "", leaves);
+  const std::vector<std::string> leaves = testing::config_key_paths();
   // A reader that converts a whole section (eval's) reads every key under it: its struct's round trip
   // (EvalSettings.TheJsonFormIsTheConfiguredSection) holds it to every key.
   auto read = [&](std::string path) {
