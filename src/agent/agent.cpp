@@ -17,6 +17,7 @@ constexpr const char* k_no_tool_call =
 constexpr const char* k_cut_at_max_tokens =
     "Your reply reached the output token limit before it called a tool. Be brief, and call one tool at a time.";
 constexpr const char* k_not_run_after_submit = "error: not run: you already submitted in this reply";
+constexpr const char* k_not_run_after_budget = "error: not run: the run's budget is spent";
 constexpr const char* k_not_run_after_crash = "error: not run: the daemon stopped before this tool ran; call it again";
 constexpr const char* k_resumed = "The session was resumed after an interruption; continue with the task.";
 constexpr std::size_t k_keep_recent_messages = 6;
@@ -53,6 +54,7 @@ struct ToolRound {
   bool well_formed = false;  // at least one call had arguments its tool could read
   bool submitted = false;
   std::string summary;       // what submit said
+  std::string budget_spent;  // a tool found this run budget spent: the turn ends
 };
 
 // One agent's run (or resumed run): the conversation, its transcript and what it has spent so far.
@@ -110,6 +112,8 @@ AgentResult AgentLoop::run(const AgentPrompt& prompt) {
   while (true) {
     if (std::optional<Ending> limit = limit_reached(m_settings.limits, m_result, elapsed_s(), m_meter))
       return finish(std::move(*limit));
+    // The budgets the team shares with the evaluator: no model call is spent on a turn that could not act.
+    if (std::optional<std::string> spent = m_tools.budget_spent()) return finish({Stop::budget_spent, *spent});
     if (context_nearly_full()) clear_old_tool_results(m_state.messages, k_keep_recent_messages);
     LlmResult reply = ask_model();
     if (!reply.ok()) {
@@ -123,6 +127,7 @@ AgentResult AgentLoop::run(const AgentPrompt& prompt) {
       m_result.summary = std::move(round.summary);
       return finish({Stop::submitted, ""});
     }
+    if (!round.budget_spent.empty()) return finish({Stop::budget_spent, round.budget_spent});
     if (std::optional<Ending> ending = count_malformed(round.well_formed)) return finish(std::move(*ending));
   }
 }
@@ -199,14 +204,16 @@ void AgentLoop::record_reply(const LlmResponse& response) {
   if (!said.content.empty()) m_state.messages.push_back(std::move(said));
 }
 
-// Calls after a submit are answered but not run, since every call needs its result. A reply that called no
+// Calls after a submit, or after a call that found the run's budget spent, are answered but not run, since every
+// call needs its result. A reply that called no
 // tool is answered with a nudge to use them.
 ToolRound AgentLoop::run_tool_calls(const LlmResponse& response) {
   ToolRound round;
   for (const ContentBlock& call : response.content) {
     if (call.kind != BlockKind::tool_use) continue;
-    if (round.submitted) {
-      round.results.content.push_back(ContentBlock::make_tool_result(call.id, k_not_run_after_submit, true));
+    if (round.submitted || !round.budget_spent.empty()) {
+      round.results.content.push_back(
+          ContentBlock::make_tool_result(call.id, round.submitted ? k_not_run_after_submit : k_not_run_after_budget, true));
       continue;
     }
     ToolOutcome outcome = run_tool_call(call);
@@ -215,6 +222,7 @@ ToolRound AgentLoop::run_tool_calls(const LlmResponse& response) {
       round.submitted = true;
       round.summary = outcome.summary;
     }
+    round.budget_spent = outcome.budget_spent;
     round.results.content.push_back(ContentBlock::make_tool_result(call.id, outcome.content, outcome.is_error()));
   }
   if (round.results.content.empty())

@@ -23,6 +23,7 @@ const std::vector<std::pair<Stop, const char*>>& stop_words() {
       {Stop::malformed_replies, "malformed_replies"},
       {Stop::interrupted, "interrupted"},
       {Stop::provider_failed, "provider_failed"},
+      {Stop::budget_spent, "budget_spent"},
   };
   return words;
 }

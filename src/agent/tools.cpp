@@ -16,6 +16,10 @@ struct ToolDefinition {
   std::vector<const char*> required;
 };
 
+// The optional argument of the tools that build: param changes over the head's values.
+constexpr std::pair<const char*, const char*> k_params = {
+    "params", "param changes over the head's values, e.g. \"TILE_M=64, UNROLL=4\"; omit to keep the head's"};
+
 const std::vector<ToolDefinition>& definitions() {
   static const std::vector<ToolDefinition> tools = {
       {"read_file", "Read a text file of your workspace.", {{"path", "path relative to the workspace"}}, {"path"}},
@@ -34,10 +38,10 @@ const std::vector<ToolDefinition>& definitions() {
        "List the files and folders under a folder of your workspace ('.' for all).",
        {{"path", "folder relative to the workspace"}},
        {"path"}},
-      {"compile", "Build the kernel in your workspace and report the compiler's errors.", {}, {}},
-      {"run_tests", "Build the kernel and check it against the reference on the task's workloads.", {}, {}},
-      {"benchmark", "Build, check and time the kernel; reports the time and speedup per workload.", {}, {}},
-      {"profile", "Build, check, time and profile the kernel; reports its hardware metrics.", {}, {}},
+      {"compile", "Build the kernel in your workspace and report the compiler's errors.", {k_params}, {}},
+      {"run_tests", "Build the kernel and check it against the reference on the task's workloads.", {k_params}, {}},
+      {"benchmark", "Build, check and time the kernel; reports the time and speedup per workload.", {k_params}, {}},
+      {"profile", "Build, check, time and profile the kernel; reports its hardware metrics.", {k_params}, {}},
       {"read_knowledge",
        "Read the team's knowledge notes: one topic (strategy, failed_attempt, hardware, constraint, "
        "action_plan) or, without a topic, all of them.",
@@ -56,9 +60,14 @@ const std::vector<ToolDefinition>& definitions() {
         {"ruling", "accept or reject"},
         {"reason", "why: the checklist items and the evidence behind them"}},
        {"candidate", "ruling", "reason"}},
+      {"record_candidate",
+       "Record the kernel in your workspace (at these params) as a candidate of the run now: it is evaluated in full "
+       "and kept, and you go on working. Each one uses one of your turn's candidate submissions.",
+       {{"summary", "what you changed, why, and what the measurements showed"}, k_params},
+       {"summary"}},
       {"submit",
-       "Submit the kernel in your workspace as your result and end your turn.",
-       {{"summary", "what you changed, why, and what the measurements showed"}},
+       "Submit the kernel in your workspace (at these params) as your result and end your turn.",
+       {{"summary", "what you changed, why, and what the measurements showed"}, k_params},
        {"summary"}},
   };
   return tools;
@@ -157,6 +166,11 @@ std::string truncate_middle(const std::string& text, std::size_t max_chars) {
          " characters left out; read a narrower part if you need them ...]\n" + text.substr(tail);
 }
 
+bool Toolbox::can_edit() const {
+  return std::find(m_enabled.begin(), m_enabled.end(), "write_file") != m_enabled.end() ||
+         std::find(m_enabled.begin(), m_enabled.end(), "edit_file") != m_enabled.end();
+}
+
 Toolbox::Toolbox(const Workspace& workspace, EvaluationBackend* evaluator, KnowledgeAccess* knowledge,
                  std::vector<std::string> enabled, ToolSettings settings, ReviewAccess* review)
     : m_workspace(workspace), m_evaluator(evaluator), m_knowledge(knowledge), m_review(review), m_settings(settings) {
@@ -166,6 +180,10 @@ Toolbox::Toolbox(const Workspace& workspace, EvaluationBackend* evaluator, Knowl
   // Contract order, whatever order the role listed them in.
   for (const std::string& name : tool_names())
     if (std::find(enabled.begin(), enabled.end(), name) != enabled.end()) m_enabled.push_back(name);
+}
+
+std::optional<std::string> Toolbox::budget_spent() const {
+  return m_budget_check ? m_budget_check() : std::nullopt;
 }
 
 std::vector<ToolSpec> Toolbox::specs() const {
@@ -185,6 +203,11 @@ ToolOutcome Toolbox::call(const std::string& name, const nlohmann::json& input) 
   }
   if (std::string problem = argument_problem(*tool, input); !problem.empty())
     return error_outcome(ToolStatus::format_error, name + ": " + problem);
+  if (std::optional<std::string> spent = budget_spent()) {
+    ToolOutcome outcome = error_outcome(ToolStatus::failed, "not run: " + *spent + "; your turn ends");
+    outcome.budget_spent = *spent;
+    return outcome;
+  }
   ToolOutcome outcome;
   try {
     outcome = run(name, input);
@@ -210,7 +233,7 @@ ToolOutcome Toolbox::run(const std::string& name, const nlohmann::json& input) {
     outcome.content = m_workspace.list(arg("path"));
   } else if (std::optional<Stage> stage = tool_stage(name)) {
     if (m_evaluator == nullptr) return error_outcome(ToolStatus::failed, "no evaluator is available to this agent");
-    return from_result(m_evaluator->evaluate(m_workspace, *stage));
+    return from_result(m_evaluator->evaluate(m_workspace, *stage, arg("params")));
   } else if (name == "read_knowledge" || name == "record_knowledge") {
     if (m_knowledge == nullptr) return error_outcome(ToolStatus::failed, "no knowledge base is available to this agent");
     if (name == "read_knowledge") {
@@ -222,10 +245,20 @@ ToolOutcome Toolbox::run(const std::string& name, const nlohmann::json& input) {
   } else if (name == "rule") {
     if (m_review == nullptr) return error_outcome(ToolStatus::failed, "no review is available to this agent");
     return from_result(m_review->rule(arg("candidate"), arg("ruling") == "accept", arg("reason")));
+  } else if (name == "record_candidate") {
+    if (m_evaluator == nullptr) return error_outcome(ToolStatus::failed, "no evaluator is available to this agent");
+    return from_result(m_evaluator->submit(m_workspace, arg("summary"), arg("params")));
   } else if (name == "submit") {
+    // A role that cannot edit has no kernel of its own: its submit only ends the turn.
+    if (m_evaluator != nullptr && can_edit()) {
+      ToolResult recorded = m_evaluator->submit(m_workspace, arg("summary"), arg("params"));
+      if (recorded.is_error) return from_result(recorded);  // bad params: the model fixes them, the turn goes on
+      outcome.content = recorded.content;
+    } else {
+      outcome.content = "submitted";
+    }
     outcome.submitted = true;
     outcome.summary = arg("summary");
-    outcome.content = "submitted";
   }
   return outcome;
 }

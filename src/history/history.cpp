@@ -39,6 +39,7 @@ nlohmann::json EvaluationRecord::to_json() const {
                           {"repeated_recorded_failure", repeated_recorded_failure},
                           {"blocked_by_knowledge", blocked()},
                           {"eval_seconds", eval_seconds},
+                          {"device_s", device_s},
                           {"rejected", rejected},
                           {"ruling", ruling}};
   if (speedup) value["speedup"] = *speedup;
@@ -75,6 +76,7 @@ EvaluationRecord EvaluationRecord::from_json(const nlohmann::json& value) {
   record.profile_bound = value.value("profile_bound", "");
   record.repeated_recorded_failure = value.value("repeated_recorded_failure", false);
   record.eval_seconds = value.value("eval_seconds", 0.0);
+  record.device_s = value.value("device_s", 0.0);
   record.rejected = value.value("rejected", false);
   record.ruling = value.value("ruling", "");
   return record;
@@ -138,6 +140,12 @@ int RunHistory::evaluation_count() const {
   int count = 0;
   for (const EvaluationRecord& record : evaluations) count += record.blocked() ? 0 : 1;
   return count;
+}
+
+double RunHistory::device_seconds() const {
+  double seconds = trial_device_s;
+  for (const EvaluationRecord& record : evaluations) seconds += record.device_s;
+  return seconds;
 }
 
 }  // namespace evoteam

@@ -70,7 +70,7 @@ void record_cycle_end(RunDir& run, const CycleEnd& end, const RunState& state,
                      {"best_candidate", best_candidate}, {"best_speedup", speedup_json(end.best)},
                      {"seconds", end.seconds}});
   run.journal().append({{"type", "cycle_end"}, {"cycle", end.cycle}, {"usage", end.turns.usage},
-                        {"elapsed_s", state.elapsed_s}, {"gpu_seconds", state.gpu_seconds},
+                        {"elapsed_s", state.elapsed_s}, {"gpu_seconds", state.history.device_seconds()},
                         {"clear_streak", clear_streak}, {"best_candidate", best_candidate}});
 }
 
@@ -98,7 +98,8 @@ nlohmann::json summary_json(const RunState& state, int cycles, const MeterTotals
           {"best_speedup", speedup_json(best)},
           {"tokens", to_json(spent.tokens)},
           {"cost_usd", spent.cost_usd},
-          {"elapsed_s", state.elapsed_s}};
+          {"elapsed_s", state.elapsed_s},
+          {"gpu_seconds", state.history.device_seconds()}};
 }
 
 void record_stop(RunDir& run, const RunOutcome& outcome, const nlohmann::json& summary) {

@@ -131,6 +131,10 @@ Decision decide_by_llm(const LlmSupervisorInputs& inputs, LlmProvider& provider,
     decision.stop_reason = StopReason::supervisor_stop;
   }
   exchange["taken"] = "llm";
+  // The log says beside the LLM's choice what the rules would have done, so a reader sees where they differ.
+  spdlog::info("supervisor (llm): {} [{}]{}; the rules would choose {} [{}]", to_string(decision.team.pattern),
+               lines_of(decision.team.role_names(), "", " "), decision.stop ? ", stop" : "",
+               to_string(fallback.team.pattern), lines_of(fallback.team.role_names(), "", " "));
   decision.exchange = std::move(exchange);
   return decision;
 }

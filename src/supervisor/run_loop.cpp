@@ -32,7 +32,8 @@ std::optional<StopReason> budget_stop(const Budgets& budgets, const RunState& st
   if (budgets.tokens > 0 && spent.tokens.total() >= static_cast<std::uint64_t>(budgets.tokens))
     return StopReason::budget_tokens;
   if (budgets.usd > 0 && spent.cost_usd >= budgets.usd) return StopReason::budget_usd;
-  if (budgets.gpu_seconds > 0 && state.gpu_seconds >= budgets.gpu_seconds) return StopReason::budget_gpu_seconds;
+  if (budgets.gpu_seconds > 0 && state.history.device_seconds() >= budgets.gpu_seconds)
+    return StopReason::budget_gpu_seconds;
   return std::nullopt;
 }
 
@@ -184,12 +185,11 @@ class SupervisorLoop {
   Lab m_lab;
   CycleBudget m_cycle_budget;
   std::unique_ptr<LlmTeam> m_llm;
-  bool m_task_on_gpu = false;
   bool m_llm_supervisor = false;
   std::map<std::string, int> m_clear_streak;
   TeamSpec m_previous;  // the team of the last cycle (or the initial one)
-  Clock::time_point m_session_start;
-  int m_idle_cycles = 0;  // finished cycles in a row without work (see did_work)  // where the wall time not yet counted in m_state.elapsed_s begins
+  Clock::time_point m_session_start;  // where the wall time not yet counted in m_state.elapsed_s begins
+  int m_idle_cycles = 0;              // finished cycles in a row without work (see did_work)
 };
 
 SupervisorLoop::SupervisorLoop(const Config& config, RunDir& run, RunState& state, RunContext& context)
@@ -202,14 +202,20 @@ SupervisorLoop::SupervisorLoop(const Config& config, RunDir& run, RunState& stat
       m_options(state.options),
       m_knowledge(knowledge_dir_of(state.options, run)),
       m_evaluator(make_evaluator(config, run, context)),
-      m_lab(run, *m_evaluator, m_knowledge, state.history.evaluations, state.history.trials),
+      m_lab(run, *m_evaluator, m_knowledge, state.history),
       m_cycle_budget{m_team.evaluations_per_cycle},
       m_llm(state.options.provider == "builtin" ? nullptr : make_llm_team(config, state.options, run, context.meter)),
       m_clear_streak(state.clear_streak),
       m_previous(state.history.cycles.empty() ? initial_team(state.options.mode, m_supervisor)
                                               : state.history.cycles.back().team) {
-  m_lab.set_evaluation_limit(m_options.budgets.evaluations);
-  m_task_on_gpu = m_lab.task() != nullptr && m_lab.task()->target != Target::host;
+  // The lab refuses evaluations past the run's budgets, so a cycle cannot overshoot them: a turn past the deadline
+  // gets no more evaluations, and an LLM member's turn ends at its next tool call.
+  m_lab.set_budget(Lab::Budget{m_options.budgets.evaluations, m_options.budgets.gpu_seconds,
+                               [this]() -> std::optional<std::string> {
+                                 const double hours = m_options.budgets.hours;
+                                 if (hours > 0 && elapsed_s() >= hours * 3600) return "the run's time budget is spent";
+                                 return std::nullopt;
+                               }});
   // A broken role file fails the run before its first cycle, not when a resume or an LLM member reads it.
   load_roles(default_roles_dir());
   m_llm_supervisor = m_llm && m_supervisor.policy != PolicyChoice::rules;
@@ -327,6 +333,7 @@ void SupervisorLoop::read_lab_records() {
   RunHistory lab = m_lab.snapshot();
   m_state.history.evaluations = std::move(lab.evaluations);
   m_state.history.trials = lab.trials;
+  m_state.history.trial_device_s = lab.trial_device_s;
 }
 
 // A cycle resumed after a kill continues with what is left of its allowance (what it recorded before counts,
@@ -348,10 +355,7 @@ void SupervisorLoop::finish_cycle(int cycle, const std::map<std::string, TurnOut
                                   Clock::time_point cycle_start) {
   CycleRecord& record = m_state.history.cycles.back();
   TurnsJson recorded = record_turns(m_run, cycle, turns);
-  for (const auto& [role, turn] : turns) {
-    record.usage[role] = turn.usage;
-    if (m_task_on_gpu) m_state.gpu_seconds += turn.usage.seconds;
-  }
+  for (const auto& [role, turn] : turns) record.usage[role] = turn.usage;
   record.finished = true;
   std::optional<EvaluationRecord> best = m_state.history.best();
   record.best_speedup_after = best ? best->speedup : std::nullopt;
@@ -368,7 +372,8 @@ void SupervisorLoop::finish_cycle(int cycle, const std::map<std::string, TurnOut
 }
 
 // How a stop reason ends the run: an interrupt stops it (exit 130, resumable); a run that measured nothing
-// failed (exit 1); anything else finishes it, as a success unless a target speedup was set and not reached.
+// failed (exit 1); anything else finishes it: as budget_exhausted (exit 5) when a budget ended it or a target
+// speedup was set and not reached, else as a success (the cycles asked for ran, or the search was exhausted).
 void set_status(RunOutcome& outcome, const Budgets& budgets) {
   if (outcome.stop_reason == StopReason::interrupted) {
     outcome.status = "stopped";
@@ -382,7 +387,7 @@ void set_status(RunOutcome& outcome, const Budgets& budgets) {
   }
   outcome.status = "finished";
   const bool target_missed = budgets.target_speedup > 0 && outcome.stop_reason != StopReason::target_reached;
-  outcome.exit_code = target_missed ? ExitCode::budget_exhausted : ExitCode::success;
+  outcome.exit_code = target_missed || is_budget(outcome.stop_reason) ? ExitCode::budget_exhausted : ExitCode::success;
 }
 
 RunOutcome finish_run(RunDir& run, const RunState& state, StopReason reason, const MeterTotals& spent) {
@@ -393,6 +398,7 @@ RunOutcome finish_run(RunDir& run, const RunState& state, StopReason reason, con
   outcome.cycles = state.last_finished_cycle;
   outcome.evaluations = state.history.evaluation_count();
   outcome.trials = state.history.trials;
+  outcome.gpu_seconds = state.history.device_seconds();
   outcome.best_candidate = best ? best->candidate_id : "";
   outcome.best_speedup = best ? best->speedup : std::nullopt;
   nlohmann::json summary = summary_json(state, outcome.cycles, spent);

@@ -165,7 +165,6 @@ void replay_cycle_end(RunState& state, const nlohmann::json& record) {
     }
   state.last_finished_cycle = number;
   state.elapsed_s = record.value("elapsed_s", state.elapsed_s);
-  state.gpu_seconds = record.value("gpu_seconds", state.gpu_seconds);
   state.clear_streak = record.value("clear_streak", std::map<std::string, int>{});
   state.unfinished_team.reset();
   state.unfinished_cycle = 0;
@@ -180,6 +179,8 @@ void replay_evaluation_record(RunState& state, const std::string& type, const nl
     if (!replaced) state.history.evaluations.push_back(evaluation);
   } else if (type == "trial") {
     ++state.history.trials;
+  } else if (type == "device_time") {
+    state.history.trial_device_s += record.value("seconds", 0.0);
   } else if (type == "profile") {
     for (EvaluationRecord& existing : state.history.evaluations)
       if (existing.candidate_id == record.value("candidate_id", ""))

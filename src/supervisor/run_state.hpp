@@ -17,7 +17,6 @@ struct RunState {
   RunHistory history;
   std::map<std::string, int> clear_streak;
   double elapsed_s = 0;            // wall time of finished cycles, across resumes
-  double gpu_seconds = 0;          // evaluation time spent on a GPU target
   int last_finished_cycle = 0;
   std::optional<TeamSpec> unfinished_team;  // a cycle that started but did not end (killed mid-cycle)
   int unfinished_cycle = 0;

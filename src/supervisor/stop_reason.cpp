@@ -34,6 +34,11 @@ std::string to_string(StopReason reason) {
   return "interrupted";
 }
 
+bool is_budget(StopReason reason) {
+  return reason == StopReason::budget_tokens || reason == StopReason::budget_usd || reason == StopReason::budget_hours ||
+         reason == StopReason::budget_gpu_seconds || reason == StopReason::budget_evaluations;
+}
+
 std::optional<StopReason> parse_stop_reason(std::string_view text) {
   for (StopReason reason : k_all_stop_reasons)
     if (to_string(reason) == text) return reason;

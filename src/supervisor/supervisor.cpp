@@ -50,7 +50,7 @@ nlohmann::json RunOutcome::to_json() const {
                           {"stop_reason", to_string(stop_reason)},  // one of today's strings, never the enum's value
                           {"best_candidate", best_candidate}, {"best_speedup", nullptr}, {"cycles", cycles},
                           {"evaluations", evaluations}, {"trials", trials}, {"tokens", tokens}, {"cost_usd", cost_usd},
-                          {"exit_code", static_cast<int>(exit_code)}};
+                          {"gpu_seconds", gpu_seconds}, {"exit_code", static_cast<int>(exit_code)}};
   if (best_speedup) value["best_speedup"] = *best_speedup;
   return value;
 }

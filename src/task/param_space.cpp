@@ -3,7 +3,9 @@
 #include <evoteam/task/task.hpp>
 #include <evoteam/core/text.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <regex>
 #include <set>
 
@@ -164,6 +166,22 @@ std::string describe_static_constraints(const Task& task) {
 
 std::string describe_params(const ParamAssignment& params) {
   return join(params, ",", [](const auto& param) { return param.first + "=" + param.second; });
+}
+
+std::optional<std::string> apply_param_text(const Task& task, const std::string& text, ParamAssignment& params) {
+  ParamAssignment changed = complete_params(task, params);
+  std::string spaced = text;
+  std::replace(spaced.begin(), spaced.end(), ',', ' ');
+  std::istringstream words(spaced);
+  for (std::string word; words >> word;) {
+    const std::size_t equals = word.find('=');
+    if (equals == std::string::npos || equals == 0 || equals + 1 == word.size())
+      return "\"" + word + "\" is not NAME=value";
+    changed[word.substr(0, equals)] = word.substr(equals + 1);
+  }
+  if (std::optional<std::string> error = param_error(task, changed)) return error;
+  params = std::move(changed);
+  return std::nullopt;
 }
 
 nlohmann::json to_json(const ParamAssignment& params) {

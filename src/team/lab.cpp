@@ -34,11 +34,11 @@ std::size_t candidate_number(const std::string& id) {
 
 }  // namespace
 
-Lab::Lab(RunDir& run, CandidateEvaluator& evaluator, KnowledgeBase& knowledge, std::vector<EvaluationRecord> recorded,
-         int trials)
+Lab::Lab(RunDir& run, CandidateEvaluator& evaluator, KnowledgeBase& knowledge, const RunHistory& recorded)
     : m_run(run), m_evaluator(evaluator), m_knowledge(knowledge) {
-  m_history.evaluations = std::move(recorded);
-  m_history.trials = trials;
+  m_history.evaluations = recorded.evaluations;
+  m_history.trials = recorded.trials;
+  m_history.trial_device_s = recorded.trial_device_s;
   // New ids start past every recorded candidate and every candidate directory on disk: a directory the journal
   // does not know (an evaluation a kill interrupted, or records lost from a damaged journal) is never reused.
   std::size_t highest = 0;
@@ -69,6 +69,14 @@ ParamValues Lab::default_params() const {
   return params;
 }
 
+std::optional<std::string> Lab::apply_param_text(const std::string& text, ParamValues& params) const {
+  if (const Task* task = m_evaluator.task()) return evoteam::apply_param_text(*task, text, params);
+  // An evaluator without a task (a test's) declares its params only: the same check without param constraints.
+  Task declared;
+  declared.params = m_evaluator.param_space();
+  return evoteam::apply_param_text(declared, text, params);
+}
+
 std::optional<std::string> Lab::blocking_constraint(const ParamValues& params) const {
   // A constraint's "when" field lists name=value terms that together make a candidate fail.
   for (const KnowledgeEntry& entry : m_knowledge.entries(KnowledgeKind::constraint)) {
@@ -79,6 +87,10 @@ std::optional<std::string> Lab::blocking_constraint(const ParamValues& params) c
 }
 
 LabOutcome Lab::evaluate(const LabRequest& request, int cycle, Screening screening) {
+  return evaluate_within(request, cycle, screening, true);
+}
+
+LabOutcome Lab::evaluate_within(const LabRequest& request, int cycle, Screening screening, bool budgeted) {
   LabOutcome outcome;
   EvaluationRecord& record = outcome.record;
   record.parent_id = request.parent_id;
@@ -121,10 +133,10 @@ LabOutcome Lab::evaluate(const LabRequest& request, int cycle, Screening screeni
         return outcome;
       }
     }
-    if (m_evaluation_limit > 0 && m_history.evaluations_spent() >= m_evaluation_limit) {
+    if (std::optional<std::string> spent = budgeted ? budget_spent_locked() : std::nullopt) {
       outcome.record.state = RecordState::over_budget;
       outcome.reused = true;
-      outcome.summary = "the run's evaluation budget is spent: not evaluated";
+      outcome.summary = *spent + ": not evaluated";
       return outcome;
     }
     // Reserve the id now so parallel members never share one; the record is completed below.
@@ -145,6 +157,7 @@ LabOutcome Lab::evaluate(const LabRequest& request, int cycle, Screening screeni
   const auto start = std::chrono::steady_clock::now();
   CandidateEvaluator::Result result = m_evaluator.evaluate(dir / "src", record.params, Stage::timing, 0);
   record.eval_seconds = seconds_since(start);
+  record.device_s = result.device_s;
   record.state = RecordState::evaluated;
   record.verdict = result.verdict;
   record.speedup = result.speedup;
@@ -185,6 +198,7 @@ std::optional<CandidateEvaluator::Profile> Lab::profile(const std::string& candi
   if (!spend_trial(Stage::profile)) return std::nullopt;
   std::filesystem::path dir = m_run.candidate_dir(candidate_id);
   CandidateEvaluator::Profile profile = m_evaluator.profile(dir / "src", params);
+  add_trial_device_time(profile.device_s);
   write_json_atomic(dir / "profile.json",
                     {{"bound", profile.bound}, {"summary", profile.summary}, {"metrics", profile.metrics}});
   std::lock_guard<std::mutex> lock(m_mutex);
@@ -234,9 +248,39 @@ void Lab::rule(const std::string& candidate_id, bool accepted, const std::string
                           {"reason", reason}});
 }
 
+void Lab::set_budget(Budget budget) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_budget = std::move(budget);
+}
+
+void Lab::set_evaluation_limit(int limit) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_budget.evaluations = limit;
+}
+
+std::optional<std::string> Lab::budget_spent() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return budget_spent_locked();
+}
+
+std::optional<std::string> Lab::budget_spent_locked() const {
+  if (m_budget.evaluations > 0 && m_history.evaluations_spent() >= m_budget.evaluations)
+    return "the run's evaluation budget is spent";
+  if (m_budget.device_s > 0 && m_history.device_seconds() >= m_budget.device_s)
+    return "the run's GPU-seconds budget is spent";
+  if (m_budget.past_deadline) return m_budget.past_deadline();
+  return std::nullopt;
+}
+
+void Lab::add_trial_device_time(double seconds) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  m_history.trial_device_s += seconds;
+  m_run.journal().append({{"type", "device_time"}, {"seconds", seconds}});
+}
+
 bool Lab::spend_trial(Stage stage) {
   std::lock_guard<std::mutex> lock(m_mutex);
-  if (m_evaluation_limit > 0 && m_history.evaluations_spent() >= m_evaluation_limit) return false;
+  if (budget_spent_locked()) return false;
   ++m_history.trials;
   // Journaled before it runs: a kill during the trial must not give the budget back on resume.
   m_run.journal().append({{"type", "trial"}, {"stage", to_string(stage)}});
@@ -246,13 +290,17 @@ bool Lab::spend_trial(Stage stage) {
 std::optional<CandidateEvaluator::Result> Lab::trial(const std::filesystem::path& sources_dir,
                                                      const ParamValues& params, Stage through) {
   if (!spend_trial(through)) return std::nullopt;
-  return m_evaluator.evaluate(sources_dir, params, through, 0);
+  CandidateEvaluator::Result result = m_evaluator.evaluate(sources_dir, params, through, 0);
+  add_trial_device_time(result.device_s);
+  return result;
 }
 
 std::optional<CandidateEvaluator::Profile> Lab::trial_profile(const std::filesystem::path& sources_dir,
                                                               const ParamValues& params) {
   if (!spend_trial(Stage::profile)) return std::nullopt;
-  return m_evaluator.profile(sources_dir, params);
+  CandidateEvaluator::Profile profile = m_evaluator.profile(sources_dir, params);
+  add_trial_device_time(profile.device_s);
+  return profile;
 }
 
 RunHistory Lab::snapshot() const {
@@ -299,7 +347,9 @@ LabOutcome Lab::ensure_start(int cycle) {
   request.hypothesis = "the starting kernel at its default params";
   request.params = default_params();
   request.sources_dir = m_evaluator.starting_sources();
-  return evaluate(request, cycle, Screening::off);
+  // The starting kernel is what every speedup of the run is read against: it is measured whatever the budgets,
+  // the one evaluation a budget may be overshot by.
+  return evaluate_within(request, cycle, Screening::off, false);
 }
 
 }  // namespace evoteam

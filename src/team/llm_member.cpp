@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <sstream>
 
 #include <evoteam/agent/agent.hpp>
 #include <evoteam/core/error.hpp>
@@ -62,14 +61,8 @@ class KnowledgeBaseAccess : public KnowledgeAccess {
 };
 
 
-std::string describe_record(const EvaluationRecord& record) {
-  std::ostringstream out;
-  out << record.candidate_id << " (" << record.verdict_text();
-  if (record.speedup) out << ", " << *record.speedup << "x";
-  if (record.roofline) out << ", " << *record.roofline * 100 << "% of roofline";
-  if (record.profiled) out << ", " << record.profile_bound << "-bound";
-  out << ")";
-  return out.str();
+bool has_tool(const RoleDefinition& role, const std::string& tool) {
+  return std::find(role.tools.begin(), role.tools.end(), tool) != role.tools.end();
 }
 
 class LlmMember : public TeamMember {
@@ -116,31 +109,27 @@ class LlmMember : public TeamMember {
     AgentPrompt prompt{render(m_role, values),
                        "Cycle " + std::to_string(context.cycle) + ". Your workspace holds " +
                            join(task->kernel_files, ", ") + " of " + head->candidate_id +
-                           ". Work as your role says; call submit with a one-paragraph summary when done."};
+                           ". Work as your role says; call submit with a one-paragraph summary when done." +
+                           (has_tool(m_role, "record_candidate")
+                                ? " record_candidate records a version as a candidate and lets you go on working."
+                                : "")};
 
-    LabToolBackend backend(lab, head->candidate_id, head->params, task->kernel_files);
+    SubmissionTarget target{m_role.name, context.role.lineage, context.cycle, context.screening(),
+                            std::max(1, context.evaluation_budget), agent_dir / "submitted"};
+    LabToolBackend backend(lab, *head, task->kernel_files, target);
     KnowledgeBaseAccess knowledge(*context.knowledge, m_role.name, m_team.digest_chars);
     LabReview review(lab, *context.knowledge, m_role.name);
     Toolbox tools(workspace, &backend, &knowledge, m_role.tools, m_team.tool_settings, &review);
+    tools.set_budget_check([&lab] { return lab.budget_spent(); });
     AgentResult result = run_agent(m_team.settings_for(m_role), prompt, *m_team.provider, tools, *m_team.meter,
                                    agent_dir / "transcript.jsonl");
 
     TurnOutcome outcome;
     outcome.usage.tokens = static_cast<long long>(result.usage.total());
     outcome.usage.cost_usd = result.cost_usd;
-    outcome.usage.evaluations = backend.calls();
+    outcome.usage.evaluations = backend.trials();
     outcome.summary = to_string(result.stop) + ": " + (result.summary.empty() ? result.detail : result.summary);
-    if (result.stop == Stop::submitted && std::find(m_role.tools.begin(), m_role.tools.end(), "write_file") != m_role.tools.end()) {
-      // Only the kernel files become the candidate; the read-only context stays behind.
-      std::filesystem::path staged = agent_dir / "submitted";
-      std::error_code ignored;
-      std::filesystem::remove_all(staged, ignored);
-      for (const std::string& file : task->kernel_files) {
-        evoteam::create_directories((staged / file).parent_path());
-        write_file_atomic(staged / file, read_file(workspace.root() / file));
-      }
-      LabRequest request{head->candidate_id, m_role.name, context.role.lineage, result.summary, head->params, staged};
-      LabOutcome submitted = lab.evaluate(request, context.cycle, context.screening());
+    for (const LabOutcome& submitted : backend.submissions()) {
       outcome.usage.evaluations += submitted.reused ? 0 : 1;
       outcome.summary += " → " + describe_record(submitted.record);
     }

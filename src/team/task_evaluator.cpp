@@ -12,6 +12,19 @@ namespace evoteam {
 
 namespace {
 
+// The device time an evaluation held: its run stages (reference, correctness, timing, profile, sanitizer) as the
+// evaluator timed them — on the GPU for CUDA tasks, on the CPU for the host target, whose harness runs one thread.
+// The build and the static checks use no device; a result served from the cache ran nothing.
+double device_seconds(const EvalResult& result) {
+  if (result.result_cache_hit) return 0;
+  double seconds = 0;
+  for (const StageRecord& stage : result.stages) {
+    const bool ran = stage.status == StageStatus::passed || stage.status == StageStatus::failed;
+    if (ran && stage.name != "static" && stage.name != "build") seconds += stage.wall_s;
+  }
+  return seconds;
+}
+
 class TaskEvaluator : public CandidateEvaluator {
  public:
   TaskEvaluator(const EvalSettings& settings, const std::filesystem::path& task_dir, ProcessRunner& runner)
@@ -45,6 +58,7 @@ class TaskEvaluator : public CandidateEvaluator {
     out.eval_json = result.to_json();
     out.build_log = result.build_log;
     out.summary = describe_for_agent(result);
+    out.device_s = device_seconds(result);
     return out;
   }
 
@@ -58,6 +72,7 @@ class TaskEvaluator : public CandidateEvaluator {
     }
     if (profile.bound.empty()) profile.bound = "unknown";
     if (profile.summary.empty()) profile.summary = to_string(result.verdict) + " " + result.reason;
+    profile.device_s = device_seconds(result);
     return profile;
   }
 

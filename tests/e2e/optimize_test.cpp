@@ -187,23 +187,56 @@ TEST(OptimizeE2E, NonFiniteOrNegativeBudgetsAreRefusedBeforeARunExists) {
   }
 }
 
-// Budgets through `optimize` itself: each ends the run with its own stop reason and never overshoots.
-TEST(OptimizeE2E, AnEvaluationOrHoursBudgetEndsTheRunWithItsStopReason) {
+// Every --budget-* flag through `optimize` itself: each ends the run with exit code 5 and its own stop reason,
+// overshooting by at most one evaluation or one LLM call. The evaluation, hours and GPU-seconds budgets hold within
+// a cycle (the lab refuses evaluations past them), so the run does not finish the cycle's work first.
+TEST(OptimizeE2E, EveryBudgetFlagEndsTheRunWithExitFiveAndItsStopReason) {
   testing::TempDir dir;
-  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"--budget-evaluations", "3"}, "budget_evaluations"}, {{"--budget-hours", "0.00001"}, "budget_hours"}};
-  for (const auto& [budget, reason] : cases) {
-    std::vector<std::string> args = {"optimize", testing::k_task.string(), "--provider", "builtin", "--max-cycles", "0",
-                                     "--runs-dir", (dir / reason).string(), "--json"};
-    args.insert(args.end(), budget.begin(), budget.end());
+  const std::string script = (std::filesystem::path(EVOTEAM_SOURCE_DIR) / "tests/data/scripted/team_debug_story.jsonl").string();
+  const std::vector<std::string> scripted = {"--provider", "scripted", "--set", "llm.scripted_file=" + script,
+                                             "--set", "supervisor.policy=rules"};
+  struct Case {
+    std::vector<std::string> flags;
+    std::string reason;
+  };
+  const std::vector<Case> cases = {
+      {{"--provider", "builtin", "--budget-evaluations", "3"}, "budget_evaluations"},
+      {{"--provider", "builtin", "--budget-hours", "0.00001"}, "budget_hours"},
+      // A result served from the cache held no device: a cache of its own makes the starting kernel run.
+      {{"--provider", "builtin", "--budget-gpu-seconds", "0.000001", "--set", "eval.cache_dir=" + (dir / "cache").string()},
+       "budget_gpu_seconds"},
+      {{"--budget-tokens", "40"}, "budget_tokens"},
+      {{"--model", "claude-sonnet-4-5", "--budget-usd", "0.0002"}, "budget_usd"}};
+  for (const Case& run : cases) {
+    std::vector<std::string> args = {"optimize", testing::k_task.string(), "--max-cycles", "0",
+                                     "--runs-dir", (dir / run.reason).string(), "--json"};
+    args.insert(args.end(), run.flags.begin(), run.flags.end());
+    if (run.flags[0] != "--provider") args.insert(args.end(), scripted.begin(), scripted.end());
     ProcessResult result = run_evoteam(args, std::chrono::seconds(300));
-    ASSERT_EQ(result.exit_code, 0) << budget[0] << "\n" << describe(result);
+    ASSERT_EQ(result.exit_code, 5) << run.reason << "\n" << describe(result);
     nlohmann::json summary = parse_stdout(result);
-    EXPECT_EQ(summary["stop_reason"], reason) << summary.dump(2);
-    if (reason == "budget_evaluations")
+    EXPECT_EQ(summary["stop_reason"], run.reason) << summary.dump(2);
+    EXPECT_EQ(summary["status"], "finished") << summary.dump(2);
+    const nlohmann::json run_json = read_json_file(*testing::only_run(dir / run.reason) / "run.json");
+    EXPECT_EQ(run_json["stop_reason"], run.reason);
+    const int tokens = summary["tokens"]["input"].get<int>() + summary["tokens"]["output"].get<int>();
+    if (run.reason == "budget_evaluations") {
       EXPECT_LE(summary["evaluations"].get<int>() + summary["trials"].get<int>(), 3) << summary.dump(2);
-    else
+    } else if (run.reason == "budget_hours") {
       EXPECT_EQ(summary["cycles"], 1) << summary.dump(2);
+    } else if (run.reason == "budget_gpu_seconds") {
+      // The starting kernel crosses the budget; nothing is evaluated after it, in its cycle or later.
+      EXPECT_GT(summary["gpu_seconds"].get<double>(), 0.0) << summary.dump(2);
+      EXPECT_EQ(summary["evaluations"], 1) << summary.dump(2);
+      EXPECT_EQ(summary["cycles"], 1) << summary.dump(2);
+    } else if (run.reason == "budget_tokens") {
+      EXPECT_GE(tokens, 40) << summary.dump(2);
+      EXPECT_LE(tokens, 40 + 15) << "more than one call past the budget\n" << summary.dump(2);
+    } else {
+      // 10 input and 5 output tokens a reply at the model's price: 0.000105 USD.
+      EXPECT_GE(summary["cost_usd"].get<double>(), 0.0002) << summary.dump(2);
+      EXPECT_LE(summary["cost_usd"].get<double>(), 0.0002 + 0.000106) << summary.dump(2);
+    }
   }
 }
 

@@ -30,7 +30,8 @@ class DirectBackend : public EvaluationBackend {
   DirectBackend(Evaluator& evaluator, const Task& task, CachePolicy result_cache)
       : m_evaluator(evaluator), m_task(task), m_result_cache(result_cache) {}
 
-  ToolResult evaluate(const Workspace& workspace, Stage through) override {
+  ToolResult evaluate(const Workspace& workspace, Stage through, const std::string& params) override {
+    asked_params.push_back(params);
     EvalOptions options = EvalOptions::through(through);
     options.result_cache = m_result_cache;
     last = m_evaluator.evaluate(m_task, Candidate{workspace.root(), {}}, options);
@@ -38,6 +39,13 @@ class DirectBackend : public EvaluationBackend {
     return {describe_for_agent(*last), !last->passed()};
   }
 
+  ToolResult submit(const Workspace&, const std::string& summary, const std::string& params) override {
+    submissions.push_back(summary);
+    asked_params.push_back(params);
+    return {"recorded", false};
+  }
+  std::vector<std::string> submissions;
+  std::vector<std::string> asked_params;
   std::vector<Stage> stages;
   std::optional<EvalResult> last;
 

@@ -23,12 +23,20 @@ fs::path script(const std::string& name) { return fs::path(EVOTEAM_SOURCE_DIR) /
 
 class FakeEvaluator : public EvaluationBackend {
  public:
-  ToolResult evaluate(const Workspace& workspace, Stage through) override {
+  ToolResult evaluate(const Workspace& workspace, Stage through, const std::string& params) override {
+    asked_params.push_back(params);
     stages.push_back(through);
     if (delay.count() > 0) std::this_thread::sleep_for(delay);
     const bool tiled = workspace.read("kernel.cpp").find("tile = 16") != std::string::npos;
     return {"verdict: pass\nspeedup: " + std::string(tiled ? "1.50x" : "1.00x"), false};
   }
+  ToolResult submit(const Workspace&, const std::string& summary, const std::string& params) override {
+    submissions.push_back(summary);
+    asked_params.push_back(params);
+    return {"recorded", false};
+  }
+  std::vector<std::string> submissions;
+  std::vector<std::string> asked_params;
   std::vector<Stage> stages;
   std::chrono::milliseconds delay{0};
 };
@@ -171,6 +179,28 @@ TEST_F(AgentLoop, RunWideBudgetOfTheMeterStops) {
   EXPECT_EQ(result.stop, Stop::cost_limit);
   EXPECT_EQ(result.steps, 0);
   EXPECT_NE(result.detail.find("run's"), std::string::npos);
+}
+
+// A budget the team shares with the evaluator (wall time, GPU-seconds, evaluations) ends a turn at its next tool
+// call: the call is answered, not run, and the turn stops as budget_spent, journaled in the transcript.
+TEST_F(AgentLoop, ASpentRunBudgetEndsTheTurnAtItsNextToolCall) {
+  m_tools.set_budget_check([this]() -> std::optional<std::string> {
+    if (m_evaluator.stages.empty()) return std::nullopt;
+    return "the run's GPU-seconds budget is spent";
+  });
+  AgentResult result = run("edit_compile_submit.jsonl");
+  EXPECT_EQ(result.stop, Stop::budget_spent);
+  EXPECT_EQ(result.detail, "the run's GPU-seconds budget is spent");
+  EXPECT_EQ(result.steps, 3);  // read, edit, then compile and run_tests in one reply: run_tests found it spent
+  EXPECT_EQ(m_evaluator.stages, (std::vector<Stage>{Stage::build}));
+  EXPECT_TRUE(m_evaluator.submissions.empty());
+  EXPECT_EQ(read_transcript(transcript()).back()["stop"], "budget_spent");
+
+  // A turn that starts with the budget spent costs no model call.
+  fs::remove(transcript());
+  const std::uint64_t calls = m_meter.totals().calls;
+  EXPECT_EQ(run("edit_compile_submit.jsonl").stop, Stop::budget_spent);
+  EXPECT_EQ(m_meter.totals().calls, calls);
 }
 
 TEST_F(AgentLoop, InterruptStopsBeforeTheNextCall) {

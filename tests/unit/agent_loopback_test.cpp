@@ -25,10 +25,18 @@ constexpr const char* k_key = "sk-test-agent-loopback-DO-NOT-LEAK-42";
 
 class StageRecorder : public EvaluationBackend {
  public:
-  ToolResult evaluate(const Workspace& workspace, Stage through) override {
+  ToolResult evaluate(const Workspace& workspace, Stage through, const std::string& params) override {
+    asked_params.push_back(params);
     stages.push_back(through);
     return {"verdict: pass (" + workspace.read("kernel.cpp") + ")", false};
   }
+  ToolResult submit(const Workspace&, const std::string& summary, const std::string& params) override {
+    submissions.push_back(summary);
+    asked_params.push_back(params);
+    return {"recorded", false};
+  }
+  std::vector<std::string> submissions;
+  std::vector<std::string> asked_params;
   std::vector<Stage> stages;
 };
 

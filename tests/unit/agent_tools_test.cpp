@@ -16,11 +16,19 @@ namespace {
 
 class RecordingEvaluator : public EvaluationBackend {
  public:
-  ToolResult evaluate(const Workspace& workspace, Stage through) override {
+  ToolResult evaluate(const Workspace& workspace, Stage through, const std::string& params) override {
+    asked_params.push_back(params);
     stages.push_back(through);
     files = workspace.files();
     return {"verdict: " + to_string(through) + " passed", through == Stage::profile};
   }
+  ToolResult submit(const Workspace&, const std::string& summary, const std::string& params) override {
+    submissions.push_back(summary);
+    asked_params.push_back(params);
+    return {"recorded", false};
+  }
+  std::vector<std::string> submissions;
+  std::vector<std::string> asked_params;
   std::vector<Stage> stages;
   std::vector<std::string> files;
 };
@@ -43,7 +51,8 @@ class AgentTools : public ::testing::Test {
 TEST_F(AgentTools, ContractNamesWithSchemas) {
   const std::vector<std::string> expected = {"read_file", "write_file",  "edit_file",      "list_files",
                                              "compile",   "run_tests",   "benchmark",      "profile",
-                                             "read_knowledge", "record_knowledge", "rule", "submit"};
+                                             "read_knowledge", "record_knowledge", "rule", "record_candidate",
+                                             "submit"};
   EXPECT_EQ(tool_names(), expected);
   std::vector<ToolSpec> specs = m_tools.specs();
   ASSERT_EQ(specs.size(), expected.size());
@@ -57,7 +66,10 @@ TEST_F(AgentTools, ContractNamesWithSchemas) {
   EXPECT_EQ(specs[10].input_schema["required"], (nlohmann::json{"candidate", "ruling", "reason"}));
   EXPECT_EQ(specs[10].input_schema["properties"]["ruling"]["enum"], (nlohmann::json{"accept", "reject"}));
   EXPECT_EQ(specs[11].input_schema["required"], (nlohmann::json{"summary"}));
+  EXPECT_EQ(specs[12].input_schema["required"], (nlohmann::json{"summary"}));
   EXPECT_TRUE(specs[8].input_schema["required"].empty());
+  // Every tool that builds takes param changes.
+  for (std::size_t i : {4u, 5u, 6u, 7u, 11u, 12u}) EXPECT_TRUE(specs[i].input_schema["properties"].contains("params")) << specs[i].name;
 }
 
 // The rule tool hands a ruling to the review seam; a ruling outside accept/reject is the model's format error.
@@ -141,6 +153,24 @@ TEST_F(AgentTools, SubmitCarriesTheSummary) {
   ToolOutcome outcome = m_tools.call("submit", {{"summary", "tile 16"}});
   EXPECT_TRUE(outcome.submitted);
   EXPECT_EQ(outcome.summary, "tile 16");
+  EXPECT_EQ(m_evaluator.submissions, (std::vector<std::string>{"tile 16"}));
+}
+
+// record_candidate records and the turn goes on; submit records and ends it; both pass the model's params through.
+// A role that cannot edit has no kernel of its own: its submit records nothing.
+TEST_F(AgentTools, RecordCandidateKeepsTheTurnGoingAndParamsReachTheBackend) {
+  ToolOutcome kept = m_tools.call("record_candidate", {{"summary", "tile 16"}, {"params", "TILE=16"}});
+  EXPECT_FALSE(kept.submitted);
+  EXPECT_EQ(kept.content, "recorded");
+  EXPECT_TRUE(m_tools.call("benchmark", {{"params", "TILE=32"}}).content.find("timing") != std::string::npos);
+  EXPECT_TRUE(m_tools.call("submit", {{"summary", "tile 32"}, {"params", "TILE=32"}}).submitted);
+  EXPECT_EQ(m_evaluator.submissions, (std::vector<std::string>{"tile 16", "tile 32"}));
+  EXPECT_EQ(m_evaluator.asked_params, (std::vector<std::string>{"TILE=16", "TILE=32", "TILE=32"}));
+
+  Toolbox reviewer(m_workspace, &m_evaluator, &m_knowledge, {"read_file", "submit"});
+  EXPECT_TRUE(reviewer.call("submit", {{"summary", "reviewed"}}).submitted);
+  EXPECT_EQ(m_evaluator.submissions.size(), 2u);
+  EXPECT_EQ(reviewer.call("record_candidate", {{"summary", "x"}}).status, ToolStatus::format_error);
 }
 
 TEST_F(AgentTools, LongOutputKeepsHeadAndTail) {

@@ -44,12 +44,13 @@ class FakeEvaluator : public CandidateEvaluator {
     result.roofline = a * b / 100.0;
     result.summary = "passes";
     result.eval_json = {{"verdict", "PASS"}};
+    result.device_s = 0.5;  // a failed build ran nothing on the device
     return result;
   }
 
   Profile profile(const std::filesystem::path&, const ParamValues&) override {
     ++profiles;
-    return {"compute", "fake profile", nlohmann::json::object()};
+    return {"compute", "fake profile", nlohmann::json::object(), 0.25};
   }
 
   std::vector<ParamSpec> param_space() const override {
@@ -98,6 +99,10 @@ class LabWithFakeEvaluator : public ::testing::Test {
     context.seed = 7;
     std::unique_ptr<TeamMember> member = make_builtin_member(role, 100.0);
     return member->act(context);
+  }
+
+  SubmissionTarget submitting(const std::string& role, int allowance) {
+    return SubmissionTarget{role, "best", 1, Lab::Screening::off, allowance, dir / "staged"};
   }
 
   int journaled(const std::string& type) {
@@ -277,21 +282,55 @@ TEST_F(LabWithFakeEvaluator, ProfileMarksTheCandidateProfiled) {
 // unprofiled_best signal then reads the same fact whichever team profiled. Edited code stays a trial.
 TEST_F(LabWithFakeEvaluator, TheProfileToolOnTheHeadsCodeMarksTheHeadProfiled) {
   lab.ensure_start(1);
-  const ParamValues params = lab.snapshot().find("c0001")->params;
-  LabToolBackend backend(lab, "c0001", params, {"kernel.cpp"});
+  LabToolBackend backend(lab, *lab.snapshot().find("c0001"), {"kernel.cpp"}, submitting("optimizer", 1));
 
   Workspace edited = Workspace::create(dir / "edited", {{"kernel.cpp", dir / "start" / "kernel.cpp"}}, {});
   write_file_atomic(edited.root() / "kernel.cpp", "// an edit\n");
-  EXPECT_FALSE(backend.evaluate(edited, Stage::profile).is_error);
+  EXPECT_FALSE(backend.evaluate(edited, Stage::profile, "").is_error);
   EXPECT_FALSE(lab.snapshot().find("c0001")->profiled);
   EXPECT_EQ(journaled("profile"), 0);
 
+  // The head's code at other params is not the head either.
   Workspace head = Workspace::create(dir / "head", {{"kernel.cpp", lab.sources_of("c0001") / "kernel.cpp"}}, {});
-  EXPECT_NE(backend.evaluate(head, Stage::profile).content.find("bound: compute"), std::string::npos);
+  EXPECT_FALSE(backend.evaluate(head, Stage::profile, "A=2").is_error);
+  EXPECT_FALSE(lab.snapshot().find("c0001")->profiled);
+  EXPECT_NE(backend.evaluate(head, Stage::profile, "").content.find("bound: compute"), std::string::npos);
   EXPECT_TRUE(lab.snapshot().find("c0001")->profiled);
   EXPECT_EQ(journaled("profile"), 1);
-  EXPECT_EQ(evaluator.profiles, 2);
-  EXPECT_EQ(backend.calls(), 2);
+  EXPECT_EQ(evaluator.profiles, 3);
+  EXPECT_EQ(backend.trials(), 3);
+}
+
+// Agents change params as the builtin Optimizer does: trials and candidates at the params the model wrote, over
+// the head's values and within the declared ones; a role records several candidates in one turn, up to its
+// allowance, and what it records carries the params to the build.
+TEST_F(LabWithFakeEvaluator, AnAgentChangesParamsAndRecordsSeveralCandidatesInATurn) {
+  lab.ensure_start(1);
+  LabToolBackend backend(lab, *lab.snapshot().find("c0001"), {"kernel.cpp"}, submitting("optimizer", 2));
+  Workspace workspace = Workspace::create(dir / "ws", {{"kernel.cpp", lab.sources_of("c0001") / "kernel.cpp"}}, {});
+
+  ToolResult bad = backend.evaluate(workspace, Stage::timing, "A=3");
+  EXPECT_TRUE(bad.is_error);
+  EXPECT_NE(bad.content.find("not one of the declared values"), std::string::npos) << bad.content;
+  EXPECT_TRUE(backend.evaluate(workspace, Stage::timing, "TILE=3").is_error);  // not a param of the task
+  EXPECT_TRUE(backend.submit(workspace, "odd", "A=3").is_error);
+  EXPECT_EQ(evaluator.calls, 1);  // the start only: bad params cost nothing
+
+  EXPECT_FALSE(backend.submit(workspace, "wider tile", "A=4").is_error);
+  EXPECT_FALSE(backend.submit(workspace, "wider and unrolled", "A=4, B=2").is_error);
+  const ToolResult third = backend.submit(workspace, "one more", "A=8");
+  EXPECT_FALSE(third.is_error);
+  EXPECT_NE(third.content.find("not recorded"), std::string::npos) << third.content;
+
+  ASSERT_EQ(backend.submissions().size(), 2u);
+  const RunHistory history = lab.snapshot();
+  ASSERT_EQ(history.evaluations.size(), 3u);
+  EXPECT_EQ(history.evaluations[1].params.at("A"), "4");
+  EXPECT_EQ(history.evaluations[1].params.at("B"), "1");
+  EXPECT_EQ(history.evaluations[2].params.at("B"), "2");
+  EXPECT_EQ(history.evaluations[2].changes, 2);  // two params changed against the head, the code not at all
+  EXPECT_EQ(history.evaluations[2].parent_id, "c0001");
+  EXPECT_EQ(lab.best()->candidate_id, history.evaluations[2].candidate_id);  // 4 x 1.5
 }
 
 // --budget-evaluations counts every use of the evaluator: candidates, the agents' tool trials and profiles. A trial
@@ -316,6 +355,53 @@ TEST_F(LabWithFakeEvaluator, TrialsAndProfilesSpendTheEvaluationBudget) {
   const RunState replayed = replay_run_state(nlohmann::json::object(), replay_journal(run.journal().path()), {});
   EXPECT_EQ(replayed.history.trials, 2);
   EXPECT_EQ(replayed.history.evaluations_spent(), 3);
+}
+
+// GPU-seconds are the device time the evaluator measured, ledgered per evaluation (the candidate's record) and per
+// trial or profile ("device_time" records), replayed on resume; once they reach the budget, nothing more is
+// evaluated. The starting kernel is measured whatever the budget: speedups are read against it.
+TEST_F(LabWithFakeEvaluator, DeviceTimeIsLedgeredPerEvaluationAndItsBudgetStopsEvaluations) {
+  lab.set_budget(Lab::Budget{0, 1.0, {}});
+  lab.set_budget(Lab::Budget{0, 0.4, {}});
+  lab.ensure_start(1);  // 0.5 s, past the budget already: measured all the same
+  EXPECT_EQ(lab.budget_spent().value_or(""), "the run's GPU-seconds budget is spent");
+  EXPECT_FALSE(lab.trial(dir / "start", lab.default_params(), Stage::timing).has_value());
+
+  lab.set_budget(Lab::Budget{0, 1.3, {}});
+  const ParamValues params = lab.default_params();
+  ASSERT_TRUE(lab.trial(dir / "start", params, Stage::timing).has_value());  // 1.0 s
+  ASSERT_TRUE(lab.profile("c0001").has_value());                             // 1.25 s
+  ParamValues other = params;
+  other["A"] = "2";
+  EXPECT_EQ(lab.evaluate(request(other), 1, Lab::Screening::off).record.state, RecordState::evaluated);  // 1.75 s
+  other["A"] = "4";
+  const LabOutcome refused = lab.evaluate(request(other), 1, Lab::Screening::off);
+  EXPECT_EQ(refused.record.state, RecordState::over_budget);
+  EXPECT_NE(refused.summary.find("GPU-seconds"), std::string::npos) << refused.summary;
+
+  const RunHistory history = lab.snapshot();
+  EXPECT_DOUBLE_EQ(history.device_seconds(), 1.75);
+  EXPECT_DOUBLE_EQ(history.find("c0002")->device_s, 0.5);
+  EXPECT_EQ(journaled("device_time"), 2);
+  const RunState replayed = replay_run_state(nlohmann::json::object(), replay_journal(run.journal().path()), {});
+  EXPECT_DOUBLE_EQ(replayed.history.device_seconds(), 1.75);
+}
+
+// The run's wall-time deadline reaches the lab as a check: past it, neither candidates nor trials are evaluated.
+TEST_F(LabWithFakeEvaluator, PastTheDeadlineNothingIsEvaluated) {
+  bool late = false;
+  lab.set_budget(Lab::Budget{0, 0, [&late]() -> std::optional<std::string> {
+                               if (late) return "the run's time budget is spent";
+                               return std::nullopt;
+                             }});
+  lab.ensure_start(1);
+  EXPECT_FALSE(lab.budget_spent().has_value());
+  late = true;
+  EXPECT_FALSE(lab.trial(dir / "start", lab.default_params(), Stage::build).has_value());
+  ParamValues other = lab.default_params();
+  other["A"] = "2";
+  EXPECT_EQ(lab.evaluate(request(other), 1, Lab::Screening::off).record.state, RecordState::over_budget);
+  EXPECT_EQ(evaluator.calls, 1);
 }
 
 // An LLM reviewer's rejection binds as the builtin Disciplinarian's does: the candidate stops being the best, and

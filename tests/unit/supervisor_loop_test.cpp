@@ -235,7 +235,9 @@ TEST_F(SupervisorLoop, BudgetHoursFiresOnTheContextClock) {
   expect_stop_written(outcome, "budget_hours");
   EXPECT_EQ(outcome.cycles, 1);
   EXPECT_GE(state.elapsed_s, 1800.0);
-  EXPECT_EQ(outcome.exit_code, ExitCode::success);
+  EXPECT_EQ(outcome.exit_code, ExitCode::budget_exhausted);
+  // The deadline holds within the cycle: its fourth evaluation would start 30 minutes in.
+  EXPECT_EQ(world.evaluations.load(), 3);
 }
 
 TEST_F(SupervisorLoop, BudgetTokensFiresOnTheContextMeter) {
@@ -244,6 +246,7 @@ TEST_F(SupervisorLoop, BudgetTokensFiresOnTheContextMeter) {
   world.tokens_per_evaluation = 10;
   RunOutcome outcome = run_the_loop();
   expect_stop_written(outcome, "budget_tokens");
+  EXPECT_EQ(outcome.exit_code, ExitCode::budget_exhausted);
   EXPECT_EQ(outcome.cycles, 1);
   EXPECT_EQ(outcome.tokens["input"], meter.totals().tokens.input);
   EXPECT_GE(meter.totals().tokens.total(), 20u);
@@ -337,8 +340,8 @@ TEST_F(SupervisorLoop, ReplayAfterAResumedCycleHoldsTheHistoryTheLoopHeld) {
 TEST(SupervisorBudgetStop, EachBudgetNamesItsOwnReason) {
   RunState state;
   state.history.evaluations.resize(3);
-  for (EvaluationRecord& record : state.history.evaluations) record.state = RecordState::evaluated;
-  state.gpu_seconds = 10;
+  for (EvaluationRecord& record : state.history.evaluations) record.state = RecordState::evaluated, record.device_s = 3;
+  state.history.trial_device_s = 1;  // 3 x 3 s of candidates and 1 s of trials
   MeterTotals spent;
   spent.cost_usd = 2;
 
@@ -353,10 +356,23 @@ TEST(SupervisorBudgetStop, EachBudgetNamesItsOwnReason) {
   Budgets gpu;
   gpu.gpu_seconds = 10;
   EXPECT_EQ(budget_stop(gpu, state, 4, 0, spent), StopReason::budget_gpu_seconds);
+  gpu.gpu_seconds = 10.5;
+  EXPECT_EQ(budget_stop(gpu, state, 4, 0, spent), std::nullopt);
   Budgets cycles;
   cycles.max_cycles = 3;
   cycles.usd = 1.5;  // both are due: the cycle limit is checked first, as the run always has
   EXPECT_EQ(budget_stop(cycles, state, 4, 0, spent), StopReason::max_cycles);
+}
+
+// Exit code 5 says a budget ended the run: every budget_* reason, and any stop short of a target speedup.
+TEST(StopReasonText, OnlyTheBudgetReasonsAreBudgets) {
+  for (StopReason reason : {StopReason::budget_tokens, StopReason::budget_usd, StopReason::budget_hours,
+                            StopReason::budget_gpu_seconds, StopReason::budget_evaluations})
+    EXPECT_TRUE(is_budget(reason)) << to_string(reason);
+  for (StopReason reason : {StopReason::max_cycles, StopReason::target_reached, StopReason::roofline,
+                            StopReason::supervisor_stop, StopReason::interrupted, StopReason::search_exhausted,
+                            StopReason::infra_errors})
+    EXPECT_FALSE(is_budget(reason)) << to_string(reason);
 }
 
 TEST(StopReasonText, EveryReasonIsWrittenAsTodaysStringAndReadBack) {

@@ -29,6 +29,7 @@ enum class Stop {
   malformed_replies,
   interrupted,
   provider_failed,
+  budget_spent,  // a run budget the team shares (time, GPU-seconds, evaluations) ran out: ended at a tool call
 };
 std::string to_string(Stop stop);
 // Throws InvalidInput for an unknown word.

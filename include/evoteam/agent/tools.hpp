@@ -1,12 +1,13 @@
 #pragma once
 // The agent's tools. Names and argument names are a contract (role files list them): read_file {path},
 // write_file {path, content}, edit_file {path, old, new}, list_files {path}, compile {}, run_tests {},
-// benchmark {}, profile {}, read_knowledge {topic?}, record_knowledge {kind, text}, rule {candidate, ruling, reason},
-// submit {summary}. Tools never run a shell: file tools go through the Workspace sandbox, evaluation tools through
+// benchmark {}, profile {} (each with params?), read_knowledge {topic?}, record_knowledge {kind, text},
+// rule {candidate, ruling, reason}, record_candidate {summary, params?}, submit {summary, params?}. Tools never run a shell: file tools go through the Workspace sandbox, evaluation tools through
 // an EvaluationBackend, knowledge tools through a KnowledgeAccess, rulings through a ReviewAccess. Mistakes of the model (bad arguments, paths
 // that escape, failing builds) come back as error results; only infrastructure faults throw.
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -32,11 +33,17 @@ struct ToolResult {
 
 // Runs the evaluator on the workspace's files through a stage (compile: build, run_tests: correctness,
 // benchmark: timing, profile: profile; each with the stages before it). The result is text for the model
-// (describe_for_agent); is_error when the requested stage did not pass.
+// (describe_for_agent); is_error when the requested stage did not pass. `params` is the model's text of param
+// changes ("TILE_M=64, UNROLL=4") over the head's values; empty keeps the head's. A change outside the declared
+// values or the param constraints is an error result.
 class EvaluationBackend {
  public:
   virtual ~EvaluationBackend() = default;
-  virtual ToolResult evaluate(const Workspace& workspace, Stage through) = 0;
+  virtual ToolResult evaluate(const Workspace& workspace, Stage through, const std::string& params) = 0;
+  // Records the workspace's kernel at `params` as a candidate of the run: evaluated in full and kept. An error
+  // result is a mistake the model can fix (bad params); a submission past the turn's allowance is answered, not
+  // recorded, and is no error.
+  virtual ToolResult submit(const Workspace& workspace, const std::string& summary, const std::string& params) = 0;
 };
 
 // The evaluator stage each evaluation tool runs through; nullopt for the other tools.
@@ -88,8 +95,9 @@ enum class ToolStatus {
 struct ToolOutcome {
   ToolStatus status = ToolStatus::ok;
   std::string content;
-  bool submitted = false;  // the submit tool ran
-  std::string summary;     // submit's summary
+  bool submitted = false;     // the submit tool ran
+  std::string summary;        // submit's summary
+  std::string budget_spent;   // not run: this run budget is spent, and the turn ends
   bool is_error() const { return status != ToolStatus::ok; }
 };
 
@@ -105,8 +113,15 @@ class Toolbox {
   // Validates the arguments against the tool's schema, runs it and cuts long output.
   ToolOutcome call(const std::string& name, const nlohmann::json& input);
 
+  // The run's shared budgets (wall time, GPU-seconds, evaluations): once `check` names a spent one, no tool runs
+  // and the turn ends at its next tool call. Without a check every call runs.
+  using BudgetCheck = std::function<std::optional<std::string>()>;
+  void set_budget_check(BudgetCheck check) { m_budget_check = std::move(check); }
+  std::optional<std::string> budget_spent() const;
+
  private:
   ToolOutcome run(const std::string& name, const nlohmann::json& input);
+  bool can_edit() const;  // write_file or edit_file is enabled: the agent's workspace holds its own kernel
 
   const Workspace& m_workspace;
   EvaluationBackend* m_evaluator;
@@ -114,6 +129,7 @@ class Toolbox {
   ReviewAccess* m_review;
   std::vector<std::string> m_enabled;
   ToolSettings m_settings;
+  BudgetCheck m_budget_check;
 };
 
 // Keeps `text` whole when it fits in `max_chars`, else its head and tail with a note of how many characters

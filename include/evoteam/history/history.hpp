@@ -47,6 +47,9 @@ struct EvaluationRecord {
   bool rejected = false;                   // a reviewer (Disciplinarian) or a re-verification rejected it
   std::string ruling;                      // the reviewer's reason
   double eval_seconds = 0;
+  // Device time the evaluation held: the run stages' time (reference, correctness, timing, profile) on the GPU,
+  // or on the CPU for the host target; 0 when served from the result cache. What --budget-gpu-seconds counts.
+  double device_s = 0;
 
   bool evaluated() const { return state == RecordState::evaluated; }
   // Screened out by a recorded constraint: no evaluation was spent on it.
@@ -90,6 +93,7 @@ class RunHistory {
   // The agents' tool trials (compile, run_tests, benchmark, profile on work in progress): not candidates, but each
   // spends the evaluator as one does, so the evaluation budget counts them.
   int trials = 0;
+  double trial_device_s = 0;  // the device time of those trials and of profiles ("device_time" records)
   std::vector<CycleRecord> cycles;
 
   // The best passing candidate (highest speedup), if any.
@@ -101,6 +105,7 @@ class RunHistory {
   std::vector<const EvaluationRecord*> in_cycle(int cycle) const;
   int evaluation_count() const;  // candidates evaluated (blocked ones excluded)
   int evaluations_spent() const { return evaluation_count() + trials; }  // what --budget-evaluations counts
+  double device_seconds() const;  // candidates' and trials' device time: what --budget-gpu-seconds counts
 };
 
 }  // namespace evoteam

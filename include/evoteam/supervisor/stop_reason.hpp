@@ -26,6 +26,8 @@ enum class StopReason {
 };
 
 std::string to_string(StopReason reason);
+// One of the budget_* reasons: a --budget-* limit ended the run (exit code 5).
+bool is_budget(StopReason reason);
 // The reason a string names, or nullopt for any other text (e.g. a failed run's error message).
 std::optional<StopReason> parse_stop_reason(std::string_view text);
 

@@ -53,6 +53,7 @@ struct RunOutcome {
   int trials = 0;       // the agents' tool trials; with the candidates, what --budget-evaluations counts
   nlohmann::json tokens = {{"input", 0}, {"output", 0}, {"cache_read", 0}, {"cache_write", 0}};
   double cost_usd = 0;
+  double gpu_seconds = 0;  // the device time the evaluations held (RunHistory::device_seconds)
   ExitCode exit_code = ExitCode::success;
   nlohmann::json to_json() const;
 };

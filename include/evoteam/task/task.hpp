@@ -182,6 +182,10 @@ ParamAssignment complete_params(const Task& task, const ParamAssignment& partial
 std::optional<std::string> param_error(const Task& task, const ParamAssignment& params);
 // "NAME=value,NAME=value" in name order.
 std::string describe_params(const ParamAssignment& params);
+// Applies the changes an agent wrote ("NAME=value, NAME=value"; commas or spaces between them) to `params`,
+// each checked against the declared values and the whole against the param constraints. Returns why the text
+// cannot be applied (and leaves `params` as it was), or nullopt.
+std::optional<std::string> apply_param_text(const Task& task, const std::string& text, ParamAssignment& params);
 // For prompts: "NAME in {a, b} default a; ..." and the param constraints, or "none".
 std::string describe_param_space(const Task& task);
 // For prompts: one "- required: message" or "- forbidden: message" line per static constraint, or "none".

@@ -36,11 +36,13 @@ class CandidateEvaluator {
     std::string summary;               // the write-up for agents (describe_for_agent)
     nlohmann::json eval_json;          // the evaluator's full result (eval.json)
     std::string build_log;
+    double device_s = 0;               // the device time it held (EvaluationRecord::device_s)
   };
   struct Profile {
     std::string bound;                 // memory | compute | latency | unknown
     std::string summary;               // compact, fits in a prompt
     nlohmann::json metrics;
+    double device_s = 0;
   };
   virtual ~CandidateEvaluator() = default;
   // Runs every stage up to and including `through` (build, correctness or timing). `seed_salt` varies the
@@ -77,10 +79,10 @@ struct LabOutcome {
 
 class Lab {
  public:
-  // `recorded`: the run's evaluations and trials so far (replayed from the journal on resume). The lab owns them
-  // from here on and adds to them; others read them through snapshot().
-  Lab(RunDir& run, CandidateEvaluator& evaluator, KnowledgeBase& knowledge, std::vector<EvaluationRecord> recorded = {},
-      int trials = 0);
+  // `recorded`: the run's evaluations, trials and their device time so far (replayed from the journal on
+  // resume; its cycles are not the lab's). The lab owns them from here on and adds to them; others read them
+  // through snapshot().
+  Lab(RunDir& run, CandidateEvaluator& evaluator, KnowledgeBase& knowledge, const RunHistory& recorded = {});
 
   // Evaluates (or reuses) a candidate and records it. When `screen` is on and the request matches a recorded
   // constraint ("param=value fails"), the attempt is blocked before it costs an evaluation.
@@ -103,15 +105,29 @@ class Lab {
                                                            const ParamValues& params);
   const Task* task() const { return m_evaluator.task(); }
 
-  // No evaluation beyond this many in the run, trials included (the --budget-evaluations budget); 0 means no
-  // limit. A request past it is answered without evaluating (outcome.reused, state over_budget).
-  void set_evaluation_limit(int limit) { m_evaluation_limit = limit; }
+  // The run's hard budgets as the lab enforces them before every use of the evaluator, candidates and trials
+  // alike: no evaluation beyond `evaluations` in the run (trials included), none once the device time reaches
+  // `device_s`, none once `past_deadline` names a spent budget (the run's wall time). 0 or empty means no limit.
+  // A request past one is answered without evaluating (outcome.reused, state over_budget), so a budget is
+  // overshot by at most the evaluations already under way.
+  struct Budget {
+    int evaluations = 0;
+    double device_s = 0;
+    std::function<std::optional<std::string>()> past_deadline;
+  };
+  void set_budget(Budget budget);
+  void set_evaluation_limit(int limit);
+  // Which budget is spent, as a sentence, or nullopt.
+  std::optional<std::string> budget_spent() const;
 
   RunHistory snapshot() const;
   std::optional<EvaluationRecord> best() const;
   std::filesystem::path sources_of(const std::string& candidate_id) const;
   std::vector<ParamSpec> param_space() const { return m_evaluator.param_space(); }
   ParamValues default_params() const;
+  // An agent's param changes ("TILE_M=64, UNROLL=4") applied to `params`, within the declared values and the
+  // param constraints; returns why not, leaving `params` unchanged.
+  std::optional<std::string> apply_param_text(const std::string& text, ParamValues& params) const;
   // Counts the role's work for the cycle's usage record.
   RoleUsage usage_of(int cycle, const std::string& role) const;
   void add_usage(int cycle, const std::string& role, const RoleUsage& usage);
@@ -119,11 +135,15 @@ class Lab {
   LabOutcome ensure_start(int cycle);
 
  private:
+  LabOutcome evaluate_within(const LabRequest& request, int cycle, Screening screening, bool budgeted);
   std::string next_candidate_id();
   std::string sources_hash(const std::filesystem::path& sources_dir) const;
   std::optional<std::string> blocking_constraint(const ParamValues& params) const;
   // Takes one trial from the budget and journals it; false when the budget is spent.
   bool spend_trial(Stage stage);
+  std::optional<std::string> budget_spent_locked() const;
+  // Ledgers the device time of a trial or profile ("device_time" record).
+  void add_trial_device_time(double seconds);
 
   RunDir& m_run;
   CandidateEvaluator& m_evaluator;
@@ -131,7 +151,7 @@ class Lab {
   RunHistory m_history;  // evaluations only: the cycles are the supervisor's
   mutable std::mutex m_mutex;
   std::map<std::pair<int, std::string>, RoleUsage> m_usage;
-  int m_evaluation_limit = 0;
+  Budget m_budget;
   std::size_t m_next_number = 1;  // of the next candidate id (see the constructor)
 };
 
