@@ -168,7 +168,7 @@ bool AgentLoop::context_nearly_full() const {
 // Every call counts as a step, a failed one too.
 LlmResult AgentLoop::ask_model() {
   LlmRequest request{m_settings.model, m_state.system, m_state.messages, m_specs, m_settings.max_reply_tokens,
-                     m_settings.temperature};
+                     m_settings.temperature, m_settings.role};
   LlmResult reply = m_provider.complete(request);
   ++m_result.steps;
   return reply;

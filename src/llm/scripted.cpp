@@ -3,10 +3,15 @@
 //   an Anthropic Messages reply: {"content":[blocks], "stop_reason":"tool_use", "usage":{"input_tokens":..}}
 //   {"malformed": "why"}                        a reply whose body could not be understood
 //   {"failure": {"kind":"http_status", "http_status":529, "message":"..."}}   a call that brought no reply
+// Any line may carry "for": "<caller>" (a role such as "optimizer" or "debugger", or "supervisor"): a request
+// is answered with the first unused line whose "for" names its caller (LlmRequest::caller), else with the first
+// unused line without "for". Parallel members and the supervisor draw from one script in an order no thread
+// schedule decides; a script without "for" replays strictly in order, as before.
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/process.hpp>
 
+#include <mutex>
 #include <sstream>
 
 #include "llm/providers.hpp"
@@ -35,7 +40,14 @@ class ScriptedProvider : public LlmProvider {
       nlohmann::json reply = nlohmann::json::parse(line, nullptr, false);
       if (reply.is_discarded() || !reply.is_object()) throw InvalidInput(where + ": not a JSON object");
       if (reply.contains("failure")) failure_kind(reply.at("failure").value("kind", ""), where);
-      m_replies.push_back({where, std::move(reply)});
+      std::string caller;
+      if (reply.contains("for")) {
+        if (!reply.at("for").is_string() || reply.at("for").get<std::string>().empty())
+          throw InvalidInput(where + ": \"for\" must name a caller (a role or \"supervisor\")");
+        caller = reply.at("for").get<std::string>();
+        reply.erase("for");
+      }
+      m_replies.push_back({where, caller, std::move(reply), false});
     }
   }
 
@@ -43,10 +55,13 @@ class ScriptedProvider : public LlmProvider {
 
   LlmResult complete(const LlmRequest& request) override {
     if (interrupted()) return LlmFailure{FailureKind::interrupted, 0, "scripted: interrupted", 0, 0};
-    if (m_next >= m_replies.size())
-      return LlmFailure{FailureKind::script_ended, 0, "scripted: no reply left after " +
-                                                          std::to_string(m_replies.size()), 1, 0};
-    const auto& [where, reply] = m_replies[m_next++];
+    const Reply* next = take_reply_for(request.caller);
+    if (next == nullptr)
+      return LlmFailure{FailureKind::script_ended, 0, "scripted: no reply left" +
+                                                          (request.caller.empty() ? "" : " for " + request.caller) +
+                                                          " after " + std::to_string(m_replies.size()), 1, 0};
+    const std::string& where = next->where;
+    const nlohmann::json& reply = next->reply;
     if (reply.contains("malformed"))
       return LlmFailure{FailureKind::malformed_reply, 0, "scripted: malformed reply (" + where + "): " +
                                                              reply.at("malformed").dump(), 1, 0};
@@ -66,10 +81,35 @@ class ScriptedProvider : public LlmProvider {
   }
 
  private:
+  struct Reply {
+    std::string where;   // file:line, for messages and the reply's request id
+    std::string caller;  // the line's "for"; empty when any caller may take it
+    nlohmann::json reply;
+    bool used = false;
+  };
+
+  // The first unused line addressed to `caller`, else the first unused line addressed to nobody; marks it used.
+  // Replies never move once loaded, so the pointer stays valid after the lock is released.
+  const Reply* take_reply_for(const std::string& caller) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    Reply* unaddressed = nullptr;
+    for (Reply& candidate : m_replies) {
+      if (candidate.used) continue;
+      if (!caller.empty() && candidate.caller == caller) return mark_used(candidate);
+      if (candidate.caller.empty() && unaddressed == nullptr) unaddressed = &candidate;
+    }
+    return unaddressed == nullptr ? nullptr : mark_used(*unaddressed);
+  }
+
+  static const Reply* mark_used(Reply& reply) {
+    reply.used = true;
+    return &reply;
+  }
+
   std::string m_model;
   const PriceTable& m_prices;
-  std::vector<std::pair<std::string, nlohmann::json>> m_replies;
-  std::size_t m_next = 0;
+  std::vector<Reply> m_replies;
+  std::mutex m_mutex;  // members may call from their own threads
 };
 
 }  // namespace

@@ -66,6 +66,7 @@ LlmRequest supervisor_request(const std::string& model, const std::string& syste
   request.system = system;
   request.messages.push_back(Message{Role::user, {ContentBlock::make_text(k_supervisor_ask)}});
   request.max_tokens = 2048;
+  request.caller = "supervisor";
   return request;
 }
 

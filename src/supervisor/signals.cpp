@@ -57,8 +57,8 @@ std::string Signals::to_text() const {
 
 namespace {
 
-// What every signal of one cycle reads: the history, the knowledge, the thresholds, and the cycle's records
-// that spent an evaluation (not blocked, not the evaluator's own failure).
+// What every signal of one cycle reads: the history, the knowledge, the thresholds, and the cycle's attempts
+// that spent an evaluation (not blocked, not the evaluator's own failure, not the starting kernel).
 struct CycleReading {
   const RunHistory& history;
   const KnowledgeBase& knowledge;
@@ -224,8 +224,11 @@ Signals compute_signals(const RunHistory& history, const KnowledgeBase& knowledg
   Signals signals;
   signals.cycle = cycle;
   CycleReading reading{history, knowledge, settings, cycle, {}, history.best(), signals};
+  // The starting kernel is recorded in cycle 1 but nobody on the team wrote it: counted, it would halve the
+  // first cycle's rates and means (one two-change candidate would average 1.0 change and call no reviewer).
   for (const EvaluationRecord* record : history.in_cycle(cycle))
-    if (!record->blocked() && !record->has(Verdict::infra_error)) reading.spent.push_back(record);
+    if (!record->blocked() && !record->has(Verdict::infra_error) && record->author_role != "start")
+      reading.spent.push_back(record);
 
   add_failure_rates(reading);
   const Recurrence worst = add_recurring_error(reading);

@@ -75,9 +75,11 @@ class LlmMember : public TeamMember {
     EVOTEAM_CHECK(task != nullptr, "LLM agents need a task");
     RunHistory history = lab.snapshot();
     std::optional<EvaluationRecord> head = history.best();
+    // The failing lineage's head is the latest candidate that failed: evaluated, so never a parallel member's
+    // evaluation still under way (pending, its sources not yet stored), nor the evaluator's own failure.
     if (context.role.lineage == "failing")
       for (auto it = history.evaluations.rbegin(); it != history.evaluations.rend(); ++it)
-        if (!it->passed() && !it->blocked()) { head = *it; break; }
+        if (it->failed()) { head = *it; break; }
     if (!head && !history.evaluations.empty()) head = history.evaluations.front();
     EVOTEAM_CHECK(head.has_value(), "no candidate to start from");
 

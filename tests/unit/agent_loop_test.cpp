@@ -307,6 +307,21 @@ TEST_F(AgentLoop, ResumeAnswersAToolCallLeftWithoutResult) {
   EXPECT_TRUE(sent[2].content[0].is_error);
 }
 
+// The loop names the agent's role as the caller: a scripted line addressed to the role reaches it, and only it.
+TEST_F(AgentLoop, EveryCallNamesTheAgentsRoleAsItsCaller) {
+  m_settings.role = "debugger";
+  std::unique_ptr<LlmProvider> inner = scripted(write_script(
+      R"({"for":"optimizer","content":[{"type":"tool_use","id":"t1","name":"submit","input":{"summary":"not mine"}}],"usage":{"input_tokens":1,"output_tokens":1}})"
+      "\n"
+      R"({"for":"debugger","content":[{"type":"tool_use","id":"t2","name":"submit","input":{"summary":"mine"}}],"usage":{"input_tokens":1,"output_tokens":1}})"));
+  RecordingProvider provider(*inner);
+  AgentResult result = run(provider);
+  EXPECT_EQ(result.stop, Stop::submitted) << result.detail;
+  EXPECT_EQ(result.summary, "mine");
+  ASSERT_EQ(provider.requests.size(), 1u);
+  EXPECT_EQ(provider.requests[0].caller, "debugger");
+}
+
 TEST_F(AgentLoop, ResumeAfterSubmitReturnsWithoutCalling) {
   ASSERT_EQ(run("edit_compile_submit.jsonl").stop, Stop::submitted);
   std::unique_ptr<LlmProvider> inner = scripted(write_script(""));

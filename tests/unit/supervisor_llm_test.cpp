@@ -31,11 +31,16 @@ class SupervisorLlm : public ::testing::Test {
     m_signals = compute_signals(m_history, knowledge, m_settings, 1);
   }
 
-  Decision decide(const std::string& reply_text) {
-    nlohmann::json reply = {{"content", {{{"type", "text"}, {"text", reply_text}}}},
-                            {"stop_reason", "end_turn"},
-                            {"usage", {{"input_tokens", 100}, {"output_tokens", 50}}}};
-    write_file_atomic(m_dir / "script.jsonl", reply.dump() + "\n");
+  static nlohmann::json reply_line(const std::string& reply_text) {
+    return {{"content", {{{"type", "text"}, {"text", reply_text}}}},
+            {"stop_reason", "end_turn"},
+            {"usage", {{"input_tokens", 100}, {"output_tokens", 50}}}};
+  }
+
+  Decision decide(const std::string& reply_text) { return decide_with_script(reply_line(reply_text).dump() + "\n"); }
+
+  Decision decide_with_script(const std::string& script) {
+    write_file_atomic(m_dir / "script.jsonl", script);
     ProviderSettings settings;
     settings.provider = "scripted";
     settings.scripted_file = m_dir / "script.jsonl";
@@ -67,6 +72,18 @@ TEST_F(SupervisorLlm, ValidProposalBecomesTheTeam) {
   EXPECT_EQ(decision.team.pattern, Pattern::pipeline);
   EXPECT_EQ(m_meter.totals().tokens.input, 100u);
   EXPECT_FALSE(decision.stop);
+}
+
+// The supervisor names itself as the caller, so a script shared with the team can address its replies to it.
+TEST_F(SupervisorLlm, ItAsksAsTheSupervisorSoAScriptCanAddressItsReplies) {
+  nlohmann::json for_optimizer = reply_line("not a team");
+  for_optimizer["for"] = "optimizer";
+  nlohmann::json for_supervisor = reply_line(R"({"roles":[{"name":"debugger","budget_share":0.4},
+    {"name":"optimizer","budget_share":0.6}],"pattern":"pipeline","rationale":"builds fail","evidence":[]})");
+  for_supervisor["for"] = "supervisor";
+  Decision decision = decide_with_script(for_optimizer.dump() + "\n" + for_supervisor.dump() + "\n");
+  EXPECT_EQ(decision.team.decided_by, "llm") << decision.team.rationale;
+  EXPECT_TRUE(decision.team.has_role("debugger"));
 }
 
 // The exchange a person audits: the prompt (with the task's params and constraints), the reply, the rules' decision

@@ -154,6 +154,25 @@ TEST_F(SupervisorPolicy, MultiChangeCandidatesAddADisciplinarianWithTheOneChange
   EXPECT_TRUE(has_evidence(decision.team, k_signal_changes_per_candidate));
 }
 
+// The starting kernel is recorded in cycle 1 but is no attempt of the team's: the first cycle's rates and means
+// read the team's candidates only, so one two-change candidate calls the Disciplinarian (it averaged 1.0 with
+// the start) and one failed build is "1 of 1".
+TEST_F(SupervisorPolicy, TheStartingKernelIsNoAttemptOfTheFirstCycle) {
+  EvaluationRecord bundled = passing("c0002", 1, 1.5);
+  bundled.changes = 2;
+  history.evaluations = {passing("c0001", 1, 1.0), bundled};
+  Decision decision = decide(1, solo);
+  EXPECT_DOUBLE_EQ(signals.get(k_signal_changes_per_candidate).value, 2.0);
+  EXPECT_TRUE(signals.triggered(k_signal_changes_per_candidate));
+  EXPECT_TRUE(decision.team.has_role("disciplinarian"));
+
+  history.evaluations = {passing("c0001", 1, 1.0), failing("c0002", 1, "COMPILE_ERROR", "COMPILE_ERROR: x")};
+  decide(1, solo);
+  EXPECT_DOUBLE_EQ(signals.get(k_signal_build_failure_rate).value, 1.0);
+  EXPECT_EQ(signals.get(k_signal_build_failure_rate).evidence.rfind("1 of 1 failed to build", 0), 0u)
+      << signals.get(k_signal_build_failure_rate).evidence;
+}
+
 TEST_F(SupervisorPolicy, UnprofiledBestAddsAProfilingScientist) {
   history.evaluations = {passing("c0001", 1, 1.0), passing("c0002", 1, 1.8)};
   history.evaluations[1].profiled = false;

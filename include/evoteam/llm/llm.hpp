@@ -64,6 +64,9 @@ struct LlmRequest {
   std::vector<ToolSpec> tools;
   int max_tokens = 4096;
   std::optional<double> temperature;  // unset: the server's default
+  // Who asks: the agent's role ("optimizer", "debugger", ...) or "supervisor". Never sent to a server; the
+  // scripted provider routes replies by it, so parallel members and the supervisor can share one script.
+  std::string caller;
 };
 
 // Tokens by kind, normalised across providers: `input` excludes cached tokens (Anthropic's convention), so

@@ -1,0 +1,217 @@
+// run_team for each pattern with fake members: who ran, in what order or at once, what hand-off note each read,
+// and how the cycle's evaluations were split among them.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+
+#include <evoteam/core/fs.hpp>
+#include <evoteam/store/store.hpp>
+#include <evoteam/team/team.hpp>
+
+#include "support/temp_dir.hpp"
+
+namespace evoteam {
+namespace {
+
+// The members never evaluate anything; the lab only has to exist.
+class UnusedEvaluator : public CandidateEvaluator {
+ public:
+  explicit UnusedEvaluator(std::filesystem::path start) : m_start(std::move(start)) {}
+  Result evaluate(const std::filesystem::path&, const ParamValues&, Stage, std::uint64_t) override {
+    ADD_FAILURE() << "a fake member evaluated";
+    return {};
+  }
+  Profile profile(const std::filesystem::path&, const ParamValues&) override { return {}; }
+  std::vector<ParamSpec> param_space() const override { return {}; }
+  std::filesystem::path starting_sources() const override { return m_start; }
+
+ private:
+  std::filesystem::path m_start;
+};
+
+// What the members of one cycle did, in the order they did it.
+struct TurnLog {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<std::string> started;         // roles, in the order their turns began
+  std::map<std::string, TurnContext> seen;  // the context each role was given
+  int running = 0;
+  int arrived = 0;  // members whose turn began; never goes down
+  int most_running_at_once = 0;
+  std::map<std::string, int> peers_seen;    // parallel: how many members were in their turn at once, per role
+};
+
+// A member that logs its turn and leaves `note` for the next one. With `wait_for_peers`, it stays in its turn
+// until that many members are in theirs (or 10 s pass): only members that really run at once all see each other.
+class FakeMember : public TeamMember {
+ public:
+  FakeMember(TurnLog& log, std::string note, int wait_for_peers, bool fail)
+      : m_log(log), m_note(std::move(note)), m_wait_for_peers(wait_for_peers), m_fail(fail) {}
+
+  TurnOutcome act(TurnContext& context) override {
+    std::unique_lock<std::mutex> lock(m_log.mutex);
+    m_log.started.push_back(context.role.name);
+    m_log.seen[context.role.name] = context;
+    m_log.most_running_at_once = std::max(m_log.most_running_at_once, ++m_log.running);
+    ++m_log.arrived;
+    m_log.changed.notify_all();
+    if (m_wait_for_peers > 0) {
+      // No member leaves before all have arrived, so all arriving means all were in their turns at once.
+      m_log.changed.wait_for(lock, std::chrono::seconds(10), [&] { return m_log.arrived >= m_wait_for_peers; });
+      m_log.peers_seen[context.role.name] = m_log.arrived;
+    } else {
+      // Give a member that wrongly overlaps this one the time to show it.
+      lock.unlock();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      lock.lock();
+    }
+    --m_log.running;
+    if (m_fail) throw std::runtime_error("the " + context.role.name + " crashed");
+    return TurnOutcome{m_note, context.role.name + " done", RoleUsage{}};
+  }
+
+ private:
+  TurnLog& m_log;
+  std::string m_note;
+  int m_wait_for_peers;
+  bool m_fail;
+};
+
+class RunTeam : public ::testing::Test {
+ protected:
+  RunTeam()
+      : m_evaluator(start_sources()),
+        m_run(RunDir::create(m_dir / "runs", "patterns", nlohmann::json::object())),
+        m_knowledge(m_run.knowledge_dir()),
+        m_lab(m_run, m_evaluator, m_knowledge) {}
+
+  std::filesystem::path start_sources() {
+    std::filesystem::create_directories(m_dir / "start");
+    write_file_atomic(m_dir / "start" / "kernel.cpp", "// the starting kernel\n");
+    return m_dir / "start";
+  }
+
+  // Runs `team` with fake members: `notes` gives each role's hand-off note, `failing` the roles that throw.
+  std::map<std::string, TurnOutcome> run(const TeamSpec& team, int evaluations,
+                                         const std::map<std::string, std::string>& notes = {},
+                                         const std::set<std::string>& failing = {}) {
+    const int wait_for_peers = team.pattern == Pattern::parallel ? static_cast<int>(team.roles.size()) : 0;
+    MemberFactory make_member = [&](const RoleAssignment& role) -> std::unique_ptr<TeamMember> {
+      auto note = notes.find(role.name);
+      return std::make_unique<FakeMember>(m_log, note == notes.end() ? "" : note->second, wait_for_peers,
+                                          failing.count(role.name) > 0);
+    };
+    return run_team(team, 3, CycleBudget{evaluations}, make_member, m_lab, m_knowledge, 42);
+  }
+
+  static TeamSpec team_of(Pattern pattern, std::vector<RoleAssignment> roles) {
+    TeamSpec team;
+    team.roles = std::move(roles);
+    team.pattern = pattern;
+    return team;
+  }
+
+  testing::TempDir m_dir;
+  UnusedEvaluator m_evaluator;
+  RunDir m_run;
+  KnowledgeBase m_knowledge;
+  Lab m_lab;
+  TurnLog m_log;
+};
+
+TEST_F(RunTeam, SoloRunsItsOneMemberWithTheWholeBudget) {
+  std::map<std::string, TurnOutcome> outcomes = run(team_of(Pattern::solo, {{"optimizer", 1.0, "best"}}), 8);
+  EXPECT_EQ(m_log.started, std::vector<std::string>{"optimizer"});
+  ASSERT_EQ(outcomes.size(), 1u);
+  EXPECT_EQ(outcomes.at("optimizer").summary, "optimizer done");
+  const TurnContext& seen = m_log.seen.at("optimizer");
+  EXPECT_EQ(seen.evaluation_budget, 8);
+  EXPECT_EQ(seen.handoff_note, "none");
+  EXPECT_EQ(seen.cycle, 3);
+  EXPECT_EQ(seen.lab, &m_lab);
+  EXPECT_EQ(seen.knowledge, &m_knowledge);
+}
+
+// A pipeline runs its members one after another in the team's order; each reads every earlier member's note.
+TEST_F(RunTeam, PipelineRunsInOrderAndPassesTheNotesOn) {
+  TeamSpec team = team_of(Pattern::pipeline, {{"profiling-scientist", 0.25, "best"},
+                                              {"optimizer", 0.5, "best"},
+                                              {"disciplinarian", 0.25, "best"}});
+  std::map<std::string, TurnOutcome> outcomes =
+      run(team, 8, {{"profiling-scientist", "memory-bound: raise TILE_N"}, {"optimizer", "TILE_N 16 -> 64, 1.4x"}});
+  EXPECT_EQ(m_log.started, (std::vector<std::string>{"profiling-scientist", "optimizer", "disciplinarian"}));
+  EXPECT_EQ(m_log.most_running_at_once, 1);
+  EXPECT_EQ(outcomes.size(), 3u);
+  EXPECT_EQ(m_log.seen.at("profiling-scientist").handoff_note, "none");
+  EXPECT_EQ(m_log.seen.at("optimizer").handoff_note, "profiling-scientist: memory-bound: raise TILE_N");
+  EXPECT_EQ(m_log.seen.at("disciplinarian").handoff_note,
+            "profiling-scientist: memory-bound: raise TILE_N\noptimizer: TILE_N 16 -> 64, 1.4x");
+  // The split: each share of 8, rounded down.
+  EXPECT_EQ(m_log.seen.at("profiling-scientist").evaluation_budget, 2);
+  EXPECT_EQ(m_log.seen.at("optimizer").evaluation_budget, 4);
+  EXPECT_EQ(m_log.seen.at("disciplinarian").evaluation_budget, 2);
+}
+
+// A member that leaves no note adds nothing to the chain; the order is the team's, not the roles' usual one.
+TEST_F(RunTeam, PipelineSkipsEmptyNotesAndKeepsTheTeamsOrder) {
+  TeamSpec team = team_of(Pattern::pipeline, {{"optimizer", 0.5, "best"}, {"debugger", 0.5, "best"}});
+  run(team, 4, {{"debugger", "fixed it"}});
+  EXPECT_EQ(m_log.started, (std::vector<std::string>{"optimizer", "debugger"}));
+  EXPECT_EQ(m_log.seen.at("debugger").handoff_note, "none");
+}
+
+// Parallel members run at the same time, each on its own lineage with its own share, and read no note.
+TEST_F(RunTeam, ParallelRunsEveryMemberAtOnceOnItsLineage) {
+  TeamSpec team = team_of(Pattern::parallel, {{"optimizer", 0.5, "best"}, {"debugger", 0.5, "failing"}});
+  const auto start = std::chrono::steady_clock::now();
+  std::map<std::string, TurnOutcome> outcomes = run(team, 6, {{"optimizer", "o"}, {"debugger", "d"}});
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10)) << "the members waited for each other";
+  ASSERT_EQ(outcomes.size(), 2u);
+  EXPECT_EQ(outcomes.at("optimizer").summary, "optimizer done");
+  EXPECT_EQ(outcomes.at("debugger").summary, "debugger done");
+  EXPECT_EQ(m_log.most_running_at_once, 2);
+  EXPECT_EQ(m_log.peers_seen.at("optimizer"), 2);
+  EXPECT_EQ(m_log.peers_seen.at("debugger"), 2);
+  EXPECT_EQ(m_log.seen.at("optimizer").role.lineage, "best");
+  EXPECT_EQ(m_log.seen.at("debugger").role.lineage, "failing");
+  EXPECT_EQ(m_log.seen.at("optimizer").handoff_note, "none");
+  EXPECT_EQ(m_log.seen.at("debugger").handoff_note, "none");
+  EXPECT_EQ(m_log.seen.at("optimizer").evaluation_budget, 3);
+  EXPECT_EQ(m_log.seen.at("debugger").evaluation_budget, 3);
+  // Each member draws from its own seed, so two members of one cycle do not make the same random choices.
+  EXPECT_NE(m_log.seen.at("optimizer").seed, m_log.seen.at("debugger").seed);
+}
+
+// A parallel member that crashes is recorded as failed; its peer's turn still counts.
+TEST_F(RunTeam, AParallelMembersCrashDoesNotStopItsPeer) {
+  TeamSpec team = team_of(Pattern::parallel, {{"optimizer", 0.5, "best"}, {"debugger", 0.5, "failing"}});
+  std::map<std::string, TurnOutcome> outcomes = run(team, 2, {}, {"debugger"});
+  ASSERT_EQ(outcomes.size(), 2u);
+  EXPECT_EQ(outcomes.at("optimizer").summary, "optimizer done");
+  EXPECT_EQ(outcomes.at("debugger").summary, "failed: the debugger crashed");
+}
+
+// Shares round down, but every member gets at least one evaluation and none more than the cycle has.
+TEST_F(RunTeam, TheBudgetSplitRoundsDownToAtLeastOneAndAtMostTheCycles) {
+  TeamSpec team = team_of(Pattern::pipeline, {{"optimizer", 0.85, "best"},
+                                              {"knowledge-integrator", 0.05, "best"},
+                                              {"disciplinarian", 0.1, "best"}});
+  run(team, 10);
+  EXPECT_EQ(m_log.seen.at("optimizer").evaluation_budget, 8);
+  EXPECT_EQ(m_log.seen.at("knowledge-integrator").evaluation_budget, 1);  // 0.5 rounds to 0, raised to 1
+  EXPECT_EQ(m_log.seen.at("disciplinarian").evaluation_budget, 1);
+
+  m_log.seen.clear();
+  run(team_of(Pattern::solo, {{"optimizer", 1.0, "best"}}), 1);
+  EXPECT_EQ(m_log.seen.at("optimizer").evaluation_budget, 1);
+}
+
+}  // namespace
+}  // namespace evoteam
