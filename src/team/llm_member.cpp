@@ -84,7 +84,7 @@ class LlmMember : public TeamMember {
     std::optional<EvaluationRecord> head = history.best();
     if (context.role.lineage == "failing")
       for (auto it = history.evaluations.rbegin(); it != history.evaluations.rend(); ++it)
-        if (!it->passed() && !it->blocked()) { head = *it; break; }
+        if (!it->passed() && !it->blocked() && !it->rejected) { head = *it; break; }
     if (!head && !history.evaluations.empty()) head = history.evaluations.front();
     EVOTEAM_CHECK(head.has_value(), "no candidate to start from");
 
