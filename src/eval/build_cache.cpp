@@ -18,7 +18,8 @@ using Clock = std::chrono::steady_clock;
 nlohmann::json to_json(const BuildOutcome& outcome) {
   return {{"status", to_string(outcome.status)}, {"reason", outcome.reason}, {"evidence", outcome.evidence},
           {"log", outcome.log},                  {"report", outcome.report}, {"warnings", outcome.warnings},
-          {"wall_s", outcome.wall_s},            {"static_s", outcome.static_s}};
+          {"wall_s", outcome.wall_s},            {"static_s", outcome.static_s},
+          {"adopted_constraints", outcome.adopted_constraints}};
 }
 
 BuildOutcome build_outcome_from_json(const nlohmann::json& value) {
@@ -34,6 +35,7 @@ BuildOutcome build_outcome_from_json(const nlohmann::json& value) {
   outcome.warnings = value.value("warnings", std::vector<std::string>{});
   outcome.wall_s = value.value("wall_s", 0.0);
   outcome.static_s = value.value("static_s", 0.0);
+  outcome.adopted_constraints = value.value("adopted_constraints", std::vector<std::string>{});
   return outcome;
 }
 

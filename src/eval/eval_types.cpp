@@ -174,6 +174,7 @@ nlohmann::json EvalResult::to_json() const {
   for (const WorkloadResult& workload : workloads) workload_list.push_back(workload.to_json());
   value["workloads"] = workload_list;
   value["static_warnings"] = static_warnings;
+  value["adopted_constraints"] = adopted_constraints ? nlohmann::json(*adopted_constraints) : nlohmann::json(nullptr);
   value["build"] = {{"log", build_log}, {"report", build_report}, {"cache_hit", build_cache_hit}, {"wall_s", build_s}};
   value["profile"] = profile;
   value["protocol"] = protocol;
@@ -242,6 +243,8 @@ EvalResult EvalResult::from_json(const nlohmann::json& value) {
     result.workloads.push_back(workload);
   }
   result.static_warnings = value.value("static_warnings", std::vector<std::string>{});
+  if (value.contains("adopted_constraints") && value["adopted_constraints"].is_array())
+    result.adopted_constraints = value["adopted_constraints"].get<std::vector<std::string>>();
   if (value.contains("build")) {
     result.build_log = value["build"].value("log", "");
     result.build_report = value["build"].value("report", nlohmann::json::object());

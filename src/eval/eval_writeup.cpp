@@ -43,6 +43,9 @@ std::string describe_for_agent(const EvalResult& result) {
     text += "\n";
   }
   for (const std::string& warning : result.static_warnings) text += "warning: " + warning + "\n";
+  // Once the run's best meets one of these, a candidate without it is rejected: agents should know where they stand.
+  if (result.adopted_constraints && !result.adopted_constraints->empty())
+    text += "once-adopted constraints met: " + join(*result.adopted_constraints, ", ") + "\n";
   const bool build_failed = verdict_class(result.verdict) == VerdictClass::build_failure;
   if (build_failed && !result.build_log.empty()) text += "build log:\n" + cut_log(result.build_log) + "\n";
   if (!result.passed() && !result.evidence.empty()) text += "evidence: " + result.evidence.dump() + "\n";

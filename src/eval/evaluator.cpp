@@ -271,6 +271,7 @@ Flow build_candidate(Evaluation& evaluation) {
     return Flow::finish;
   }
   evaluation.result.verdict = Verdict::pass;
+  evaluation.result.adopted_constraints = build.adopted_constraints;
   evaluation.run->build_report = build.report;
   return Flow::next;
 }

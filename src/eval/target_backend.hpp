@@ -32,6 +32,9 @@ struct BuildOutcome {
   std::string log;
   nlohmann::json report = nlohmann::json::object();
   std::vector<std::string> warnings;
+  // Names of the task's once-adopted constraints the build meets; empty unless an untrusted build passed its
+  // static stage.
+  std::vector<std::string> adopted_constraints;
   bool cache_hit = false;
   double wall_s = 0;
   double static_s = 0;  // part of wall_s spent on static checks

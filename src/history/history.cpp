@@ -44,6 +44,7 @@ nlohmann::json EvaluationRecord::to_json() const {
                           {"ruling", ruling}};
   if (speedup) value["speedup"] = *speedup;
   if (roofline) value["roofline"] = *roofline;
+  if (adopted_constraints) value["adopted_constraints"] = *adopted_constraints;
   return value;
 }
 
@@ -79,6 +80,8 @@ EvaluationRecord EvaluationRecord::from_json(const nlohmann::json& value) {
   record.device_s = value.value("device_s", 0.0);
   record.rejected = value.value("rejected", false);
   record.ruling = value.value("ruling", "");
+  if (value.contains("adopted_constraints") && value["adopted_constraints"].is_array())
+    record.adopted_constraints = value["adopted_constraints"].get<std::vector<std::string>>();
   return record;
 }
 

@@ -159,8 +159,12 @@ std::string describe_param_space(const Task& task) {
 
 std::string describe_static_constraints(const Task& task) {
   std::string text;
-  for (const StaticConstraint& constraint : task.static_constraints)
-    text += "- " + std::string(constraint.required ? "required: " : "forbidden: ") + constraint.message + "\n";
+  for (const StaticConstraint& constraint : task.static_constraints) {
+    const std::string kind = constraint.once_adopted ? "required once adopted (" + constraint.name + ")"
+                                                     : constraint.required ? "required" : "forbidden";
+    const std::string archs = constraint.archs.empty() ? "" : " [" + join(constraint.archs, ", ") + "]";
+    text += "- " + kind + archs + ": " + constraint.message + "\n";
+  }
   return text.empty() ? "none" : text;
 }
 

@@ -2,6 +2,7 @@
 // downstream (evaluator, agents, search) can trust a loaded Task.
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
+#include <evoteam/core/text.hpp>
 #include <evoteam/task/task.hpp>
 
 #include <algorithm>
@@ -34,7 +35,7 @@ const std::vector<std::string> k_top_level_keys = {
     "outputs", "constraints", "entry",      "reference",   "kernel",      "hooks",
     "workloads", "distributions", "tolerances", "flops",   "bytes",       "params",
     "param_constraints", "static_constraints", "libraries", "baseline", "deterministic",
-    "scalars", "min_devices", "ranks_axis"};
+    "scalars", "min_devices", "ranks_axis", "expects_tensor_cores"};
 
 const std::set<std::string> k_distributions = {"normal", "uniform", "heavy_tailed", "small_int"};
 
@@ -301,13 +302,29 @@ std::map<std::string, Tolerance> parse_tolerances(const FieldReader& reader, con
   return tolerances;
 }
 
-std::vector<StaticConstraint> parse_static_constraints(const FieldReader& reader, const nlohmann::json& value, Target target) {
+// The archs a ptx or sass constraint is scoped to: each one of the task's archs.
+std::vector<std::string> parse_constraint_archs(const FieldReader& reader, const nlohmann::json& value, const Task& task,
+                                                const StaticConstraint& constraint, const std::string& field) {
+  if (task.target != Target::cuda) reader.fail(field, "only cuda tasks scope constraints to archs");
+  if (constraint.scope != "ptx" && constraint.scope != "sass")
+    reader.fail(field, "archs apply to the ptx and sass scopes only, not \"" + constraint.scope + "\"");
+  std::vector<std::string> archs = reader.strings_of(value, field);
+  if (archs.empty()) reader.fail(field, "name at least one arch, or leave the field out for every arch");
+  for (std::size_t i = 0; i < archs.size(); ++i)
+    if (std::find(task.archs.begin(), task.archs.end(), archs[i]) == task.archs.end())
+      reader.fail(field + "[" + std::to_string(i) + "]", "\"" + archs[i] + "\" is not one of the task's archs (" + join(task.archs, ", ") + ")");
+  return archs;
+}
+
+std::vector<StaticConstraint> parse_static_constraints(const FieldReader& reader, const nlohmann::json& value, const Task& task) {
+  const Target target = task.target;
   std::vector<StaticConstraint> constraints;
+  std::set<std::string> names;
   const nlohmann::json& items = reader.array_of(value, "static_constraints");
   for (std::size_t i = 0; i < items.size(); ++i) {
     const std::string field = "static_constraints[" + std::to_string(i) + "]";
     reader.object_of(items[i], field);
-    reader.only_keys(items[i], {"name", "scope", "require", "forbid", "message"}, field);
+    reader.only_keys(items[i], {"name", "scope", "require", "forbid", "message", "archs", "once_adopted"}, field);
     StaticConstraint constraint;
     constraint.name = items[i].contains("name") ? reader.string_of(items[i]["name"], field + ".name") : "constraint " + std::to_string(i);
     constraint.scope = reader.string_of(reader.require(items[i], "scope", field), field + ".scope");
@@ -324,6 +341,15 @@ std::vector<StaticConstraint> parse_static_constraints(const FieldReader& reader
       reader.fail(field, std::string("invalid regex: ") + error.what());
     }
     if (items[i].contains("message")) constraint.message = reader.string_of(items[i]["message"], field + ".message");
+    if (items[i].contains("archs"))
+      constraint.archs = parse_constraint_archs(reader, items[i]["archs"], task, constraint, field + ".archs");
+    if (items[i].contains("once_adopted")) {
+      constraint.once_adopted = reader.boolean_of(items[i]["once_adopted"], field + ".once_adopted");
+      if (constraint.once_adopted && !constraint.required)
+        reader.fail(field + ".once_adopted", "only a \"require\" constraint can be kept once adopted");
+    }
+    // Rulings and evaluation records name a constraint, so a name must mean one constraint.
+    if (!names.insert(constraint.name).second) reader.fail(field + ".name", "\"" + constraint.name + "\" is used twice");
     constraints.push_back(constraint);
   }
   return constraints;
@@ -428,7 +454,11 @@ Task load_task(const std::filesystem::path& task_dir) {
       reader.fail("params", "param \"" + param.name + "\" clashes with an axis, a tensor or the entry point");
   if (root.contains("param_constraints")) task.param_constraints = reader.strings_of(root["param_constraints"], "param_constraints");
   task_detail::check_param_constraints(reader, task);
-  if (root.contains("static_constraints")) task.static_constraints = parse_static_constraints(reader, root["static_constraints"], task.target);
+  if (root.contains("static_constraints")) task.static_constraints = parse_static_constraints(reader, root["static_constraints"], task);
+  if (root.contains("expects_tensor_cores")) {
+    task.expects_tensor_cores = reader.boolean_of(root["expects_tensor_cores"], "expects_tensor_cores");
+    if (task.expects_tensor_cores && task.target != Target::cuda) reader.fail("expects_tensor_cores", "only cuda tasks have tensor cores");
+  }
   if (root.contains("libraries")) task.libraries = reader.strings_of(root["libraries"], "libraries");
   task.baseline = parse_baseline(reader, root.contains("baseline") ? &root["baseline"] : nullptr, task);
   if (root.contains("deterministic")) task.deterministic = reader.boolean_of(root["deterministic"], "deterministic");

@@ -90,7 +90,7 @@ class Optimizer : public TeamMember {
       const EvaluationRecord& record = result.record;
       log += record.candidate_id + " " + kind_name(proposal->kind) + " " + record.verdict_text() +
              (record.speedup ? " " + fixed(*record.speedup, 2) + "x" : "") + "; ";
-      if (record.passed() && head->speedup && *record.speedup > *head->speedup) {
+      if (record.passed() && !record.rejected && head->speedup && *record.speedup > *head->speedup) {
         head = record;
         ++improved;
       }

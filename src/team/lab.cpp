@@ -26,6 +26,11 @@ int count_param_changes(const ParamValues& before, const ParamValues& after) {
 
 namespace {
 
+// How the lab's ruling on a candidate that dropped a once-adopted constraint begins.
+const std::string k_slide_back = "slid back from ";
+
+bool is_slide_back(const std::string& ruling) { return ruling.rfind(k_slide_back, 0) == 0; }
+
 // 12 for "c0012"; 0 for a name that is not a candidate id.
 std::size_t candidate_number(const std::string& id) {
   if (id.size() < 2 || id[0] != 'c' || id.find_first_not_of("0123456789", 1) != std::string::npos) return 0;
@@ -162,6 +167,7 @@ LabOutcome Lab::evaluate_within(const LabRequest& request, int cycle, Screening 
   record.verdict = result.verdict;
   record.speedup = result.speedup;
   record.roofline = result.roofline;
+  record.adopted_constraints = result.adopted_constraints;
   // NOISY counts as a pass (outputs verified, timing usable but not converged); its verdict stays on record
   // so a person sees it.
   record.failure_signature = record.passed() ? "" : result.failure_signature;
@@ -180,11 +186,40 @@ LabOutcome Lab::evaluate_within(const LabRequest& request, int cycle, Screening 
   if (!result.build_log.empty()) write_file_atomic(dir / "build.log", result.build_log);
   outcome.summary = result.summary;
 
-  std::lock_guard<std::mutex> lock(m_mutex);
-  for (EvaluationRecord& stored : m_history.evaluations)
-    if (stored.candidate_id == record.candidate_id) stored = record;
-  m_run.journal().append({{"type", "evaluation"}, {"record", record.to_json()}});
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    // Judged against the best at the moment of recording, so parallel members are held to the same best.
+    if (std::optional<std::string> reason = slid_back(record)) {
+      record.rejected = true;
+      record.ruling = *reason;
+    }
+    for (EvaluationRecord& stored : m_history.evaluations)
+      if (stored.candidate_id == record.candidate_id) stored = record;
+    // The ruling travels in the evaluation record itself: replaying the journal restores it with the candidate.
+    m_run.journal().append({{"type", "evaluation"}, {"record", record.to_json()}});
+  }
+  if (record.rejected)
+    m_knowledge.add(KnowledgeKind::failed_attempt, KnowledgeEntry{"rejected " + record.candidate_id,
+                                                                  {{"candidate", record.candidate_id}, {"author", "lab"}},
+                                                                  record.ruling});
   return outcome;
+}
+
+std::optional<std::string> Lab::slid_back(const EvaluationRecord& record) const {
+  // A build that never reached the static stage tells nothing about what the candidate uses.
+  if (!record.evaluated() || !record.adopted_constraints) return std::nullopt;
+  const std::optional<EvaluationRecord> best = m_history.best();
+  if (!best || !best->adopted_constraints) return std::nullopt;
+  const std::vector<std::string>& kept = *record.adopted_constraints;
+  for (const std::string& name : *best->adopted_constraints) {
+    if (std::find(kept.begin(), kept.end(), name) != kept.end()) continue;
+    std::string message = "the candidate no longer meets it";
+    if (const Task* task = m_evaluator.task())
+      for (const StaticConstraint& constraint : task->static_constraints)
+        if (constraint.name == name && !constraint.message.empty()) message = constraint.message;
+    return k_slide_back + name + ": " + message + " (the run's best, " + best->candidate_id + ", meets it)";
+  }
+  return std::nullopt;
 }
 
 std::optional<CandidateEvaluator::Profile> Lab::profile(const std::string& candidate_id) {
@@ -234,8 +269,11 @@ LabOutcome Lab::reverify(const std::string& candidate_id, int cycle, const std::
   return outcome;
 }
 
-void Lab::rule(const std::string& candidate_id, bool accepted, const std::string& role, const std::string& reason) {
+bool Lab::rule(const std::string& candidate_id, bool accepted, const std::string& role, const std::string& reason) {
   std::lock_guard<std::mutex> lock(m_mutex);
+  // The lab's own ruling binds reviewers too: accepting a candidate that slid back would let it become the best.
+  const EvaluationRecord* ruled = m_history.find(candidate_id);
+  if (accepted && ruled != nullptr && ruled->rejected && is_slide_back(ruled->ruling)) return false;
   for (EvaluationRecord& stored : m_history.evaluations)
     if (stored.candidate_id == candidate_id) {
       stored.rejected = !accepted;
@@ -246,6 +284,7 @@ void Lab::rule(const std::string& candidate_id, bool accepted, const std::string
                           {"accepted", accepted},
                           {"role", role},
                           {"reason", reason}});
+  return true;
 }
 
 void Lab::set_budget(Budget budget) {

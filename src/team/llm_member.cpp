@@ -79,7 +79,7 @@ class LlmMember : public TeamMember {
     // evaluation still under way (pending, its sources not yet stored), nor the evaluator's own failure.
     if (context.role.lineage == "failing")
       for (auto it = history.evaluations.rbegin(); it != history.evaluations.rend(); ++it)
-        if (it->failed()) { head = *it; break; }
+        if (it->failed() && !it->rejected) { head = *it; break; }
     if (!head && !history.evaluations.empty()) head = history.evaluations.front();
     EVOTEAM_CHECK(head.has_value(), "no candidate to start from");
 

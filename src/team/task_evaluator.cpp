@@ -57,6 +57,7 @@ class TaskEvaluator : public CandidateEvaluator {
     out.failure_signature = result.passed() ? "" : to_string(result.verdict) + ": " + result.reason.substr(0, 160);
     out.eval_json = result.to_json();
     out.build_log = result.build_log;
+    out.adopted_constraints = result.adopted_constraints;
     out.summary = describe_for_agent(result);
     out.device_s = device_seconds(result);
     return out;

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <set>
+#include <sstream>
 
 #include "eval/cuda/cuda_backend.hpp"
 #include "eval/cuda/cuda_tools.hpp"
@@ -80,6 +81,31 @@ TEST(CudaTasks, TheLibraryHasTheCudaTasksItPromises) {
   for (const char* wanted : {"mla_paged_decode_h16_ckv512_kpe64_ps1", "gdn_prefill_qk4_v8_d128_k_last",
                              "gqa_paged_decode_h32_kv8_d128_ps1", "gemm_bf16", "rmsnorm_h4096", "kmeans_assign", "gemm_allreduce"})
     EXPECT_TRUE(names.count(wanted)) << "missing task " << wanted;
+}
+
+// gemm_bf16_wgmma is gemm_bf16 with its rules: the same files and the same task, apart from its name, its extra
+// (once-adopted, per-arch) constraints and its expectation of tensor cores. Its CPU reference is gemm_bf16's.
+TEST(CudaTasks, TheWgmmaVariantIsGemmBf16WithItsRules) {
+  const fs::path base_dir = install_root() / "kernels" / "gemm_bf16";
+  const fs::path variant_dir = install_root() / "kernels" / "gemm_bf16_wgmma";
+  for (const char* file : {"reference.cu", "kernel.cu", "baseline_cublas.cu"})
+    EXPECT_EQ(read_file(variant_dir / file), read_file(base_dir / file)) << file << " drifted from gemm_bf16's";
+  const auto read_task = [](const fs::path& dir) { return nlohmann::json::parse(read_file(dir / "task.json"), nullptr, true, true); };
+  nlohmann::json base = read_task(base_dir), variant = read_task(variant_dir);
+  const nlohmann::json base_constraints = base["static_constraints"], variant_constraints = variant["static_constraints"];
+  for (const char* own : {"name", "description", "static_constraints", "expects_tensor_cores"}) base.erase(own), variant.erase(own);
+  EXPECT_EQ(variant, base);
+  ASSERT_GT(variant_constraints.size(), base_constraints.size());
+  for (std::size_t i = 0; i < base_constraints.size(); ++i) EXPECT_EQ(variant_constraints[i], base_constraints[i]);
+
+  const Task task = load_task(variant_dir);
+  EXPECT_TRUE(task.expects_tensor_cores);
+  const auto wgmma = std::find_if(task.static_constraints.begin(), task.static_constraints.end(),
+                                  [](const StaticConstraint& c) { return c.name == "wgmma_sm90a"; });
+  ASSERT_NE(wgmma, task.static_constraints.end());
+  EXPECT_TRUE(wgmma->once_adopted && wgmma->required);
+  EXPECT_EQ(wgmma->scope, "ptx");
+  EXPECT_EQ(wgmma->archs, std::vector<std::string>{"sm_90a"});
 }
 
 TEST(CudaTasks, EveryStartingKernelReferenceAndBaselineBuildsForEveryArchAndPassesTheStaticStage) {
@@ -174,6 +200,56 @@ TEST(CudaStaticStage, TaskConstraintsApplyToCandidates) {
   const BuildOutcome outcome = build_files(builder, task, files, true);
   EXPECT_EQ(outcome.status, BuildStatus::static_reject) << describe(outcome);
   EXPECT_NE(outcome.reason.find("constraint"), std::string::npos) << outcome.reason;
+}
+
+bool has_warning(const BuildOutcome& outcome, const std::string& part) {
+  return std::any_of(outcome.warnings.begin(), outcome.warnings.end(),
+                     [&](const std::string& warning) { return warning.find(part) != std::string::npos; });
+}
+
+// gemm_bf16_wgmma's starting kernel (CUDA cores) builds: its once-adopted constraints do not reject, it meets none,
+// and "expects_tensor_cores" warns it. The same kernel plus a wgmma path on sm_90a meets the sm_90a constraints and
+// is not warned for sm_90a. gemm_bf16, which does not expect tensor cores, is not warned at all.
+TEST(CudaStaticStage, TheWgmmaTaskReportsAdoptedConstraintsAndWarnsWithoutTensorCores) {
+  REQUIRE_NVCC();
+  Builder builder;
+  const Task task = load_task(install_root() / "kernels" / "gemm_bf16_wgmma");
+  ASSERT_TRUE(task.expects_tensor_cores);
+  const BuildOutcome starting = build_files(builder, task, starting_files(task), true);
+  ASSERT_EQ(starting.status, BuildStatus::ok) << describe(starting);
+  EXPECT_TRUE(starting.adopted_constraints.empty());
+  EXPECT_TRUE(has_warning(starting, "sm_90a: no wgmma (HGMMA) tensor-core instruction"));
+  EXPECT_TRUE(has_warning(starting, "sm_100a: no tcgen05"));
+
+  std::map<std::string, std::string> files = starting_files(task);
+  std::string& kernel = files.at("kernel.cu");
+  const std::string entry = "extern \"C\" cudaError_t gemm_bf16(";
+  const std::size_t at = kernel.find(entry);
+  ASSERT_NE(at, std::string::npos);
+  // The wgmma fixture (fence, one wgmma.mma_async, commit, wait on sm_90a), private to the file and launched where
+  // it can never run.
+  std::string probe, line;
+  std::istringstream fixture(read_file(fs::path(EVOTEAM_SOURCE_DIR) / "tests/data/cuda/wgmma_kernel.cu"));
+  while (std::getline(fixture, line))
+    if (line.rfind("#include", 0) != 0) probe += line + "\n";
+  kernel.insert(at, "namespace {\n" + probe + "}  // namespace\n\n");
+  const std::string first_line = "  if (M <= 0 || N <= 0) return cudaSuccess;";
+  const std::size_t guard = kernel.find(first_line);
+  ASSERT_NE(guard, std::string::npos);
+  kernel.insert(guard, "  if (M < 0) wgmma_kernel<<<1, 4 * 32, 0, stream>>>(nullptr, 0, 0);\n");
+  const BuildOutcome wgmma = build_files(builder, task, files, true);
+  ASSERT_EQ(wgmma.status, BuildStatus::ok) << describe(wgmma);
+  const bool sass = cuda::find_cuda_tool("cuobjdump").has_value();
+  const std::vector<std::string> adopted =
+      sass ? std::vector<std::string>{"wgmma_sm90a", "hgmma_sass_sm90a"} : std::vector<std::string>{"wgmma_sm90a"};
+  EXPECT_EQ(wgmma.adopted_constraints, adopted);
+  EXPECT_FALSE(has_warning(wgmma, "sm_90a: no wgmma"));
+  EXPECT_TRUE(has_warning(wgmma, "sm_100a: no tcgen05"));
+
+  const Task plain = load_task(install_root() / "kernels" / "gemm_bf16");
+  const BuildOutcome untold = build_files(builder, plain, starting_files(plain), true);
+  ASSERT_EQ(untold.status, BuildStatus::ok) << describe(untold);
+  EXPECT_FALSE(has_warning(untold, "tensor-core instruction"));
 }
 
 TEST(CudaEval, WithoutADeviceTheEvaluationBuildsAndThenSaysATimingDeviceIsNeeded) {

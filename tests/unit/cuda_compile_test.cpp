@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 
+#include "eval/cuda/cuda_constraints.hpp"
 #include "eval/cuda/cuda_static.hpp"
 #include "eval/cuda/cuda_tools.hpp"
 
@@ -68,34 +69,18 @@ struct ArchBuild {
 // tests of this file (one process each under CTest) compile each arch once and reuse it.
 fs::path build_root() { return fs::path(EVOTEAM_TEST_HELPERS_DIR) / "cuda-test-builds"; }
 
-const ArchBuild& arch_build(const std::string& arch) {
-  static std::mutex mutex;
-  static std::map<std::string, ArchBuild> builds;
-  std::lock_guard<std::mutex> lock(mutex);
-  const auto found = builds.find(arch);
-  if (found != builds.end()) return found->second;
-  ArchBuild& build = builds[arch];
-  const std::optional<fs::path> nvcc = find_cuda_tool("nvcc");
-  if (!nvcc) {
-    build.skip = "nvcc is not installed (set EVOTEAM_NVCC or put it on PATH)";
-    return build;
-  }
-  NvccInvocation invocation;
-  invocation.nvcc = nvcc->string();
-  invocation.arch = arch;
-  invocation.output = arch == "sm_90a" ? NvccOutput::object : NvccOutput::cubin;
-  invocation.sources = hostile_sources();
-  const std::vector<fs::path> harness = harness_sources();
-  invocation.sources.insert(invocation.sources.end(), harness.begin(), harness.end());
-  std::string key = arch;
+// Compiles `invocation` once into a directory keyed by the hash of its command and sources (the output directory is
+// set here), or reuses the one an earlier process published.
+void build_once(ArchBuild& build, const std::string& label, NvccInvocation invocation) {
+  std::string key = label;
   for (const std::string& arg : nvcc_command(invocation)) key += arg + " ";  // flags, before the output dir is set
   for (const fs::path& source : invocation.sources) key += source.string() + "\n" + read_file(source);
-  build.dir = build_root() / (arch + "-" + sha256_hex(key).substr(0, 16));
+  build.dir = build_root() / (label + "-" + sha256_hex(key).substr(0, 16));
   const fs::path stamp = build.dir / "nvcc.rc";
   if (fs::exists(stamp)) {
     build.nvcc.rc = std::stoi(read_file(stamp));
     build.nvcc.output = read_file(build.dir / "nvcc.log");
-    return build;
+    return;
   }
   // Each process builds in its own directory and publishes it by rename: test processes running side by side
   // (ctest -j) must not write nvcc's intermediate files over each other.
@@ -114,7 +99,38 @@ const ArchBuild& arch_build(const std::string& arch) {
     build.nvcc.rc = std::stoi(read_file(stamp));
     build.nvcc.output = read_file(build.dir / "nvcc.log");
   }
+}
+
+// `sources` for one arch: host objects for sm_90a (-c, so the host code's undefined symbols can be read), device
+// code only (-cubin) for the others. Built once per label and arch for the whole test binary.
+const ArchBuild& sources_build(const std::string& label, const std::string& arch, const std::vector<fs::path>& sources) {
+  static std::mutex mutex;
+  static std::map<std::string, ArchBuild> builds;
+  std::lock_guard<std::mutex> lock(mutex);
+  const std::string name = label + arch;
+  const auto found = builds.find(name);
+  if (found != builds.end()) return found->second;
+  ArchBuild& build = builds[name];
+  const std::optional<fs::path> nvcc = find_cuda_tool("nvcc");
+  if (!nvcc) {
+    build.skip = "nvcc is not installed (set EVOTEAM_NVCC or put it on PATH)";
+    return build;
+  }
+  NvccInvocation invocation;
+  invocation.nvcc = nvcc->string();
+  invocation.arch = arch;
+  invocation.output = arch == "sm_90a" ? NvccOutput::object : NvccOutput::cubin;
+  invocation.sources = sources;
+  build_once(build, label + arch, invocation);
   return build;
+}
+
+// The hostile corpus and the harness.
+const ArchBuild& arch_build(const std::string& arch) {
+  std::vector<fs::path> sources = hostile_sources();
+  const std::vector<fs::path> harness = harness_sources();
+  sources.insert(sources.end(), harness.begin(), harness.end());
+  return sources_build("", arch, sources);
 }
 
 #define REQUIRE_BUILD(build)                                                        \
@@ -227,6 +243,145 @@ TEST(CudaHostile, SassPathWhenCuobjdumpIsInstalled) {
     EXPECT_TRUE(std::any_of(verdict.warnings.begin(), verdict.warnings.end(),
                             [](const std::string& w) { return w.find("(checked in sass)") != std::string::npos; }));
   }
+}
+
+// The task-constraint fixtures (tests/data/cuda): a CUDA-core kernel and a wgmma kernel, for both archs.
+const ArchBuild& constraint_build(const std::string& arch) {
+  return sources_build("constraints-", arch, {k_source_dir / "tests/data/cuda/fma_kernel.cu", k_source_dir / "tests/data/cuda/wgmma_kernel.cu"});
+}
+
+// What the build stage hands the task constraints for one fixture: its source, and per arch its PTX and, when
+// cuobjdump is installed, its SASS.
+CudaBuildTexts texts_of(const std::string& stem, const std::optional<fs::path>& cuobjdump) {
+  CudaBuildTexts texts;
+  texts.sources[stem + ".cu"] = read_file(k_source_dir / "tests/data/cuda" / (stem + ".cu"));
+  for (const std::string arch : {"sm_90a", "sm_100a"}) {
+    const ArchBuild& build = constraint_build(arch);
+    texts.ptx[arch] = read_file(build.dir / (stem + ".ptx"));
+    if (!cuobjdump) continue;
+    const CommandResult sass = run_command({cuobjdump->string(), "-sass", (build.dir / (stem + ".cubin")).string()}, build.dir / (stem + ".sass"));
+    if (sass.rc == 0) texts.sass[arch] = sass.output;
+  }
+  return texts;
+}
+
+StaticConstraint wgmma_required(const std::string& scope, std::vector<std::string> archs, bool once_adopted = false) {
+  StaticConstraint constraint;
+  constraint.name = scope == "sass" ? "hgmma_sass" : "wgmma_ptx";
+  constraint.scope = scope;
+  constraint.pattern = scope == "sass" ? "HGMMA" : "wgmma\\.mma_async";
+  constraint.required = true;
+  constraint.message = "use warpgroup MMA";
+  constraint.archs = std::move(archs);
+  constraint.once_adopted = once_adopted;
+  return constraint;
+}
+
+Task task_with(std::vector<StaticConstraint> constraints) {
+  Task task;
+  task.target = Target::cuda;
+  task.archs = {"sm_90a", "sm_100a"};
+  task.static_constraints = std::move(constraints);
+  return task;
+}
+
+#define REQUIRE_CONSTRAINT_BUILDS()                    \
+  do {                                                 \
+    REQUIRE_BUILD(constraint_build("sm_90a"));         \
+    REQUIRE_BUILD(constraint_build("sm_100a"));        \
+  } while (0)
+
+// A required construct: the CUDA-core kernel fails it, naming the constraint and where it is missing; the wgmma
+// kernel meets it on sm_90a, in the PTX and, where cuobjdump is installed, in the SASS ptxas emitted.
+TEST(CudaTaskConstraints, RequireWgmmaOnSm90aRejectsCudaCoresAndPassesWgmma) {
+  REQUIRE_CONSTRAINT_BUILDS();
+  const std::optional<fs::path> cuobjdump = find_cuda_tool("cuobjdump");
+  const CudaBuildTexts fma = texts_of("fma_kernel", cuobjdump);
+  const CudaBuildTexts wgmma = texts_of("wgmma_kernel", cuobjdump);
+  std::vector<std::string> scopes = {"ptx"};
+  if (cuobjdump) scopes.push_back("sass");
+  for (const std::string& scope : scopes) {
+    SCOPED_TRACE(scope);
+    const Task task = task_with({wgmma_required(scope, {"sm_90a"})});
+    const ConstraintVerdict rejected = judge_task_constraints(task, fma);
+    ASSERT_TRUE(rejected.violation.has_value());
+    EXPECT_NE(rejected.violation->reason.find("constraint " + task.static_constraints[0].name + " not met in " + scope + " sm_90a"),
+              std::string::npos) << rejected.violation->reason;
+    EXPECT_NE(rejected.violation->reason.find("use warpgroup MMA"), std::string::npos) << rejected.violation->reason;
+    EXPECT_EQ(rejected.violation->evidence["constraint"], task.static_constraints[0].name);
+    const ConstraintVerdict passed = judge_task_constraints(task, wgmma);
+    EXPECT_FALSE(passed.violation.has_value()) << passed.violation->reason;
+  }
+  if (!cuobjdump) {
+    // The SASS constraint cannot be judged then: it neither rejects nor passes silently.
+    const ConstraintVerdict unjudged = judge_task_constraints(task_with({wgmma_required("sass", {"sm_90a"})}), fma);
+    EXPECT_FALSE(unjudged.violation.has_value());
+    ASSERT_EQ(unjudged.warnings.size(), 1u);
+    EXPECT_NE(unjudged.warnings[0].find("cuobjdump is not installed"), std::string::npos);
+  }
+}
+
+// Per-arch scoping: wgmma exists on sm_90a only, so requiring it of every arch rejects even the wgmma kernel (its
+// sm_100a code has none), the same constraint scoped to sm_90a passes it, and scoped to sm_100a rejects it there. A
+// forbid scoped to sm_100a does not see the sm_90a wgmma.
+TEST(CudaTaskConstraints, AConstraintScopedToArchsJudgesOnlyThoseArchs) {
+  REQUIRE_CONSTRAINT_BUILDS();
+  const CudaBuildTexts wgmma = texts_of("wgmma_kernel", std::nullopt);
+  ASSERT_NE(wgmma.ptx.at("sm_90a").find("wgmma.mma_async"), std::string::npos);
+  ASSERT_EQ(wgmma.ptx.at("sm_100a").find("wgmma.mma_async"), std::string::npos);
+
+  const ConstraintVerdict everywhere = judge_task_constraints(task_with({wgmma_required("ptx", {})}), wgmma);
+  ASSERT_TRUE(everywhere.violation.has_value());
+  EXPECT_NE(everywhere.violation->reason.find("not met in ptx sm_100a"), std::string::npos) << everywhere.violation->reason;
+  EXPECT_FALSE(judge_task_constraints(task_with({wgmma_required("ptx", {"sm_90a"})}), wgmma).violation.has_value());
+  const ConstraintVerdict elsewhere = judge_task_constraints(task_with({wgmma_required("ptx", {"sm_100a"})}), wgmma);
+  ASSERT_TRUE(elsewhere.violation.has_value());
+  EXPECT_NE(elsewhere.violation->reason.find("ptx sm_100a"), std::string::npos) << elsewhere.violation->reason;
+
+  StaticConstraint forbid = wgmma_required("ptx", {"sm_100a"});
+  forbid.required = false;
+  EXPECT_FALSE(judge_task_constraints(task_with({forbid}), wgmma).violation.has_value());
+  forbid.archs = {};
+  const ConstraintVerdict forbidden = judge_task_constraints(task_with({forbid}), wgmma);
+  ASSERT_TRUE(forbidden.violation.has_value());
+  EXPECT_NE(forbidden.violation->reason.find("violated in ptx sm_90a"), std::string::npos) << forbidden.violation->reason;
+}
+
+// A once-adopted constraint never rejects: the verdict lists it when the build meets it, for the lab to hold the
+// team to.
+TEST(CudaTaskConstraints, OnceAdoptedConstraintsAreReportedNeverRejected) {
+  REQUIRE_CONSTRAINT_BUILDS();
+  const std::optional<fs::path> cuobjdump = find_cuda_tool("cuobjdump");
+  const Task task = task_with({wgmma_required("ptx", {"sm_90a"}, true), wgmma_required("sass", {"sm_90a"}, true)});
+  const ConstraintVerdict fma = judge_task_constraints(task, texts_of("fma_kernel", cuobjdump));
+  EXPECT_FALSE(fma.violation.has_value());
+  EXPECT_TRUE(fma.adopted.empty());
+  const ConstraintVerdict wgmma = judge_task_constraints(task, texts_of("wgmma_kernel", cuobjdump));
+  EXPECT_FALSE(wgmma.violation.has_value());
+  const std::vector<std::string> expected =
+      cuobjdump ? std::vector<std::string>{"wgmma_ptx", "hgmma_sass"} : std::vector<std::string>{"wgmma_ptx"};
+  EXPECT_EQ(wgmma.adopted, expected);
+}
+
+// The tensor-core warning a task that expects tensor cores turns on: the CUDA-core kernel gets it on sm_90a, the
+// wgmma kernel does not. Judged on SASS where cuobjdump is installed, else on the PTX.
+TEST(CudaTaskConstraints, TheTensorCoreWarningFiresForCudaCoresNotForWgmma) {
+  REQUIRE_CONSTRAINT_BUILDS();
+  const std::optional<fs::path> cuobjdump = find_cuda_tool("cuobjdump");
+  CudaStaticPolicy policy;
+  policy.arch = "sm_90a";
+  policy.tensor_cores = TensorCores::required;
+  const auto warned = [&](const std::string& stem) {
+    const CudaBuildTexts texts = texts_of(stem, cuobjdump);
+    CudaStaticSignals signals;
+    signals.ptx = scan_ptx(texts.ptx.at("sm_90a"));
+    if (texts.sass.count("sm_90a")) signals.sass = parse_sass(texts.sass.at("sm_90a"));
+    const CudaStaticVerdict verdict = judge_static(signals, policy);
+    return std::any_of(verdict.warnings.begin(), verdict.warnings.end(),
+                       [](const std::string& w) { return w.find("no wgmma (HGMMA) tensor-core instruction for sm_90a") != std::string::npos; });
+  };
+  EXPECT_TRUE(warned("fma_kernel"));
+  EXPECT_FALSE(warned("wgmma_kernel"));
 }
 
 }  // namespace

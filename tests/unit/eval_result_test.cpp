@@ -71,6 +71,19 @@ TEST(EvalResultJson, RoundTripsThroughEvalJson) {
   EXPECT_THROW(EvalResult::from_json({{"verdict", "MAYBE"}}), InvalidInput);
 }
 
+// Which once-adopted constraints a build met is known only once it got through the static stage: an absent list
+// stays absent, an empty one stays empty.
+TEST(EvalResultJson, AdoptedConstraintsRoundTripAndAbsentStaysAbsent) {
+  EvalResult result;
+  result.verdict = Verdict::pass;
+  EXPECT_TRUE(result.to_json()["adopted_constraints"].is_null());
+  EXPECT_FALSE(EvalResult::from_json(result.to_json()).adopted_constraints.has_value());
+  result.adopted_constraints = std::vector<std::string>{};
+  EXPECT_EQ(EvalResult::from_json(result.to_json()).adopted_constraints, std::vector<std::string>{});
+  result.adopted_constraints = std::vector<std::string>{"wgmma_sm90a"};
+  EXPECT_EQ(EvalResult::from_json(result.to_json()).adopted_constraints, std::vector<std::string>{"wgmma_sm90a"});
+}
+
 TEST(EvalResultJson, StageStatusesKeepTheirEvalJsonSpelling) {
   const std::vector<std::pair<StageStatus, std::string>> spellings = {
       {StageStatus::passed, "passed"}, {StageStatus::failed, "failed"},          {StageStatus::skipped, "skipped"},

@@ -107,6 +107,32 @@ TEST(EvalStaticCheck, RejectsWritableDataInterpositionAndForbiddenInstructions) 
   EXPECT_FALSE(check_object(matmul_task(), scan, lenient).has_value());
 }
 
+// On the host target too, a once-adopted constraint never rejects: the check reports whether the objects meet it,
+// while a hard require still rejects.
+TEST(EvalStaticCheck, OnceAdoptedTaskConstraintsAreReportedNotRejected) {
+  evoteam::Task task = matmul_task();
+  evoteam::StaticConstraint fma;
+  fma.name = "fma";
+  fma.scope = "disassembly";
+  fma.pattern = "vfmadd";
+  fma.required = true;
+  fma.once_adopted = true;
+  task.static_constraints = {fma};
+  const std::vector<ObjectScan> with_fma = {parse_objdump("kernel.o", k_objdump)};
+  std::vector<std::string> adopted;
+  EXPECT_FALSE(check_task_constraints(task, {}, with_fma, &adopted).has_value());
+  EXPECT_EQ(adopted, std::vector<std::string>{"fma"});
+  ObjectScan without = with_fma.front();
+  without.disassembly = "   0:\tret\n";
+  adopted.clear();
+  EXPECT_FALSE(check_task_constraints(task, {}, {without}, &adopted).has_value());
+  EXPECT_TRUE(adopted.empty());
+  task.static_constraints.front().once_adopted = false;
+  const auto finding = check_task_constraints(task, {}, {without}, &adopted);
+  ASSERT_TRUE(finding.has_value());
+  EXPECT_NE(finding->reason.find("\"fma\" requires"), std::string::npos) << finding->reason;
+}
+
 TEST(EvalStaticCheck, RejectsIncludesOfTaskFilesAbsolutePathsAndParents) {
   const auto& task = matmul_task();
   EXPECT_FALSE(check_sources(task, {{"kernel.cpp", "#include <cstdint>\n#include \"helper.h\"\n"}}).has_value());

@@ -50,6 +50,19 @@ TEST(EvaluationRecords, JournalSpellingsRoundTrip) {
   }
 }
 
+// The journal keeps which once-adopted constraints a candidate met, and the lab's ruling on it, for resume.
+TEST(EvaluationRecords, AdoptedConstraintsAndRulingsSurviveTheJournal) {
+  EvaluationRecord record = evaluated(Verdict::pass, 3.0);
+  EXPECT_FALSE(EvaluationRecord::from_json(record.to_json()).adopted_constraints.has_value());
+  record.adopted_constraints = std::vector<std::string>{"wgmma_sm90a"};
+  record.rejected = true;
+  record.ruling = "slid back from wgmma_sm90a: keep it";
+  const EvaluationRecord back = EvaluationRecord::from_json(record.to_json());
+  EXPECT_EQ(back.adopted_constraints, std::vector<std::string>{"wgmma_sm90a"});
+  EXPECT_TRUE(back.rejected);
+  EXPECT_EQ(back.ruling, record.ruling);
+}
+
 TEST(EvaluationRecords, AnUnknownVerdictInTheJournalIsInvalidInputNamingTheField) {
   nlohmann::json value = evaluated(Verdict::pass, 1.0).to_json();
   value["verdict"] = "GREAT";

@@ -38,13 +38,16 @@ class FakeEvaluator : public CandidateEvaluator {
       return result;
     }
     double a = std::stod(params.at("A"));
-    double b = params.at("B") == "2" ? 1.5 : 1.0;
+    // With adoption on, B=4 (wgmma) is also the fastest B, so a search that finds it builds on it.
+    double b = params.at("B") == "2" ? 1.5 : adoption && params.at("B") == "4" ? 2.0 : 1.0;
     result.verdict = Verdict::pass;
     result.speedup = a * b;
     result.roofline = a * b / 100.0;
     result.summary = "passes";
     result.eval_json = {{"verdict", "PASS"}};
     result.device_s = 0.5;  // a failed build ran nothing on the device
+    // With adoption on, B=4 stands for code that issues wgmma: the build meets the once-adopted constraint.
+    if (adoption) result.adopted_constraints = params.at("B") == "4" ? std::vector<std::string>{k_adopted} : std::vector<std::string>{};
     return result;
   }
 
@@ -58,12 +61,31 @@ class FakeEvaluator : public CandidateEvaluator {
   }
 
   std::filesystem::path starting_sources() const override { return m_start; }
+  const Task* task() const override { return adoption ? &m_task : nullptr; }
 
+  // Turns on the once-adopted constraint: the task declares it and builds report whether they meet it.
+  void adopt_wgmma() {
+    StaticConstraint constraint;
+    constraint.name = k_adopted;
+    constraint.scope = "ptx";
+    constraint.pattern = "wgmma\\.mma_async";
+    constraint.required = true;
+    constraint.archs = {"sm_90a"};
+    constraint.once_adopted = true;
+    constraint.message = "keep warpgroup MMA once adopted";
+    m_task.static_constraints = {constraint};
+    m_task.params = param_space();
+    adoption = true;
+  }
+
+  static constexpr const char* k_adopted = "wgmma_sm90a";
   std::atomic<int> calls{0};
   std::atomic<int> profiles{0};
+  bool adoption = false;
 
  private:
   std::filesystem::path m_start;
+  Task m_task;
 };
 
 class LabWithFakeEvaluator : public ::testing::Test {
@@ -481,6 +503,97 @@ TEST_F(LabWithFakeEvaluator, OptimizerSpendsItsBudgetOnCoverRootsThenSingleChang
   std::set<std::string> keys;
   for (const EvaluationRecord& record : snapshot.evaluations)
     EXPECT_TRUE(keys.insert(record.key()).second) << "evaluated twice: " << record.candidate_id;
+}
+
+// Binding rulings of the lab itself: once the run's best meets a once-adopted constraint, a later candidate that
+// does not is rejected (neither head nor best, the reason in the knowledge), whoever submitted it.
+TEST_F(LabWithFakeEvaluator, ACandidateThatSlidBackFromAnAdoptedConstraintIsRejected) {
+  evaluator.adopt_wgmma();
+  lab.ensure_start(1);
+  auto with = [](const std::string& a, const std::string& b, const std::string& c = "0") {
+    return ParamValues{{"A", a}, {"B", b}, {"C", c}};
+  };
+  // Before adoption nothing is held against a candidate that lacks it.
+  const EvaluationRecord faster = lab.evaluate(request(with("2", "1")), 1, Lab::Screening::off).record;
+  EXPECT_FALSE(faster.rejected) << faster.ruling;
+  ASSERT_TRUE(faster.adopted_constraints.has_value());
+  EXPECT_TRUE(faster.adopted_constraints->empty());
+  const EvaluationRecord adopted = lab.evaluate(request(with("4", "4")), 1, Lab::Screening::off).record;
+  EXPECT_FALSE(adopted.rejected) << adopted.ruling;
+  EXPECT_EQ(*adopted.adopted_constraints, std::vector<std::string>{FakeEvaluator::k_adopted});
+  ASSERT_EQ(lab.best()->candidate_id, adopted.candidate_id);
+
+  // Faster, but without wgmma: rejected, so it becomes neither the best nor the head a role builds on.
+  const EvaluationRecord slid = lab.evaluate(request(with("8", "2"), adopted.candidate_id), 2, Lab::Screening::off).record;
+  EXPECT_TRUE(slid.passed());
+  EXPECT_GT(*slid.speedup, *adopted.speedup);
+  EXPECT_TRUE(slid.rejected);
+  EXPECT_EQ(slid.ruling.rfind("slid back from wgmma_sm90a: keep warpgroup MMA once adopted", 0), 0u) << slid.ruling;
+  EXPECT_NE(slid.ruling.find(adopted.candidate_id), std::string::npos) << slid.ruling;
+  EXPECT_EQ(lab.best()->candidate_id, adopted.candidate_id);
+  EXPECT_TRUE(lab.snapshot().find(slid.candidate_id)->rejected);
+  const std::vector<KnowledgeEntry> failed = knowledge.entries(KnowledgeKind::failed_attempt);
+  ASSERT_FALSE(failed.empty());
+  EXPECT_EQ(failed.back().fields.at("candidate"), slid.candidate_id);
+  EXPECT_EQ(failed.back().text, slid.ruling);
+
+  // A reviewer cannot accept it back into the running.
+  LabReview review(lab, knowledge, "disciplinarian");
+  EXPECT_TRUE(review.rule(slid.candidate_id, true, "looks fine to me").is_error);
+  EXPECT_TRUE(lab.snapshot().find(slid.candidate_id)->rejected);
+  EXPECT_EQ(journaled("ruling"), 0);
+
+  // A build that never reached the static stage says nothing about wgmma: it is not ruled on.
+  const EvaluationRecord broken = lab.evaluate(request(with("2", "1", "1")), 2, Lab::Screening::off).record;
+  EXPECT_FALSE(broken.adopted_constraints.has_value());
+  EXPECT_FALSE(broken.rejected);
+  // Keeping wgmma and going faster is the way on.
+  const EvaluationRecord kept = lab.evaluate(request(with("8", "4"), adopted.candidate_id), 2, Lab::Screening::off).record;
+  EXPECT_FALSE(kept.rejected) << kept.ruling;
+  EXPECT_EQ(lab.best()->candidate_id, kept.candidate_id);
+
+  // Resumed from the journal, the lab keeps the ruling and keeps holding later candidates to it.
+  const RunState replayed = replay_run_state(nlohmann::json::object(), replay_journal(run.journal().path()), {});
+  const EvaluationRecord* replayed_slid = replayed.history.find(slid.candidate_id);
+  ASSERT_NE(replayed_slid, nullptr);
+  EXPECT_TRUE(replayed_slid->rejected);
+  EXPECT_EQ(replayed_slid->ruling, slid.ruling);
+  EXPECT_EQ(*replayed.history.find(kept.candidate_id)->adopted_constraints, std::vector<std::string>{FakeEvaluator::k_adopted});
+  Lab resumed(run, evaluator, knowledge, replayed.history.evaluations, replayed.history.trials);
+  EXPECT_EQ(resumed.best()->candidate_id, kept.candidate_id);
+  const LabOutcome resumed_outcome = resumed.evaluate(request(with("4", "1"), kept.candidate_id), 3, Lab::Screening::off);
+  EXPECT_FALSE(resumed_outcome.reused);
+  const EvaluationRecord& again = resumed_outcome.record;
+  EXPECT_TRUE(again.passed());
+  EXPECT_TRUE(again.rejected);
+  EXPECT_EQ(again.ruling.rfind("slid back from wgmma_sm90a", 0), 0u) << again.ruling;
+  EXPECT_EQ(resumed.best()->candidate_id, kept.candidate_id);
+}
+
+// The ruling is the lab's, so the builtin team's search meets it as an LLM team's submissions do: walking the
+// record in order, every candidate recorded after the best adopted wgmma and lacking it is rejected, no other is,
+// and the best at the end has it.
+TEST_F(LabWithFakeEvaluator, TheBuiltinOptimizerIsHeldToAnAdoptedConstraint) {
+  evaluator.adopt_wgmma();
+  lab.ensure_start(1);
+  act("optimizer", 1, 16);
+  const RunHistory history = lab.snapshot();
+  RunHistory before;
+  int held = 0;
+  for (const EvaluationRecord& record : history.evaluations) {
+    const std::optional<EvaluationRecord> best = before.best();
+    const auto has_wgmma = [](const EvaluationRecord& r) {
+      return r.adopted_constraints && std::find(r.adopted_constraints->begin(), r.adopted_constraints->end(),
+                                                FakeEvaluator::k_adopted) != r.adopted_constraints->end();
+    };
+    const bool slid = best && has_wgmma(*best) && record.adopted_constraints && !has_wgmma(record);
+    EXPECT_EQ(record.rejected, slid) << record.candidate_id << " " << describe_params(record.params) << " " << record.ruling;
+    held += slid ? 1 : 0;
+    before.evaluations.push_back(record);
+  }
+  ASSERT_TRUE(lab.best().has_value());
+  EXPECT_EQ(lab.best()->params.at("B"), "4") << "the search covers B=4, and B=4 stays once it is best";
+  EXPECT_GT(held, 0) << "the search never slid back, so this test checked nothing";
 }
 
 }  // namespace

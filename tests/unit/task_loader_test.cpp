@@ -116,6 +116,19 @@ TEST(TaskLoader, ReportsFileAndFieldForEveryMistake) {
        "default params violate"},
       {"bad static scope", [](auto& t) { t["static_constraints"] = {{{"scope", "ptx"}, {"forbid", "x"}}}; }, "not a scope for target host"},
       {"bad regex", [](auto& t) { t["static_constraints"] = {{{"scope", "source"}, {"forbid", "("}}}; }, "invalid regex"},
+      {"archs on a host constraint",
+       [](auto& t) { t["static_constraints"] = {{{"scope", "disassembly"}, {"require", "x"}, {"archs", {"sm_90a"}}}}; },
+       "static_constraints[0].archs: only cuda tasks scope constraints to archs"},
+      {"once adopted forbid",
+       [](auto& t) { t["static_constraints"] = {{{"scope", "source"}, {"forbid", "x"}, {"once_adopted", true}}}; },
+       "static_constraints[0].once_adopted: only a \"require\""},
+      {"constraint name twice",
+       [](auto& t) {
+         t["static_constraints"] = {{{"name", "a"}, {"scope", "source"}, {"forbid", "x"}},
+                                    {{"name", "a"}, {"scope", "symbols"}, {"forbid", "y"}}};
+       },
+       "static_constraints[1].name: \"a\" is used twice"},
+      {"tensor cores on host", [](auto& t) { t["expects_tensor_cores"] = true; }, "expects_tensor_cores: only cuda tasks"},
       {"library baseline without file", [](auto& t) { t["baseline"] = {{"kind", "library"}, {"name", "blas"}}; }, "baseline.file: missing"},
       {"hook without hooks file", [](auto& t) { t["inputs"]["x"]["generate"] = "hook:idx"; }, "needs \"hooks\""},
       {"empty shape", [](auto& t) { t["inputs"]["x"]["shape"] = nlohmann::json::array(); }, "inputs.x.shape: must list"},
@@ -182,6 +195,53 @@ TEST(TaskLoader, AcceptsACudaTaskWithArchs) {
   Task loaded = evoteam::load_task(dir.path());
   EXPECT_EQ(loaded.target, evoteam::Target::cuda);
   EXPECT_EQ(loaded.archs, (std::vector<std::string>{"sm_90a", "sm_100a"}));
+}
+
+// A cuda task's constraint may hold for some archs only, and may be kept once adopted; both are checked against
+// the rest of the task at load.
+TEST(TaskLoader, ReadsPerArchAndOnceAdoptedConstraintsOfACudaTask) {
+  nlohmann::json task = minimal_task();
+  task["target"] = "cuda";
+  task["archs"] = {"sm_90a", "sm_100a"};
+  task["kernel"]["files"] = {"kernel.cu"};
+  task["expects_tensor_cores"] = true;
+  task["static_constraints"] = {{{"name", "wgmma"}, {"scope", "ptx"}, {"require", "wgmma\\.mma_async"},
+                                 {"archs", {"sm_90a"}}, {"once_adopted", true}, {"message", "keep wgmma"}},
+                                {{"name", "no_printf"}, {"scope", "sass"}, {"forbid", "printf"}}};
+  const auto load = [](const nlohmann::json& edited) {
+    TempDir dir;
+    write_task(dir.path(), edited);
+    evoteam::write_file_atomic(dir / "kernel.cu", "// kernel\n");
+    return evoteam::load_task(dir.path());
+  };
+  const Task loaded = load(task);
+  ASSERT_EQ(loaded.static_constraints.size(), 2u);
+  EXPECT_EQ(loaded.static_constraints[0].archs, std::vector<std::string>{"sm_90a"});
+  EXPECT_TRUE(loaded.static_constraints[0].once_adopted);
+  EXPECT_TRUE(loaded.static_constraints[0].required);
+  EXPECT_TRUE(loaded.static_constraints[1].archs.empty());
+  EXPECT_FALSE(loaded.static_constraints[1].once_adopted);
+  EXPECT_TRUE(loaded.expects_tensor_cores);
+  const std::string described = evoteam::describe_static_constraints(loaded);
+  EXPECT_NE(described.find("required once adopted (wgmma) [sm_90a]: keep wgmma"), std::string::npos) << described;
+
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> mistakes = {
+      {[](auto& t) { t["static_constraints"][0]["archs"] = {"sm_80"}; },
+       "static_constraints[0].archs[0]: \"sm_80\" is not one of the task's archs (sm_90a, sm_100a)"},
+      {[](auto& t) { t["static_constraints"][0]["archs"] = nlohmann::json::array(); }, "static_constraints[0].archs: name at least one"},
+      {[](auto& t) { t["static_constraints"][0]["scope"] = "source"; }, "archs apply to the ptx and sass scopes only"},
+      {[](auto& t) { t["static_constraints"][0]["once_adopted"] = "yes"; }, "static_constraints[0].once_adopted"},
+  };
+  for (const auto& [edit, expected] : mistakes) {
+    nlohmann::json edited = task;
+    edit(edited);
+    try {
+      load(edited);
+      ADD_FAILURE() << "loaded despite: " << expected;
+    } catch (const InvalidInput& error) {
+      EXPECT_NE(std::string(error.what()).find(expected), std::string::npos) << error.what();
+    }
+  }
 }
 
 TEST(TaskExpression, EvaluatesShapeArithmetic) {

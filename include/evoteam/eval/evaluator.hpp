@@ -114,6 +114,9 @@ struct EvalResult {
   std::string build_log;
   nlohmann::json build_report = nlohmann::json::object();  // resource report of the build
   std::vector<std::string> static_warnings;
+  // The task's once-adopted static constraints the candidate meets, by name; absent when its build did not get
+  // through the static stage (then nothing is known either way).
+  std::optional<std::vector<std::string>> adopted_constraints;
   nlohmann::json profile;        // null unless the profile stage ran
   nlohmann::json protocol = nlohmann::json::object();  // seeds, distributions, trials, hidden shapes, settings
   std::string sandbox;           // "bwrap" or "none"

@@ -44,8 +44,11 @@ struct EvaluationRecord {
   bool profiled = false;
   std::string profile_bound;       // memory | compute | latency, when profiled
   bool repeated_recorded_failure = false;  // matched a failed attempt already in the knowledge base
-  bool rejected = false;                   // a reviewer (Disciplinarian) or a re-verification rejected it
-  std::string ruling;                      // the reviewer's reason
+  // The task's once-adopted static constraints the candidate meets; absent when its build never got through the
+  // static stage (nothing known). The lab rejects a candidate lacking one the run's best meets.
+  std::optional<std::vector<std::string>> adopted_constraints;
+  bool rejected = false;                   // a reviewer (Disciplinarian), a re-verification or the lab rejected it
+  std::string ruling;                      // the reason
   double eval_seconds = 0;
   // Device time the evaluation held: the run stages' time (reference, correctness, timing, profile) on the GPU,
   // or on the CPU for the host target; 0 when served from the result cache. What --budget-gpu-seconds counts.

@@ -94,6 +94,12 @@ struct StaticConstraint {
   std::string pattern;  // ECMAScript regex
   bool required = false;  // true: must match somewhere; false: must not match anywhere
   std::string message;
+  // ptx and sass scopes of cuda tasks: the archs whose code the constraint judges; empty means every arch.
+  std::vector<std::string> archs;
+  // A required construct a team keeps once it has adopted it: never a rejection by the static stage. The
+  // evaluation reports whether a candidate meets it, and once the run's best does, the lab rejects a later
+  // candidate that does not ("slid back from <name>").
+  bool once_adopted = false;
 };
 
 enum class BaselineKind { starting, reference, library };
@@ -139,6 +145,9 @@ struct Task {
   std::vector<ParamSpec> params;
   std::vector<std::string> param_constraints;  // expressions over numeric params
   std::vector<StaticConstraint> static_constraints;
+  // cuda only: the task is meant for tensor cores (wgmma on sm_90a, tcgen05 on sm_100a); a candidate without
+  // them gets a static warning.
+  bool expects_tensor_cores = false;
   std::vector<std::string> libraries;
   Baseline baseline;
   bool deterministic = true;   // false waives the bitwise repeat check (e.g. atomics)
@@ -188,7 +197,8 @@ std::string describe_params(const ParamAssignment& params);
 std::optional<std::string> apply_param_text(const Task& task, const std::string& text, ParamAssignment& params);
 // For prompts: "NAME in {a, b} default a; ..." and the param constraints, or "none".
 std::string describe_param_space(const Task& task);
-// For prompts: one "- required: message" or "- forbidden: message" line per static constraint, or "none".
+// For prompts: one "- required: message", "- forbidden: message" or "- required once adopted: message" line per
+// static constraint (with its archs when scoped), or "none".
 std::string describe_static_constraints(const Task& task);
 
 nlohmann::json to_json(const ParamAssignment& params);

@@ -37,6 +37,8 @@ class CandidateEvaluator {
     nlohmann::json eval_json;          // the evaluator's full result (eval.json)
     std::string build_log;
     double device_s = 0;               // the device time it held (EvaluationRecord::device_s)
+    // The task's once-adopted constraints the build meets; absent when the build did not pass its static stage.
+    std::optional<std::vector<std::string>> adopted_constraints;
   };
   struct Profile {
     std::string bound;                 // memory | compute | latency | unknown
@@ -94,7 +96,11 @@ class Lab {
   // Re-runs correctness and timing with fresh seeds; a failure marks the candidate rejected.
   LabOutcome reverify(const std::string& candidate_id, int cycle, const std::string& role);
   // A reviewer's ruling on a candidate (journaled; a rejected candidate can no longer be the best).
-  void rule(const std::string& candidate_id, bool accepted, const std::string& role, const std::string& reason);
+  // The lab makes one ruling itself, as it records each evaluation: once the run's best meets a once-adopted
+  // static constraint, a later candidate that does not is rejected ("slid back from <name>: <message>"), for every
+  // team alike. It is judged against the best of the recorded history, so a resumed run keeps holding to it, and
+  // no reviewer's acceptance lifts it: rule() then records nothing and returns false.
+  bool rule(const std::string& candidate_id, bool accepted, const std::string& role, const std::string& reason);
 
   // Runs the evaluator on work in progress (an agent's compile/test/benchmark/profile tool) without recording a
   // candidate. Each trial counts against the evaluation limit and is journaled ("trial"); nothing once the limit
@@ -139,6 +145,8 @@ class Lab {
   std::string next_candidate_id();
   std::string sources_hash(const std::filesystem::path& sources_dir) const;
   std::optional<std::string> blocking_constraint(const ParamValues& params) const;
+  // Why `record` slid back from a once-adopted constraint the run's best meets, or nullopt. Needs m_mutex held.
+  std::optional<std::string> slid_back(const EvaluationRecord& record) const;
   // Takes one trial from the budget and journals it; false when the budget is spent.
   bool spend_trial(Stage stage);
   std::optional<std::string> budget_spent_locked() const;

@@ -1,15 +1,15 @@
 // Building one CUDA implementation into a shared object (a cubin per declared arch), with the static stage for
 // untrusted sources: source rules, then per arch the ptxas resources, the PTX (kept by nvcc -keep), the SASS when
 // cuobjdump is installed and the host object's undefined symbols, judged by cuda_static; then the task's own
-// constraints on source, symbols, PTX and SASS.
+// constraints on source, symbols, PTX and SASS (cuda_constraints), whose once-adopted ones the outcome reports.
 #include <evoteam/core/clock.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 
 #include <chrono>
-#include <regex>
 
 #include "eval/cuda/cuda_backend.hpp"
+#include "eval/cuda/cuda_constraints.hpp"
 #include "eval/host/static_check.hpp"
 
 namespace evoteam::eval {
@@ -40,58 +40,6 @@ void reject(BuildOutcome& outcome, const std::string& reason, nlohmann::json evi
   outcome.status = BuildStatus::static_reject;
   outcome.reason = reason;
   outcome.evidence = std::move(evidence);
-}
-
-// The task's static constraints. `ptx` and `sass` hold one text per arch; SASS constraints fall back to nothing
-// when cuobjdump is missing (a warning says so, since no evidence is not evidence of a violation).
-std::optional<StaticFinding> check_cuda_constraints(const Task& task, const std::map<std::string, std::string>& files,
-                                                    const std::vector<std::string>& undefined,
-                                                    const std::map<std::string, std::string>& ptx,
-                                                    const std::map<std::string, std::string>& sass,
-                                                    std::vector<std::string>* warnings) {
-  for (const StaticConstraint& constraint : task.static_constraints) {
-    const std::regex pattern(constraint.pattern, std::regex::ECMAScript);
-    std::map<std::string, std::string> texts;  // where -> text
-    if (constraint.scope == "source") {
-      for (const auto& [name, text] : files) texts[name] = text;
-    } else if (constraint.scope == "symbols") {
-      std::string joined;
-      for (const std::string& symbol : undefined) joined += symbol + "\n";
-      texts["undefined symbols"] = joined;
-    } else if (constraint.scope == "ptx") {
-      for (const auto& [arch, text] : ptx) texts["ptx " + arch] = text;
-    } else if (constraint.scope == "sass") {
-      if (sass.empty()) {
-        warnings->push_back("static constraint " + constraint.name + " (sass) not checked: cuobjdump is not installed");
-        continue;
-      }
-      for (const auto& [arch, text] : sass) texts["sass " + arch] = text;
-    } else {
-      continue;  // host scopes do not apply to cuda builds
-    }
-    if (constraint.required) {
-      // Required constructs must appear in every arch's code (each arch is a separate program).
-      for (const auto& [where, text] : texts)
-        if (constraint.scope != "source" && !std::regex_search(text, pattern))
-          return StaticFinding{"constraint " + constraint.name + " not met in " + where + ": " + constraint.message,
-                               {{"constraint", constraint.name}, {"where", where}, {"pattern", constraint.pattern}}};
-      if (constraint.scope == "source") {
-        bool found = false;
-        for (const auto& [where, text] : texts) found |= std::regex_search(text, pattern);
-        if (!found)
-          return StaticFinding{"constraint " + constraint.name + " not met: " + constraint.message,
-                               {{"constraint", constraint.name}, {"pattern", constraint.pattern}}};
-      }
-    } else {
-      for (const auto& [where, text] : texts) {
-        std::smatch match;
-        if (std::regex_search(text, match, pattern))
-          return StaticFinding{"constraint " + constraint.name + " violated in " + where + ": " + constraint.message,
-                               {{"constraint", constraint.name}, {"where", where}, {"match", match.str().substr(0, 200)}}};
-      }
-    }
-  }
-  return std::nullopt;
 }
 
 }  // namespace
@@ -258,6 +206,8 @@ void CudaBuilder::judge_objects(const BuildRequest& request, const fs::path& dir
     if (request.untrusted) signals.sources = request.files;
     CudaStaticPolicy policy;
     policy.arch = arch;
+    // A candidate of a tensor-core task is told when its code has none (advice, never a rejection).
+    policy.tensor_cores = request.untrusted && task.expects_tensor_cores ? cuda::TensorCores::required : cuda::TensorCores::not_required;
     policy.allowed_host_symbols = allowed;
     if (request.untrusted) policy.shape_literals = workload_literals(task);
     // The harness tells its own kernels from the implementation's by the evoteam_ prefix.
@@ -282,9 +232,14 @@ void CudaBuilder::judge_objects(const BuildRequest& request, const fs::path& dir
   outcome.report["archs"] = per_arch;
   outcome.report["sass"] = tools.cuobjdump.empty() ? "not available (cuobjdump missing): PTX scan only" : "cuobjdump";
   if (!request.untrusted) return;
-  if (std::optional<StaticFinding> finding =
-          check_cuda_constraints(task, request.files, undefined, ptx_texts, sass_texts, &outcome.warnings))
-    reject(outcome, finding->reason, finding->evidence);
+  const cuda::ConstraintVerdict constraints =
+      cuda::judge_task_constraints(task, {request.files, undefined, ptx_texts, sass_texts});
+  outcome.warnings.insert(outcome.warnings.end(), constraints.warnings.begin(), constraints.warnings.end());
+  if (constraints.violation) {
+    reject(outcome, constraints.violation->reason, constraints.violation->evidence);
+    return;
+  }
+  outcome.adopted_constraints = constraints.adopted;
 }
 
 }  // namespace evoteam::eval

@@ -166,7 +166,9 @@ bool check_objects(CompileJob& job, const StaticPolicy& policy) {
     scans.push_back(parse_objdump(object, result.out.text));
     if (rejected(job.outcome, check_object(task, scans.back(), policy))) return false;
   }
-  if (rejected(job.outcome, check_task_constraints(task, job.request.files, scans))) return false;
+  std::vector<std::string> adopted;
+  if (rejected(job.outcome, check_task_constraints(task, job.request.files, scans, &adopted))) return false;
+  job.outcome.adopted_constraints = adopted;
   job.outcome.report["text_bytes"] = text_bytes(scans);
   job.outcome.static_s += seconds_since(start);
   return true;

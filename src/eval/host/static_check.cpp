@@ -244,7 +244,7 @@ std::optional<StaticFinding> check_object(const Task& task, const ObjectScan& sc
 }
 
 std::optional<StaticFinding> check_task_constraints(const Task& task, const std::map<std::string, std::string>& files,
-                                                    const std::vector<ObjectScan>& scans) {
+                                                    const std::vector<ObjectScan>& scans, std::vector<std::string>* adopted) {
   for (const StaticConstraint& constraint : task.static_constraints) {
     std::string haystack;
     if (constraint.scope == "source") {
@@ -260,6 +260,11 @@ std::optional<StaticFinding> check_task_constraints(const Task& task, const std:
       continue;  // ptx and sass belong to the cuda target
     }
     const bool found = std::regex_search(haystack, std::regex(constraint.pattern));
+    if (constraint.once_adopted) {
+      // Never a rejection here: the lab holds a team to it once the run's best has adopted it.
+      if (found) adopted->push_back(constraint.name);
+      continue;
+    }
     if (found != constraint.required) {
       StaticFinding finding;
       finding.reason = "task constraint \"" + constraint.name + "\" " + (constraint.required ? "requires" : "forbids") + " /" +

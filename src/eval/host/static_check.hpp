@@ -43,9 +43,10 @@ std::string symbol_category(const std::string& symbol);
 // Includes by absolute path, through "..", of a task file (reference, hooks, baseline) or computed includes.
 std::optional<StaticFinding> check_sources(const Task& task, const std::map<std::string, std::string>& files);
 std::optional<StaticFinding> check_object(const Task& task, const ObjectScan& scan, const StaticPolicy& policy);
-// The task's static_constraints over all the candidate's sources and objects.
+// The task's static_constraints over all the candidate's sources and objects: the first hard one broken, if any.
+// The once-adopted constraints the candidate meets are appended to `adopted` (they never reject).
 std::optional<StaticFinding> check_task_constraints(const Task& task, const std::map<std::string, std::string>& files,
-                                                    const std::vector<ObjectScan>& scans);
+                                                    const std::vector<ObjectScan>& scans, std::vector<std::string>* adopted);
 // Advice for agents, never a rejection: literals equal to workload dimensions, and so on.
 std::vector<std::string> source_warnings(const Task& task, const std::map<std::string, std::string>& files);
 
