@@ -33,7 +33,8 @@ class KnowledgeBaseAccess : public KnowledgeAccess {
     KnowledgeKind kind = kind_named_by_model(topic);
     if (kind == KnowledgeKind::action_plan) return m_knowledge.action_plan();
     std::string text;
-    for (const KnowledgeEntry& entry : m_knowledge.entries(kind)) text += format_knowledge_entry(entry);
+    // The run's task's entries (general and older ones too), as in the digest: another task's would mislead.
+    for (const KnowledgeEntry& entry : m_knowledge.entries_for_task(kind)) text += format_knowledge_entry(entry);
     return text.empty() ? "(nothing recorded)" : text;
   }
 

@@ -305,6 +305,19 @@ TEST(KnowledgeTools, RecordAndReadThroughTheToolsOnTheRunsKnowledgeBase) {
   EXPECT_EQ(tools.call("read_knowledge", {{"topic", "gossip"}}).status, ToolStatus::failed);
 }
 
+// read_knowledge by topic, like the digest, gives the run's task's entries: another task's would mislead.
+TEST(KnowledgeTools, ReadingATopicGivesTheRunsTaskEntriesWithTheirProvenance) {
+  testing::TempDir dir;
+  KnowledgeBase gemm(dir / "knowledge", k_gemm_run);
+  KnowledgeBase matmul(dir / "knowledge", k_matmul_run1);
+  make_knowledge_access(gemm, "optimizer", 4000, "c0002")->record("strategy", "gemm: 4 stages win");
+  make_knowledge_access(matmul, "optimizer", 4000, "c0002")->record("strategy", "matmul: tile 64 wins");
+  const std::string read = make_knowledge_access(matmul, "debugger", 4000)->read("strategy");
+  EXPECT_NE(read.find("matmul: tile 64 wins"), std::string::npos) << read;
+  EXPECT_NE(read.find("- task: host_matmul"), std::string::npos) << read;
+  EXPECT_EQ(read.find("gemm"), std::string::npos) << read;
+}
+
 // The kinds the record_knowledge tool offers are exactly the kinds the knowledge base keeps.
 TEST(KnowledgeTools, EveryToolKindIsAKnowledgeBaseKind) {
   for (const std::string& kind : knowledge_kinds()) EXPECT_NO_THROW(knowledge_kind_from_string(kind)) << kind;
