@@ -31,6 +31,7 @@ struct OptimizeFlags {
   std::optional<double> target_speedup;
   std::string runs_dir;
   std::string knowledge_dir;
+  std::string from;
   std::optional<std::uint64_t> seed;
   bool json = false;
 };
@@ -89,6 +90,9 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
       ->check(k_finite_non_negative);
   sub.add_option("--runs-dir", flags->runs_dir, "Where to create the run directory (default: store.runs_dir)");
   sub.add_option("--knowledge", flags->knowledge_dir, "A knowledge directory shared across runs and tasks");
+  sub.add_option("--from", flags->from,
+                 "Start from the best kernel (files and params) of an earlier run of the same task: its directory, "
+                 "or its id under --runs-dir");
   sub.add_option("--seed", flags->seed, "Seed of the team's random choices")->check(k_digits);
   sub.add_flag("--json", flags->json, "Print a final JSON summary on stdout");
   sub.callback([&context, flags] {
@@ -110,6 +114,7 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
       if (flags->target_speedup) options.budgets.target_speedup = *flags->target_speedup;
       options.runs_dir = context.runs_dir(flags->runs_dir);
       options.knowledge_dir = flags->knowledge_dir;
+      if (!flags->from.empty()) options.from_run = resolve_run(flags->from, options.runs_dir);
       options.seed = flags->seed.value_or(team.seed);
       RunContext run_context = process_run_context();
       return report(optimize(config, options, run_context), flags->json);

@@ -168,6 +168,8 @@ std::filesystem::path RunDir::knowledge_dir() const { return m_path / "knowledge
 
 std::filesystem::path RunDir::best_dir() const { return m_path / "best"; }
 
+std::filesystem::path RunDir::start_dir() const { return m_path / "start"; }
+
 nlohmann::json read_run_json(const std::filesystem::path& run_dir) {
   const std::filesystem::path path = run_dir / k_run_json_name;
   std::error_code ec;

@@ -17,6 +17,7 @@
 #include <evoteam/core/text.hpp>
 
 #include "supervisor/cycle_records.hpp"
+#include "supervisor/start_from.hpp"
 
 namespace evoteam {
 
@@ -102,6 +103,28 @@ std::filesystem::path knowledge_dir_of(const OptimizeOptions& options, const Run
   return options.knowledge_dir.empty() ? run.knowledge_dir() : options.knowledge_dir;
 }
 
+// What every entry the run records says about where it comes from. A fake evaluator in tests has no task: the
+// name run.json gives is used then.
+Provenance run_provenance(const RunDir& run, const Task* task) {
+  if (task != nullptr) return provenance_of(*task, run.id());
+  return Provenance{run.read_run_json().value("task", ""), "", run.id()};
+}
+
+// The knowledge a run found when it began, recorded once in run.json ("knowledge"): a shared directory's
+// entries, and how many of them apply to this task (the ones that screen and advise its team).
+void record_knowledge_at_start(RunDir& run, const KnowledgeBase& knowledge) {
+  if (run.read_run_json().contains("knowledge")) return;  // a resume keeps what the run started with
+  std::size_t total = 0, of_this_task = 0;
+  for (KnowledgeKind kind : {KnowledgeKind::strategy, KnowledgeKind::failed_attempt, KnowledgeKind::hardware,
+                             KnowledgeKind::constraint}) {
+    total += knowledge.entries(kind).size();
+    of_this_task += knowledge.entries_for_task(kind).size();
+  }
+  run.update_run_json({{"knowledge", {{"dir", std::filesystem::absolute(knowledge.dir()).string()},
+                                      {"entries_at_start", total},
+                                      {"entries_of_this_task_at_start", of_this_task}}}});
+}
+
 std::string best_summary_text(const RunHistory& history) {
   std::optional<EvaluationRecord> best = history.best();
   if (!best) return "none yet";
@@ -180,8 +203,8 @@ class SupervisorLoop {
   RunState& m_state;
   RunContext& m_context;
   const OptimizeOptions& m_options;
+  std::unique_ptr<CandidateEvaluator> m_evaluator;  // before the knowledge base: its task is the provenance
   KnowledgeBase m_knowledge;
-  std::unique_ptr<CandidateEvaluator> m_evaluator;
   Lab m_lab;
   CycleBudget m_cycle_budget;
   std::unique_ptr<LlmTeam> m_llm;
@@ -200,8 +223,8 @@ SupervisorLoop::SupervisorLoop(const Config& config, RunDir& run, RunState& stat
       m_state(state),
       m_context(context),
       m_options(state.options),
-      m_knowledge(knowledge_dir_of(state.options, run)),
       m_evaluator(make_evaluator(config, run, context)),
+      m_knowledge(knowledge_dir_of(state.options, run), run_provenance(run, m_evaluator->task())),
       m_lab(run, *m_evaluator, m_knowledge, state.history),
       m_cycle_budget{m_team.evaluations_per_cycle},
       m_llm(state.options.provider == "builtin" ? nullptr : make_llm_team(config, state.options, run, context.meter)),
@@ -216,6 +239,8 @@ SupervisorLoop::SupervisorLoop(const Config& config, RunDir& run, RunState& stat
                                  if (hours > 0 && elapsed_s() >= hours * 3600) return "the run's time budget is spent";
                                  return std::nullopt;
                                }});
+  if (std::optional<StartingPoint> start = imported_start(run)) m_lab.set_starting_point(*start);
+  record_knowledge_at_start(run, m_knowledge);
   // A broken role file fails the run before its first cycle, not when a resume or an LLM member reads it.
   load_roles(default_roles_dir());
   m_llm_supervisor = m_llm && m_supervisor.policy != PolicyChoice::rules;
@@ -365,6 +390,8 @@ void SupervisorLoop::finish_cycle(int cycle, const std::map<std::string, TurnOut
   m_session_start = now;
   record_cycle_end(m_run, CycleEnd{cycle, recorded, cycle_s, best}, m_state, m_clear_streak);
   publish_best(m_run, m_state.history, m_context.runner);
+  // The knowledge directory keeps every run's best kernel, so that it outlives the run directory.
+  if (best) m_knowledge.keep_best_kernel({m_lab.sources_of(best->candidate_id), best->params, best->candidate_id, best->speedup});
   m_run.update_run_json({{"summary", summary_json(m_state, cycle, m_context.meter.totals())}});
   spdlog::info("cycle {} done: best {} {}, {} evaluations so far", cycle, best ? best->candidate_id : "none",
                best && best->speedup ? fixed(*best->speedup, 3) + "x" : "",

@@ -142,7 +142,7 @@ void add_knowledge_use(CycleReading& reading) {
                               : "repeated recorded failures: " + join_ids(repeats));
 
   std::vector<std::string> ignored;
-  const std::vector<KnowledgeEntry> strategies = reading.knowledge.entries(KnowledgeKind::strategy);
+  const std::vector<KnowledgeEntry> strategies = reading.knowledge.entries_for_task(KnowledgeKind::strategy);
   for (const EvaluationRecord* record : reading.spent) {
     const EvaluationRecord* parent = reading.history.find(record->parent_id);
     if (parent == nullptr) continue;

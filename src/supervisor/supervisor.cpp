@@ -17,6 +17,7 @@
 
 #include "supervisor/run_loop.hpp"
 #include "supervisor/run_state.hpp"
+#include "supervisor/start_from.hpp"
 
 namespace evoteam {
 
@@ -63,6 +64,9 @@ RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunCon
   if (std::optional<std::string> why = run_stages_unavailable(task, eval_settings(config)))
     throw Error("cannot optimize " + task.name + " here: " + *why + ". Candidates need correctness and timing on a GPU; " +
                 "`evoteam eval " + options.task_dir.string() + " --stages static,build` checks builds on this machine");
+  // An earlier run to start from is checked before anything is created: a wrong one leaves no run behind.
+  std::optional<EarlierBest> earlier;
+  if (!options.from_run.empty()) earlier = read_earlier_best(options.from_run, task);
   RunState state;
   state.options = options;
   state.options.task_dir = std::filesystem::absolute(options.task_dir);
@@ -71,10 +75,14 @@ RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunCon
                          {"provider", {{"name", options.provider}, {"model", options.model}}},
                          {"budgets", options.budgets.to_json()}, {"config", config.json()},
                          {"host", {{"target", to_string(task.target)}}}};
+  if (earlier) info["from"] = earlier->run_id;
   RunDir run = RunDir::create(options.runs_dir, task.name, info);
   add_log_file(run.path() / "evoteam.log");
   copy_tree(task.dir, run.path() / "task");
-  run.journal().append({{"type", "run_start"}, {"task", task.name}, {"options", options_to_json(state.options)}});
+  if (earlier) import_start(run, *earlier);
+  nlohmann::json start = {{"type", "run_start"}, {"task", task.name}, {"options", options_to_json(state.options)}};
+  if (earlier) start["from"] = earlier->run_id;
+  run.journal().append(start);
   spdlog::info("run {} on {} with the {} team ({} provider)", run.id(), task.name, to_string(options.mode), options.provider);
   return run_recording_failure(config, run, state, context);
 }

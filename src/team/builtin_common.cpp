@@ -154,7 +154,7 @@ ProfilerAdvice current_advice(const TurnContext& context) {
   std::string focus = field_of(context.handoff_note, "focus");
   std::string relevance = field_of(context.handoff_note, "relevance");
   if (focus.empty() && context.team->knowledge != KnowledgeMode::none) {
-    std::vector<KnowledgeEntry> notes = context.knowledge->entries(KnowledgeKind::hardware);
+    std::vector<KnowledgeEntry> notes = context.knowledge->entries_for_task(KnowledgeKind::hardware);
     for (auto it = notes.rbegin(); it != notes.rend() && focus.empty(); ++it)
       if (auto found = it->fields.find("focus"); found != it->fields.end()) {
         focus = found->second;

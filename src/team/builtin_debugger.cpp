@@ -11,10 +11,7 @@ namespace evoteam::builtin {
 namespace {
 
 bool diagnosed(const KnowledgeBase& knowledge, const ParamValues& params) {
-  for (const KnowledgeEntry& entry : knowledge.entries(KnowledgeKind::constraint))
-    if (auto when = entry.fields.find("when"); when != entry.fields.end() && constraint_matches(when->second, params))
-      return true;
-  return false;
+  return knowledge.blocking_constraint(params).has_value();
 }
 
 class Debugger : public TeamMember {

@@ -19,49 +19,46 @@ class KnowledgeIntegrator : public TeamMember {
     TurnOutcome outcome;
     KnowledgeBase& knowledge = *context.knowledge;
     RunHistory history = context.lab->snapshot();
-    std::set<std::string> recorded;
-    for (const KnowledgeEntry& entry : knowledge.entries(KnowledgeKind::strategy))
-      if (auto it = entry.fields.find("candidate"); it != entry.fields.end()) recorded.insert(it->second);
 
-    // Validated strategies: single changes that beat their parent by a measured margin.
+    // Validated strategies: single changes that beat their parent by a measured margin. Each cycle looks at the
+    // whole history; the knowledge base refuses what it holds already (by content, not by candidate id: ids
+    // restart in every run sharing the directory).
     int strategies = 0;
     for (const EvaluationRecord& child : history.evaluations) {
       const EvaluationRecord* parent = history.find(child.parent_id);
-      if (!parent || recorded.count(child.candidate_id) || !child.passed() || child.rejected || !parent->passed() ||
+      if (!parent || !child.passed() || child.rejected || !parent->passed() ||
           !child.speedup || !parent->speedup || *child.speedup < *parent->speedup * 1.02)
         continue;
       Move move = make_move(parent->params, child.params);
       if (move.changed.size() != 1) continue;
       const std::string& name = move.changed.front();
-      knowledge.add(KnowledgeKind::strategy,
-                    KnowledgeEntry{move.description + ": " + fixed(*child.speedup / *parent->speedup, 2) + "x",
-                                   {{"param", name},
-                                    {"from", parent->params.at(name)},
-                                    {"to", child.params.at(name)},
-                                    {"candidate", child.candidate_id},
-                                    {"parent", parent->candidate_id},
-                                    {"speedup", fixed(*child.speedup, 2)}},
-                                   ""});
-      ++strategies;
+      const KnowledgeEntry strategy{move.description + ": " + fixed(*child.speedup / *parent->speedup, 2) + "x",
+                                    {{"param", name},
+                                     {"from", parent->params.at(name)},
+                                     {"to", child.params.at(name)},
+                                     {"candidate", child.candidate_id},
+                                     {"parent", parent->candidate_id},
+                                     {"speedup", fixed(*child.speedup, 2)}},
+                                    ""};
+      if (knowledge.add(KnowledgeKind::strategy, strategy)) ++strategies;
     }
 
     // Failed configurations, recorded exactly (never re-tried): a general rule needs the Debugger's probes.
-    std::set<std::string> known_constraints;
-    for (const KnowledgeEntry& entry : knowledge.entries(KnowledgeKind::constraint))
-      if (auto it = entry.fields.find("when"); it != entry.fields.end()) known_constraints.insert(it->second);
+    const std::vector<std::string> conditions = knowledge.constraint_conditions();  // this task's only
+    std::set<std::string> known_constraints(conditions.begin(), conditions.end());
     int constraints = 0;
     for (const EvaluationRecord& record : history.evaluations) {
       if (!record.failed() || record.failure_signature.empty())
         continue;
       std::string when = describe_params(record.params);
       if (known_constraints.count(when)) continue;
-      knowledge.add(KnowledgeKind::constraint,
+      const bool added = knowledge.add(KnowledgeKind::constraint,
                     KnowledgeEntry{"when " + when + ": " + record.failure_signature,
                                    {{"when", when}, {"signature", record.failure_signature},
                                     {"candidate", record.candidate_id}, {"found_by", "knowledge integrator (exact configuration)"}},
                                    ""});
       known_constraints.insert(when);
-      ++constraints;
+      if (added) ++constraints;
     }
 
     // The action plan: where the team stands and what to try next.

@@ -43,9 +43,7 @@ class Optimizer : public TeamMember {
     const Task* task = lab.task();
     const Lab::Screening screening = context.screening();
     std::vector<std::string> constraints;
-    if (screening == Lab::Screening::against_knowledge)
-      for (const KnowledgeEntry& entry : context.knowledge->entries(KnowledgeKind::constraint))
-        if (auto when = entry.fields.find("when"); when != entry.fields.end()) constraints.push_back(when->second);
+    if (screening == Lab::Screening::against_knowledge) constraints = context.knowledge->constraint_conditions();
     std::set<std::string> refused;  // answered without an evaluation (screened or already known): skip them
     auto admissible = [&](const ParamValues& params) {
       if (refused.count(describe_params(params)) || (task != nullptr && param_error(*task, params))) return false;

@@ -83,11 +83,9 @@ std::optional<std::string> Lab::apply_param_text(const std::string& text, ParamV
 }
 
 std::optional<std::string> Lab::blocking_constraint(const ParamValues& params) const {
-  // A constraint's "when" field lists name=value terms that together make a candidate fail.
-  for (const KnowledgeEntry& entry : m_knowledge.entries(KnowledgeKind::constraint)) {
-    auto when = entry.fields.find("when");
-    if (when != entry.fields.end() && constraint_matches(when->second, params)) return entry.title;
-  }
+  // A constraint's "when" field lists name=value terms that together make a candidate fail; the knowledge base
+  // answers with this task's constraints only.
+  if (std::optional<KnowledgeEntry> entry = m_knowledge.blocking_constraint(params)) return entry->title;
   return std::nullopt;
 }
 
@@ -383,9 +381,9 @@ LabOutcome Lab::ensure_start(int cycle) {
   }
   LabRequest request;
   request.author_role = "start";
-  request.hypothesis = "the starting kernel at its default params";
-  request.params = default_params();
-  request.sources_dir = m_evaluator.starting_sources();
+  request.hypothesis = m_start ? m_start->hypothesis : "the starting kernel at its default params";
+  request.params = m_start ? m_start->params : default_params();
+  request.sources_dir = m_start ? m_start->sources_dir : m_evaluator.starting_sources();
   // The starting kernel is what every speedup of the run is read against: it is measured whatever the budgets,
   // the one evaluation a budget may be overshot by.
   return evaluate_within(request, cycle, Screening::off, false);

@@ -22,15 +22,18 @@ namespace {
 // The agents' read_knowledge/record_knowledge, served by the run's knowledge base.
 class KnowledgeBaseAccess : public KnowledgeAccess {
  public:
-  KnowledgeBaseAccess(KnowledgeBase& knowledge, std::string author, std::size_t digest_chars)
-      : m_knowledge(knowledge), m_author(std::move(author)), m_digest_chars(digest_chars) {}
+  // `candidate`: the head the agent works from, so its notes name the candidate they are about.
+  KnowledgeBaseAccess(KnowledgeBase& knowledge, std::string author, std::size_t digest_chars, std::string candidate)
+      : m_knowledge(knowledge), m_author(std::move(author)), m_digest_chars(digest_chars),
+        m_candidate(std::move(candidate)) {}
 
   std::string read(const std::string& topic) override {
     if (topic.empty()) return m_knowledge.digest(m_digest_chars);
     KnowledgeKind kind = kind_named_by_model(topic);
     if (kind == KnowledgeKind::action_plan) return m_knowledge.action_plan();
     std::string text;
-    for (const KnowledgeEntry& entry : m_knowledge.entries(kind)) text += format_knowledge_entry(entry);
+    // The run's task's entries (general and older ones too), as in the digest: another task's would mislead.
+    for (const KnowledgeEntry& entry : m_knowledge.entries_for_task(kind)) text += format_knowledge_entry(entry);
     return text.empty() ? "(nothing recorded)" : text;
   }
 
@@ -41,7 +44,9 @@ class KnowledgeBaseAccess : public KnowledgeAccess {
       return;
     }
     std::string title = text.substr(0, text.find('\n')).substr(0, 120);
-    m_knowledge.add(kind, KnowledgeEntry{title, {{"author", m_author}}, text});
+    KnowledgeEntry entry{title, {{"author", m_author}}, text};
+    if (!m_candidate.empty()) entry.fields[k_field_candidate] = m_candidate;
+    m_knowledge.add(kind, entry);
   }
 
  private:
@@ -58,6 +63,7 @@ class KnowledgeBaseAccess : public KnowledgeAccess {
   KnowledgeBase& m_knowledge;
   std::string m_author;
   std::size_t m_digest_chars;
+  std::string m_candidate;
 };
 
 
@@ -119,7 +125,7 @@ class LlmMember : public TeamMember {
     SubmissionTarget target{m_role.name, context.role.lineage, context.cycle, context.screening(),
                             std::max(1, context.evaluation_budget), agent_dir / "submitted"};
     LabToolBackend backend(lab, *head, task->kernel_files, target);
-    KnowledgeBaseAccess knowledge(*context.knowledge, m_role.name, m_team.digest_chars);
+    KnowledgeBaseAccess knowledge(*context.knowledge, m_role.name, m_team.digest_chars, head->candidate_id);
     LabReview review(lab, *context.knowledge, m_role.name);
     Toolbox tools(workspace, &backend, &knowledge, m_role.tools, m_team.tool_settings, &review);
     tools.set_budget_check([&lab] { return lab.budget_spent(); });
@@ -162,8 +168,8 @@ std::unique_ptr<TeamMember> LlmTeam::make_member(const RoleAssignment& assignmen
 }
 
 std::unique_ptr<KnowledgeAccess> make_knowledge_access(KnowledgeBase& knowledge, std::string author,
-                                                       std::size_t digest_chars) {
-  return std::make_unique<KnowledgeBaseAccess>(knowledge, std::move(author), digest_chars);
+                                                       std::size_t digest_chars, std::string candidate) {
+  return std::make_unique<KnowledgeBaseAccess>(knowledge, std::move(author), digest_chars, std::move(candidate));
 }
 
 }  // namespace evoteam

@@ -108,6 +108,12 @@ class LabWithFakeEvaluator : public ::testing::Test {
   }
 
   TurnOutcome act(const std::string& role, int cycle, int budget, KnowledgeMode mode = KnowledgeMode::digest) {
+    return act_on(lab, knowledge, role, cycle, budget, mode);
+  }
+
+  // A role's turn on another lab and knowledge base (another run, a shared knowledge directory).
+  TurnOutcome act_on(Lab& on_lab, KnowledgeBase& on_knowledge, const std::string& role, int cycle, int budget,
+                     KnowledgeMode mode) {
     team.roles = {{role, 1.0, "best"}};
     team.knowledge = mode;
     TurnContext context;
@@ -116,8 +122,8 @@ class LabWithFakeEvaluator : public ::testing::Test {
     context.role = team.roles.front();
     context.evaluation_budget = budget;
     context.handoff_note = "none";
-    context.lab = &lab;
-    context.knowledge = &knowledge;
+    context.lab = &on_lab;
+    context.knowledge = &on_knowledge;
     context.seed = 7;
     std::unique_ptr<TeamMember> member = make_builtin_member(role, 100.0);
     return member->act(context);
@@ -174,6 +180,55 @@ TEST_F(LabWithFakeEvaluator, NewFailureIsRecordedAndASecondOneIsARepeat) {
   EXPECT_TRUE(knowledge.has_failure(k_bad_signature));
   LabOutcome second = lab.evaluate(request({{"A", "2"}, {"B", "1"}, {"C", "1"}}), 1, Lab::Screening::off);
   EXPECT_TRUE(second.record.repeated_recorded_failure);
+}
+
+// A knowledge directory shared with another task: its constraints name params this task also has, and screen
+// nothing here; this task's own constraints do.
+TEST_F(LabWithFakeEvaluator, ScreeningIgnoresTheConstraintsOfOtherTasks) {
+  const std::filesystem::path shared = dir / "shared";
+  KnowledgeBase(shared, Provenance{"other_task", "host", "run-of-other"})
+      .add(KnowledgeKind::constraint, KnowledgeEntry{"when A=4: fails there", {{"when", "A=4"}}, ""});
+  KnowledgeBase mine(shared, Provenance{"synthetic", "host", run.id()});
+  Lab screened(run, evaluator, mine);
+  screened.ensure_start(1);
+  LabOutcome other = screened.evaluate(request({{"A", "4"}, {"B", "1"}, {"C", "0"}}), 1, Lab::Screening::against_knowledge);
+  EXPECT_FALSE(other.record.blocked()) << other.summary;
+  EXPECT_TRUE(other.record.passed()) << other.summary;
+  mine.add(KnowledgeKind::constraint, KnowledgeEntry{"when A=8: fails here", {{"when", "A=8"}}, ""});
+  LabOutcome own = screened.evaluate(request({{"A", "8"}, {"B", "1"}, {"C", "0"}}), 1, Lab::Screening::against_knowledge);
+  EXPECT_TRUE(own.record.blocked()) << own.summary;
+  EXPECT_NE(own.summary.find("when A=8"), std::string::npos) << own.summary;
+}
+
+// Two runs of one task sharing a knowledge directory each have a c0002, each a different validated change: the
+// second run's Integrator records its own (before, a strategy recorded for "c0002" hid it), and a failure one
+// run recorded is a repeat in the other.
+TEST_F(LabWithFakeEvaluator, TheIntegratorOfASecondRunRecordsItsOwnStrategiesInASharedDirectory) {
+  const std::filesystem::path shared = dir / "shared";
+  const std::vector<ParamValues> changes = {{{"A", "4"}, {"B", "1"}, {"C", "0"}}, {{"A", "1"}, {"B", "2"}, {"C", "0"}}};
+  std::vector<std::string> runs;
+  for (const ParamValues& change : changes) {
+    RunDir other = RunDir::create(dir / "runs-shared", "synthetic", nlohmann::json::object());
+    runs.push_back(other.id());
+    KnowledgeBase kb(shared, Provenance{"synthetic", "host", other.id()});
+    Lab other_lab(other, evaluator, kb);
+    other_lab.ensure_start(1);
+    ASSERT_EQ(other_lab.evaluate(request(change), 1, Lab::Screening::off).record.candidate_id, "c0002");
+    LabOutcome failing = other_lab.evaluate(request({{"A", "2"}, {"B", "1"}, {"C", "1"}}), 1, Lab::Screening::off);
+    EXPECT_EQ(failing.record.repeated_recorded_failure, runs.size() == 2) << other.id();
+    act_on(other_lab, kb, "knowledge-integrator", 1, 2, KnowledgeMode::curated);
+    act_on(other_lab, kb, "knowledge-integrator", 2, 2, KnowledgeMode::curated);  // nothing new: nothing added
+  }
+  ASSERT_NE(runs[0], runs[1]);
+  std::vector<KnowledgeEntry> strategies = KnowledgeBase(shared).entries(KnowledgeKind::strategy);
+  ASSERT_EQ(strategies.size(), 2u);
+  EXPECT_EQ(strategies[0].fields.at("param"), "A");
+  EXPECT_EQ(strategies[0].fields.at("run"), runs[0]);
+  EXPECT_EQ(strategies[1].fields.at("param"), "B");
+  EXPECT_EQ(strategies[1].fields.at("run"), runs[1]);
+  for (const KnowledgeEntry& strategy : strategies) EXPECT_EQ(strategy.fields.at("candidate"), "c0002");
+  // The failed configuration is one constraint of the task, whichever run met it.
+  EXPECT_EQ(KnowledgeBase(shared).entries(KnowledgeKind::constraint).size(), 1u);
 }
 
 TEST_F(LabWithFakeEvaluator, DebuggerBisectionIsolatesTheFailingParamAndScreeningThenBlocksIt) {

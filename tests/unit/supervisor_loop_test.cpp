@@ -18,6 +18,7 @@
 
 #include "supervisor/run_loop.hpp"
 #include "supervisor/run_state.hpp"
+#include "supervisor/start_from.hpp"
 #include "support/temp_dir.hpp"
 
 namespace evoteam {
@@ -373,6 +374,77 @@ TEST(StopReasonText, OnlyTheBudgetReasonsAreBudgets) {
                             StopReason::supervisor_stop, StopReason::interrupted, StopReason::search_exhausted,
                             StopReason::infra_errors})
     EXPECT_FALSE(is_budget(reason)) << to_string(reason);
+}
+
+// An earlier run of `task_name` whose best, c0003, is a tuned kernel at A=4, B=2 (6x under the fake evaluator).
+RunDir make_earlier_run(const std::filesystem::path& runs_dir, const std::string& task_name) {
+  RunDir earlier = RunDir::create(runs_dir, task_name, nlohmann::json::object());
+  const std::filesystem::path best = earlier.candidate_dir("c0003");
+  evoteam::create_directories(best / "src");
+  write_file_atomic(best / "src" / "kernel.cpp", "// the tuned kernel of an earlier run\n");
+  write_json_atomic(best / "params.json", {{"A", "4"}, {"B", "2"}});
+  earlier.update_run_json({{"summary", {{"best_candidate", "c0003"}, {"best_speedup", 6.0}}}});
+  return earlier;
+}
+
+Task synthetic_task() {
+  Task task;
+  task.name = "synthetic";
+  task.kernel_files = {"kernel.cpp"};
+  task.params = {{"A", {"1", "2", "4", "8"}, "1", "tile"}, {"B", {"1", "2"}, "1", "unroll"}};
+  return task;
+}
+
+// `optimize --from`: the earlier run's best (files and params) is the new run's first candidate, and the run's
+// own best is kept in the knowledge directory under best/<task>/<run>/.
+TEST_F(SupervisorLoop, AnImportedStartIsTheFirstCandidateAndTheBestIsKeptInTheKnowledgeDirectory) {
+  RunDir earlier = make_earlier_run(dir / "earlier", "synthetic");
+  EarlierBest best = read_earlier_best(earlier.path(), synthetic_task());
+  EXPECT_EQ(best.run_id, earlier.id());
+  EXPECT_EQ(best.candidate, "c0003");
+  EXPECT_EQ(best.params, (ParamValues{{"A", "4"}, {"B", "2"}}));
+  import_start(run, best);
+  state.options.budgets.max_cycles = 1;
+  RunOutcome outcome = run_the_loop();
+
+  std::vector<nlohmann::json> evaluations = journal("evaluation");
+  ASSERT_FALSE(evaluations.empty());
+  const nlohmann::json first = evaluations.front()["record"];
+  EXPECT_EQ(first["candidate_id"], "c0001");
+  EXPECT_EQ(first["author_role"], "start");
+  EXPECT_EQ(first["params"], nlohmann::json({{"A", "4"}, {"B", "2"}}));
+  EXPECT_NE(first["hypothesis"].get<std::string>().find(earlier.id()), std::string::npos) << first.dump();
+  EXPECT_EQ(read_file(run.candidate_dir("c0001") / "src" / "kernel.cpp"), "// the tuned kernel of an earlier run\n");
+  ASSERT_TRUE(outcome.best_speedup.has_value());
+  EXPECT_GE(*outcome.best_speedup, 6.0);
+
+  const std::filesystem::path kept = run.knowledge_dir() / "best" / "synthetic" / run.id();
+  ASSERT_TRUE(std::filesystem::exists(kept / "meta.json"));
+  const nlohmann::json meta = read_json_file(kept / "meta.json");
+  EXPECT_EQ(meta["candidate"], outcome.best_candidate);
+  EXPECT_EQ(meta["run"], run.id());
+  EXPECT_EQ(read_file(kept / "src" / "kernel.cpp"), "// the tuned kernel of an earlier run\n");
+  // What knowledge the run began with is on record.
+  EXPECT_EQ(run.read_run_json()["knowledge"]["entries_at_start"], 0);
+}
+
+TEST(SupervisorFrom, AnEarlierRunOfAnotherTaskOrWithoutABestIsRefused) {
+  testing::TempDir dir;
+  RunDir other = make_earlier_run(dir / "runs", "host_matmul");
+  try {
+    read_earlier_best(other.path(), synthetic_task());
+    ADD_FAILURE() << "another task's run was accepted";
+  } catch (const InvalidInput& error) {
+    EXPECT_NE(std::string(error.what()).find("optimised task 'host_matmul', not 'synthetic'"), std::string::npos)
+        << error.what();
+  }
+  RunDir empty = RunDir::create(dir / "runs", "synthetic", nlohmann::json::object());
+  EXPECT_THROW(read_earlier_best(empty.path(), synthetic_task()), InvalidInput);
+  RunDir unfit = make_earlier_run(dir / "runs", "synthetic");
+  write_json_atomic(unfit.candidate_dir("c0003") / "params.json", {{"A", "3"}, {"B", "2"}});
+  EXPECT_THROW(read_earlier_best(unfit.path(), synthetic_task()), InvalidInput);
+  std::filesystem::remove(unfit.candidate_dir("c0003") / "src" / "kernel.cpp");
+  EXPECT_THROW(read_earlier_best(unfit.path(), synthetic_task()), InvalidInput);
 }
 
 TEST(StopReasonText, EveryReasonIsWrittenAsTodaysStringAndReadBack) {

@@ -126,6 +126,7 @@ class RunDir {
   std::filesystem::path cycle_dir(int cycle) const;                          // cycles/0001
   std::filesystem::path knowledge_dir() const;                               // knowledge/
   std::filesystem::path best_dir() const;                                    // best/
+  std::filesystem::path start_dir() const;  // start/: the earlier run's best it started from (optimize --from)
 
  private:
   RunDir(std::filesystem::path path, std::string id);

@@ -39,6 +39,7 @@ struct OptimizeOptions {
   Budgets budgets;
   std::filesystem::path runs_dir;
   std::filesystem::path knowledge_dir;  // empty: the run's own knowledge/
+  std::filesystem::path from_run;       // an earlier run of the task whose best is the start; empty: the task's
   std::uint64_t seed = 1;
 };
 

@@ -73,6 +73,14 @@ struct LabRequest {
   std::filesystem::path sources_dir;  // the editable files of the candidate
 };
 
+// The run's first candidate: the task's starting kernel at its default params unless the run was started from
+// an earlier run's best (`optimize --from`).
+struct StartingPoint {
+  std::filesystem::path sources_dir;
+  ParamValues params;
+  std::string hypothesis;  // why this is the start, as the record says it
+};
+
 struct LabOutcome {
   EvaluationRecord record;
   std::string summary;  // the evaluator's summary for agents
@@ -137,8 +145,10 @@ class Lab {
   // Counts the role's work for the cycle's usage record.
   RoleUsage usage_of(int cycle, const std::string& role) const;
   void add_usage(int cycle, const std::string& role, const RoleUsage& usage);
-  // Records the starting kernel (c0001) if the history has no candidate yet.
+  // Records the starting point (c0001) if the history has no candidate yet.
   LabOutcome ensure_start(int cycle);
+  // Replaces the task's starting kernel as the first candidate (before ensure_start records one).
+  void set_starting_point(StartingPoint start) { m_start = std::move(start); }
 
  private:
   LabOutcome evaluate_within(const LabRequest& request, int cycle, Screening screening, bool budgeted);
@@ -161,6 +171,7 @@ class Lab {
   std::map<std::pair<int, std::string>, RoleUsage> m_usage;
   Budget m_budget;
   std::size_t m_next_number = 1;  // of the next candidate id (see the constructor)
+  std::optional<StartingPoint> m_start;
 };
 
 // Number of params whose values differ.

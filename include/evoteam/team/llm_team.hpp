@@ -30,9 +30,10 @@ struct LlmTeam {
   std::unique_ptr<TeamMember> make_member(const RoleAssignment& assignment);
 };
 
-// The agents' read_knowledge/record_knowledge over the run's knowledge base; notes carry `author`, and a
-// read without a topic gives the digest cut to `digest_chars`.
+// The agents' read_knowledge/record_knowledge over the run's knowledge base; notes carry `author` and, when given,
+// the `candidate` the agent works from (the base adds task, target and run), and a read without a topic gives
+// the digest cut to `digest_chars`.
 std::unique_ptr<KnowledgeAccess> make_knowledge_access(KnowledgeBase& knowledge, std::string author,
-                                                       std::size_t digest_chars);
+                                                       std::size_t digest_chars, std::string candidate = "");
 
 }  // namespace evoteam
