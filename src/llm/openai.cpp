@@ -1,5 +1,6 @@
 // OpenAI Chat Completions with tool calls; also what vLLM, SGLang, llama.cpp's server and Ollama speak.
 #include <ranges>
+#include <mutex>
 #include <set>
 
 #include <evoteam/core/text.hpp>
@@ -85,7 +86,9 @@ class OpenAiProvider : public LlmProvider {
     if (outcome.failure != http::Failure::none) return failure_from(outcome, "openai");
     LlmResult parsed = parse_openai_reply(outcome.response.body);
     if (parsed.ok()) {
-      // Some local servers send no ids (or repeat them); the conversation needs unique ones.
+      // Some local servers send no ids (or repeat them); the conversation needs unique ones. Parallel members
+      // share the provider, so the ids seen are guarded; the request itself went out on its own connection.
+      std::lock_guard<std::mutex> lock(m_ids_mutex);
       for (ContentBlock& block : parsed.response().content)
         if (block.kind == BlockKind::tool_use && (block.id.empty() || !m_seen_ids.insert(block.id).second))
           block.id = "call_local_" + std::to_string(++m_generated_ids);
@@ -96,6 +99,7 @@ class OpenAiProvider : public LlmProvider {
  private:
   ProviderSettings m_settings;
   const PriceTable& m_prices;
+  std::mutex m_ids_mutex;
   std::set<std::string> m_seen_ids;
   int m_generated_ids = 0;
 };

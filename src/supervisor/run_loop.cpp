@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <mutex>
 
 #include <spdlog/spdlog.h>
 
@@ -42,21 +41,6 @@ namespace {
 
 using Clock = RunContext::Clock;
 
-// Providers serve one thread at a time; parallel agents share one through this lock.
-class SerialProvider : public LlmProvider {
- public:
-  explicit SerialProvider(std::unique_ptr<LlmProvider> inner) : m_inner(std::move(inner)) {}
-  LlmResult complete(const LlmRequest& request) override {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    return m_inner->complete(request);
-  }
-  std::string name() const override { return m_inner->name(); }
-
- private:
-  std::unique_ptr<LlmProvider> m_inner;
-  std::mutex m_mutex;
-};
-
 }  // namespace
 
 ProviderSettings run_provider_settings(const Config& config, const OptimizeOptions& options, const PriceTable& prices,
@@ -83,7 +67,7 @@ std::unique_ptr<LlmTeam> make_llm_team(const Config& config, const OptimizeOptio
   team->prices = std::make_unique<PriceTable>(PriceTable::from_config(config));
   ProviderSettings settings = run_provider_settings(config, options, *team->prices, current_environment());
   team->model = settings.model;
-  team->provider = std::make_unique<SerialProvider>(make_provider(settings, *team->prices));
+  team->provider = make_provider(settings, *team->prices);  // members call it at once (see LlmProvider)
   team->meter = &meter;
   team->roles = load_roles(default_roles_dir());
   team->agent_settings = agent_settings_from_config(config);

@@ -614,7 +614,7 @@ TEST_F(LabWithFakeEvaluator, ACandidateThatSlidBackFromAnAdoptedConstraintIsReje
   EXPECT_TRUE(replayed_slid->rejected);
   EXPECT_EQ(replayed_slid->ruling, slid.ruling);
   EXPECT_EQ(*replayed.history.find(kept.candidate_id)->adopted_constraints, std::vector<std::string>{FakeEvaluator::k_adopted});
-  Lab resumed(run, evaluator, knowledge, replayed.history.evaluations, replayed.history.trials);
+  Lab resumed(run, evaluator, knowledge, replayed.history);
   EXPECT_EQ(resumed.best()->candidate_id, kept.candidate_id);
   const LabOutcome resumed_outcome = resumed.evaluate(request(with("4", "1"), kept.candidate_id), 3, Lab::Screening::off);
   EXPECT_FALSE(resumed_outcome.reused);

@@ -4,9 +4,11 @@
 #include <chrono>
 #include <csignal>
 #include <thread>
+#include <vector>
 
 #include <evoteam/core/config.hpp>
 #include <evoteam/llm/llm.hpp>
+#include <evoteam/llm/meter.hpp>
 #include <evoteam/supervisor/supervisor.hpp>
 #include <evoteam/core/process.hpp>
 
@@ -63,6 +65,42 @@ class LlmLoopback : public ::testing::TestWithParam<FakeProtocol> {
   FakeLlmServer m_server;
   PriceTable m_prices;
 };
+
+// Parallel team members share one provider and call it at once: each call goes out on its own connection, so four
+// calls that each wait 0.8 s on the model take about 0.8 s, not 3.2 s (the bound leaves room for a loaded machine
+// and still fails for calls taken in turn), and the meter they all charge sums every reply exactly.
+TEST_P(LlmLoopback, ParallelMembersCallOneProviderAtOnceAndTheMeterStaysExact) {
+  constexpr int k_members = 4;
+  const std::chrono::milliseconds model_time(800);
+  for (int i = 0; i < k_members; ++i) {
+    FakeReply reply = testing::fake_reply(GetParam(), "Compiling.", {{"call_" + std::to_string(i), "compile", nlohmann::json::object()}},
+                                          {100, 20, 50, 0});
+    reply.delay = model_time;
+    m_server.push(reply);
+  }
+  std::unique_ptr<LlmProvider> shared = provider();
+  Meter meter;
+  std::vector<double> costs(k_members, 0.0);
+  std::vector<std::thread> members;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < k_members; ++i)
+    members.emplace_back([&, i] {
+      LlmResult result = shared->complete(request());
+      if (!result.ok()) return;
+      costs[static_cast<std::size_t>(i)] = result.response().cost_usd;
+      meter.charge(result.response().usage, result.response().cost_usd);
+    });
+  for (std::thread& member : members) member.join();
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  EXPECT_LT(wall_s, 0.8 * k_members * 0.75) << "the members' calls were taken in turn";
+  EXPECT_EQ(meter.totals().calls, static_cast<std::uint64_t>(k_members));
+  EXPECT_EQ(meter.totals().tokens, (Usage{100 * k_members, 20 * k_members, 50 * k_members, 0}));
+  double sum = 0;
+  for (double cost : costs) sum += cost;
+  EXPECT_GT(sum, 0.0);
+  EXPECT_NEAR(meter.totals().cost_usd, sum, 1e-12);
+}
 
 TEST_P(LlmLoopback, ToolCallUsageAndCostComeFromTheReply) {
   m_server.push(ok_reply());

@@ -144,8 +144,9 @@ std::string to_string(Role role);
 
 // --- Providers -------------------------------------------------------------------------------------------
 
-// Sends one request and returns one reply. Implementations are safe to use from one thread at a time;
-// create one provider per agent thread.
+// Sends one request and returns one reply. Implementations are safe to call from several threads at once, and
+// each call goes out on its own connection: parallel team members share one provider and wait on no one but the
+// model.
 class LlmProvider {
  public:
   virtual ~LlmProvider() = default;
