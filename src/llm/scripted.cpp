@@ -6,13 +6,18 @@
 // Any line may carry "for": "<caller>" (a role such as "optimizer" or "debugger", or "supervisor"): a request
 // is answered with the first unused line whose "for" names its caller (LlmRequest::caller), else with the first
 // unused line without "for". Parallel members and the supervisor draw from one script in an order no thread
-// schedule decides; a script without "for" replays strictly in order, as before.
+// schedule decides; a script without "for" replays strictly in order, as before. Any line may carry
+// "latency_s": <seconds>, the time the model takes to answer it (slept outside the lock, so callers wait at once,
+// as on a real server; an interrupt cuts it short), for measuring how evaluations and model calls overlap.
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/process.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "llm/providers.hpp"
 
@@ -47,7 +52,14 @@ class ScriptedProvider : public LlmProvider {
         caller = reply.at("for").get<std::string>();
         reply.erase("for");
       }
-      m_replies.push_back({where, caller, std::move(reply), false});
+      double latency_s = 0;
+      if (reply.contains("latency_s")) {
+        if (!reply.at("latency_s").is_number() || reply.at("latency_s").get<double>() < 0)
+          throw InvalidInput(where + ": \"latency_s\" must be a number of seconds, at least 0");
+        latency_s = reply.at("latency_s").get<double>();
+        reply.erase("latency_s");
+      }
+      m_replies.push_back({where, caller, latency_s, std::move(reply), false});
     }
   }
 
@@ -60,6 +72,7 @@ class ScriptedProvider : public LlmProvider {
       return LlmFailure{FailureKind::script_ended, 0, "scripted: no reply left" +
                                                           (request.caller.empty() ? "" : " for " + request.caller) +
                                                           " after " + std::to_string(m_replies.size()), 1, 0};
+    wait_for_the_model(next->latency_s);
     const std::string& where = next->where;
     const nlohmann::json& reply = next->reply;
     if (reply.contains("malformed"))
@@ -84,6 +97,7 @@ class ScriptedProvider : public LlmProvider {
   struct Reply {
     std::string where;   // file:line, for messages and the reply's request id
     std::string caller;  // the line's "for"; empty when any caller may take it
+    double latency_s = 0;
     nlohmann::json reply;
     bool used = false;
   };
@@ -99,6 +113,14 @@ class ScriptedProvider : public LlmProvider {
       if (candidate.caller.empty() && unaddressed == nullptr) unaddressed = &candidate;
     }
     return unaddressed == nullptr ? nullptr : mark_used(*unaddressed);
+  }
+
+  static void wait_for_the_model(double seconds) {
+    const auto until = std::chrono::steady_clock::now() +
+                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+    while (std::chrono::steady_clock::now() < until && !interrupted())
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+          std::chrono::milliseconds(20), until - std::chrono::steady_clock::now()));
   }
 
   static const Reply* mark_used(Reply& reply) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -139,6 +140,36 @@ TEST(LlmRequestCaller, NeitherWireFormatCarriesTheCaller) {
   request.messages.push_back(Message{Role::user, {ContentBlock::make_text("hello")}});
   EXPECT_EQ(anthropic_request_body(request, false).dump().find("debugger"), std::string::npos);
   EXPECT_EQ(openai_request_body(request, "max_tokens").dump().find("debugger"), std::string::npos);
+}
+
+// "latency_s" plays the model's time to answer: callers wait for their own lines at once, never for each other's,
+// and a latency that is not a number of seconds is refused naming the line.
+TEST_F(ScriptedRouting, LatencyIsWaitedOutsideTheLockSoCallersWaitAtOnce) {
+  nlohmann::json slow = nlohmann::json::parse(reply_line("slow optimizer", "optimizer"));
+  slow["latency_s"] = 0.6;
+  nlohmann::json slow_too = nlohmann::json::parse(reply_line("slow debugger", "debugger"));
+  slow_too["latency_s"] = 0.6;
+  auto scripted = provider(slow.dump() + "\n" + slow_too.dump() + "\n");
+  std::string first, second;
+  const auto start = std::chrono::steady_clock::now();
+  std::thread optimizer([&] { first = ask(*scripted, "optimizer"); });
+  std::thread debugger([&] { second = ask(*scripted, "debugger"); });
+  optimizer.join();
+  debugger.join();
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(first, "slow optimizer");
+  EXPECT_EQ(second, "slow debugger");
+  EXPECT_GE(wall_s, 0.6);
+  EXPECT_LT(wall_s, 1.1) << "the callers waited for each other";
+
+  nlohmann::json bad = nlohmann::json::parse(reply_line("x"));
+  bad["latency_s"] = -1;
+  try {
+    provider(bad.dump() + "\n");
+    ADD_FAILURE() << "a negative latency was accepted";
+  } catch (const InvalidInput& error) {
+    EXPECT_NE(std::string(error.what()).find("script.jsonl:1: \"latency_s\""), std::string::npos) << error.what();
+  }
 }
 
 }  // namespace
