@@ -26,6 +26,10 @@ const Subcommand k_subcommands[] = {
      "evoteam resume runs/20261129T184500Z-host_matmul", add_resume},
     {"stop", "Ask the daemon running a run to stop at its next safe point",
      "evoteam stop runs/20261129T184500Z-host_matmul", add_stop},
+    {"status", "A running or finished run now: daemon alive, cycle, team, best, budget burn, ETA, last event",
+     "evoteam status runs/20261129T184500Z-host_matmul --json", add_status},
+    {"wait", "Block until a run ends and exit with its exit code (124 when --timeout passes first)",
+     "evoteam wait runs/20261129T184500Z-host_matmul --timeout 36000", add_wait},
     {"doctor", "Show what is installed and usable: compilers, CUDA tools, GPU, sandbox, provider keys",
      "evoteam doctor --json", add_doctor},
     {"runs", "List runs: id, task, status, cycles, evaluations, best speedup, tokens, cost, start time",
@@ -62,6 +66,7 @@ std::filesystem::path CommandContext::runs_dir(const std::string& flag) const {
 
 int cli_main(int argc, char** argv) {
   cli::CommandContext context;
+  for (int i = 1; i < argc; ++i) context.arguments.emplace_back(argv[i]);
   CLI::App app{"evoteam: an evolving team of agents that optimises GPU kernels overnight", "evoteam"};
   app.set_version_flag("--version", std::string("evoteam ") + EVOTEAM_VERSION);
   app.require_subcommand(1);

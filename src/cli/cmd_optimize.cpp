@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 
+#include <evoteam/core/detach.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/llm/meter.hpp>
 #include <evoteam/core/process.hpp>
@@ -34,6 +35,7 @@ struct OptimizeFlags {
   std::string from;
   std::optional<std::uint64_t> seed;
   bool json = false;
+  bool detach = false;
 };
 
 int report(const RunOutcome& outcome, bool json) {
@@ -69,6 +71,23 @@ const CLI::Validator k_digits(
     },
     "UINT");
 
+// Where a detached daemon's stdout and stderr go, inside its run directory.
+constexpr const char* k_daemon_log_name = "daemon.log";
+
+// `optimize --detach`: the same command line without --detach, run as a daemon in its own session. Whatever
+// it finds wrong before the run exists comes back here with its exit code; once the run exists, its directory
+// is printed and the caller is free.
+int start_detached_optimize(const std::vector<std::string>& arguments, bool json) {
+  std::vector<std::string> daemon_arguments;
+  for (const std::string& argument : arguments)
+    if (argument != "--detach") daemon_arguments.push_back(argument);
+  const DetachedStart start = start_detached(daemon_arguments);
+  if (!start.announced) return start.exit_code;
+  if (json) print_json({{"run_dir", *start.announced}, {"pid", start.pid}});
+  else std::cout << *start.announced << std::endl;
+  return 0;
+}
+
 // A run of this process: its children, its one meter, the real clock and the evaluator on the run's task.
 RunContext process_run_context() { return RunContext(system_runner(), process_meter()); }
 
@@ -95,8 +114,12 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
                  "or its id under --runs-dir");
   sub.add_option("--seed", flags->seed, "Seed of the team's random choices")->check(k_digits);
   sub.add_flag("--json", flags->json, "Print a final JSON summary on stdout");
+  sub.add_flag("--detach", flags->detach,
+               "Run as a daemon in the background: print the run directory and return at once (output goes to "
+               "daemon.log in the run directory; `evoteam wait` gives its exit code)");
   sub.callback([&context, flags] {
     context.action = [&context, flags] {
+      if (flags->detach) return start_detached_optimize(context.arguments, flags->json);
       const Config& config = context.config;
       const TeamSettings team = team_settings(config);
       OptimizeOptions options;
@@ -116,6 +139,10 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
       options.knowledge_dir = flags->knowledge_dir;
       if (!flags->from.empty()) options.from_run = resolve_run(flags->from, options.runs_dir);
       options.seed = flags->seed.value_or(team.seed);
+      // A daemon started by --detach hands its run directory to the caller here; otherwise nothing happens.
+      options.on_run_created = [](const std::filesystem::path& run_dir) {
+        announce_detached_run(run_dir, run_dir / k_daemon_log_name);
+      };
       RunContext run_context = process_run_context();
       return report(optimize(config, options, run_context), flags->json);
     };

@@ -25,6 +25,9 @@ struct CommandContext {
   // The layered configuration, loaded and checked once by cli_main before the action runs.
   Config config;
 
+  // The command line as given, without the program name: `optimize --detach` runs it again as the daemon.
+  std::vector<std::string> arguments;
+
   // The --runs-dir flag when given, else store.runs_dir.
   std::filesystem::path runs_dir(const std::string& flag) const;
 };
@@ -46,5 +49,7 @@ void add_eval(CLI::App& sub, CommandContext& context);
 void add_optimize(CLI::App& sub, CommandContext& context);
 void add_resume(CLI::App& sub, CommandContext& context);
 void add_stop(CLI::App& sub, CommandContext& context);
+void add_status(CLI::App& sub, CommandContext& context);
+void add_wait(CLI::App& sub, CommandContext& context);
 
 }  // namespace evoteam::cli

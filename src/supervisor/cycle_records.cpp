@@ -105,7 +105,9 @@ nlohmann::json summary_json(const RunState& state, int cycles, const MeterTotals
 void record_stop(RunDir& run, const RunOutcome& outcome, const nlohmann::json& summary) {
   const std::string reason = to_string(outcome.stop_reason);
   run.journal().append({{"type", "stop"}, {"status", outcome.status}, {"reason", reason}});
-  run.update_run_json({{"status", outcome.status}, {"stop_reason", reason}, {"summary", summary}});
+  // The exit code is recorded so that `evoteam wait` exits as the daemon did, whatever the reason maps to.
+  run.update_run_json({{"status", outcome.status}, {"stop_reason", reason}, {"summary", summary},
+                       {"exit_code", static_cast<int>(outcome.exit_code)}});
 }
 
 }  // namespace evoteam

@@ -38,7 +38,9 @@ RunOutcome run_recording_failure(const Config& config, RunDir& run, RunState& st
     return outcome;
   } catch (const std::exception& error) {
     run.journal().append({{"type", "stop"}, {"status", "failed"}, {"reason", error.what()}});
-    run.update_run_json({{"status", "failed"}, {"stop_reason", error.what()}});
+    const auto* known = dynamic_cast<const Error*>(&error);
+    const int exit_code = static_cast<int>(known ? known->code() : ExitCode::internal);
+    run.update_run_json({{"status", "failed"}, {"stop_reason", error.what()}, {"exit_code", exit_code}});
     remove_log_file();
     throw;
   }
@@ -78,6 +80,7 @@ RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunCon
   if (earlier) info["from"] = earlier->run_id;
   RunDir run = RunDir::create(options.runs_dir, task.name, info);
   add_log_file(run.path() / "evoteam.log");
+  if (options.on_run_created) options.on_run_created(run.path());
   copy_tree(task.dir, run.path() / "task");
   if (earlier) import_start(run, *earlier);
   nlohmann::json start = {{"type", "run_start"}, {"task", task.name}, {"options", options_to_json(state.options)}};
@@ -106,7 +109,8 @@ RunOutcome resume(const Config& config, const std::filesystem::path& run_dir, Ru
   RunState state = replay_run_state(run_json, replay, known_role_names());
   context.meter.restore(replay.records);  // a resumed run continues from the journaled totals
   add_log_file(run.path() / "evoteam.log");
-  run.update_run_json({{"status", "running"}, {"stop_reason", nullptr}, {"pid", ::getpid()}});
+  // A resumed run has no exit code until it ends again.
+  run.update_run_json({{"status", "running"}, {"stop_reason", nullptr}, {"exit_code", nullptr}, {"pid", ::getpid()}});
   run.journal().append({{"type", "resume"}, {"after_cycle", state.last_finished_cycle},
                         {"evaluations", state.history.evaluation_count()}});
   spdlog::info("resuming run {} after cycle {} ({} evaluations kept)", run.id(), state.last_finished_cycle,

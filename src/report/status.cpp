@@ -1,0 +1,271 @@
+#include <evoteam/report/status.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <sstream>
+#include <thread>
+
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/text.hpp>
+#include <evoteam/store/store.hpp>
+
+namespace evoteam {
+
+namespace {
+
+double number_or(const nlohmann::json& object, const char* key, double fallback) {
+  if (!object.is_object() || !object.contains(key) || !object.at(key).is_number()) return fallback;
+  return object.at(key).get<double>();
+}
+
+std::string text_or(const nlohmann::json& object, const char* key) {
+  if (!object.is_object() || !object.contains(key) || !object.at(key).is_string()) return "";
+  return object.at(key).get<std::string>();
+}
+
+// Input, output and cache tokens together, as the token budget counts them.
+double token_total(const nlohmann::json& tokens) {
+  double total = 0;
+  for (const char* kind : {"input", "output", "cache_read", "cache_write"}) total += number_or(tokens, kind, 0);
+  return total;
+}
+
+// Seconds since the Unix epoch of a journal stamp (2026-11-29T18:45:00.123Z), or nullopt when malformed.
+std::optional<double> epoch_seconds(const std::string& stamp) {
+  std::tm parts{};
+  double seconds = 0;
+  if (std::sscanf(stamp.c_str(), "%d-%d-%dT%d:%d:%lfZ", &parts.tm_year, &parts.tm_mon, &parts.tm_mday,
+                  &parts.tm_hour, &parts.tm_min, &seconds) != 6)
+    return std::nullopt;
+  parts.tm_year -= 1900;
+  parts.tm_mon -= 1;
+  parts.tm_sec = 0;
+  return static_cast<double>(::timegm(&parts)) + seconds;
+}
+
+double now_epoch_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// The latest cycles/NNNN holding a team.json: the cycle under way, or the last one finished.
+void read_latest_team(const std::filesystem::path& run_dir, RunStatusView& view) {
+  const std::filesystem::path cycles = run_dir / "cycles";
+  if (!std::filesystem::is_directory(cycles)) return;
+  std::vector<std::filesystem::path> dirs;
+  for (const auto& entry : std::filesystem::directory_iterator(cycles))
+    if (entry.is_directory() && std::filesystem::exists(entry.path() / "team.json")) dirs.push_back(entry.path());
+  if (dirs.empty()) return;
+  const std::filesystem::path latest = *std::max_element(dirs.begin(), dirs.end());
+  try {
+    view.current_cycle = std::stoi(latest.filename().string());
+    const nlohmann::json team = read_json_file(latest / "team.json");
+    for (const nlohmann::json& role : team.value("roles", nlohmann::json::array()))
+      if (role.is_object()) view.team.push_back(role.value("name", "?"));
+    view.pattern = text_or(team, "pattern");
+  } catch (const std::exception&) {
+    // A team.json being rewritten right now: the view shows no team rather than failing.
+  }
+}
+
+struct JournalFacts {
+  std::optional<double> last_event_at;
+  std::string last_event;
+  std::optional<double> session_mark_at;  // the last cycle end, resume or start: where elapsed_s stops counting
+  std::optional<double> ticked_tokens;    // the last budget_tick's totals, fresher than run.json's summary
+  std::optional<double> ticked_usd;
+};
+
+JournalFacts read_journal_facts(const std::filesystem::path& run_dir) {
+  JournalFacts facts;
+  const std::filesystem::path path = run_dir / k_journal_name;
+  if (!std::filesystem::exists(path)) return facts;
+  JournalReplay replay;
+  try {
+    replay = replay_journal(path);
+  } catch (const Error&) {
+    return facts;
+  }
+  for (const nlohmann::json& record : replay.records) {
+    if (!record.is_object()) continue;
+    const std::string type = text_or(record, "type");
+    const std::optional<double> at = epoch_seconds(text_or(record, "t"));
+    facts.last_event_at = at;
+    facts.last_event = type;
+    if (type == "cycle_end" || type == "resume" || type == "run_start") facts.session_mark_at = at;
+    if (type == "budget_tick") {
+      facts.ticked_tokens = token_total(record.value("tokens", nlohmann::json::object()));
+      facts.ticked_usd = number_or(record, "cost_usd", 0);
+    }
+  }
+  return facts;
+}
+
+void add_budget(RunStatusView& view, const std::string& name, double spent, double limit, bool live) {
+  BudgetBurn burn{name, spent, limit, std::nullopt, std::nullopt};
+  if (limit > 0) {
+    burn.percent = 100.0 * spent / limit;
+    // Linear extrapolation of the rate so far; wall time runs out on its own clock.
+    if (live && name == "hours") burn.eta_s = std::max(0.0, limit * 3600 - view.elapsed_s);
+    else if (live && spent > 0 && view.elapsed_s > 0) burn.eta_s = std::max(0.0, (limit - spent) * view.elapsed_s / spent);
+  }
+  if (burn.eta_s && (!view.eta_s || *burn.eta_s < *view.eta_s)) {
+    view.eta_s = burn.eta_s;
+    view.eta_budget = name;
+  }
+  view.budgets.push_back(burn);
+}
+
+std::string format_duration(double seconds) {
+  const long long total = static_cast<long long>(seconds + 0.5);
+  std::ostringstream out;
+  if (total >= 3600) out << total / 3600 << "h" << (total % 3600) / 60 << "m";
+  else if (total >= 60) out << total / 60 << "m" << total % 60 << "s";
+  else out << total << "s";
+  return out.str();
+}
+
+}  // namespace
+
+RunStatusView run_status(const std::filesystem::path& run_dir) {
+  const nlohmann::json run = read_run_json(run_dir);
+  RunStatusView view;
+  view.dir = run_dir;
+  view.id = text_or(run, "id");
+  view.task = text_or(run, "task");
+  view.status = text_or(run, "status");
+  view.stop_reason = text_or(run, "stop_reason");
+  if (std::optional<int> holder = lock_holder(run_dir)) {
+    view.daemon_alive = true;
+    view.daemon_pid = *holder;
+  }
+  const nlohmann::json summary = run.value("summary", nlohmann::json::object());
+  view.cycles_finished = static_cast<int>(number_or(summary, "cycles", 0));
+  view.best_candidate = text_or(summary, "best_candidate");
+  if (summary.is_object() && summary.contains("best_speedup") && summary["best_speedup"].is_number())
+    view.best_speedup = summary["best_speedup"].get<double>();
+  read_latest_team(run_dir, view);
+
+  const JournalFacts facts = read_journal_facts(run_dir);
+  const double now = now_epoch_seconds();
+  if (facts.last_event_at) view.last_event_age_s = std::max(0.0, now - *facts.last_event_at);
+  view.last_event = facts.last_event;
+  // run.json's elapsed time is written at cycle ends; a live run has also spent the time since the last one.
+  view.elapsed_s = number_or(summary, "elapsed_s", 0);
+  if (view.daemon_alive && facts.session_mark_at) view.elapsed_s += std::max(0.0, now - *facts.session_mark_at);
+
+  const nlohmann::json budgets = run.value("budgets", nlohmann::json::object());
+  const double tokens = std::max(token_total(summary.value("tokens", nlohmann::json::object())),
+                                 facts.ticked_tokens.value_or(0));
+  const double usd = std::max(number_or(summary, "cost_usd", 0), facts.ticked_usd.value_or(0));
+  const bool live = view.daemon_alive;
+  add_budget(view, "cycles", view.cycles_finished, number_or(budgets, "max_cycles", 0), live);
+  add_budget(view, "evaluations", number_or(summary, "evaluations", 0), number_or(budgets, "evaluations", 0), live);
+  add_budget(view, "tokens", tokens, number_or(budgets, "tokens", 0), live);
+  add_budget(view, "usd", usd, number_or(budgets, "usd", 0), live);
+  add_budget(view, "hours", view.elapsed_s / 3600, number_or(budgets, "hours", 0), live);
+  add_budget(view, "gpu_seconds", number_or(summary, "gpu_seconds", 0), number_or(budgets, "gpu_seconds", 0), live);
+  return view;
+}
+
+nlohmann::json to_json(const RunStatusView& view) {
+  const auto optional_number = [](const std::optional<double>& value) {
+    return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+  };
+  nlohmann::json budgets = nlohmann::json::array();
+  for (const BudgetBurn& burn : view.budgets)
+    budgets.push_back({{"name", burn.name}, {"spent", burn.spent}, {"limit", burn.limit},
+                       {"percent", optional_number(burn.percent)}, {"eta_s", optional_number(burn.eta_s)}});
+  return {{"dir", view.dir.string()},
+          {"id", view.id},
+          {"task", view.task},
+          {"status", view.status},
+          {"stop_reason", view.stop_reason},
+          {"daemon", {{"alive", view.daemon_alive}, {"pid", view.daemon_pid}}},
+          {"cycles_finished", view.cycles_finished},
+          {"current_cycle", view.current_cycle},
+          {"team", view.team},
+          {"pattern", view.pattern},
+          {"best_candidate", view.best_candidate},
+          {"best_speedup", optional_number(view.best_speedup)},
+          {"elapsed_s", view.elapsed_s},
+          {"budgets", budgets},
+          {"eta_s", optional_number(view.eta_s)},
+          {"eta_budget", view.eta_budget},
+          {"last_event", view.last_event},
+          {"last_event_age_s", optional_number(view.last_event_age_s)}};
+}
+
+std::string format_run_status(const RunStatusView& view) {
+  std::ostringstream out;
+  out << "run       " << view.id << "  (" << view.dir.string() << ")\n";
+  out << "task      " << view.task << "\n";
+  out << "status    " << view.status;
+  if (!view.stop_reason.empty()) out << " (" << view.stop_reason << ")";
+  out << "\n";
+  out << "daemon    ";
+  if (view.daemon_alive) out << "alive, pid " << view.daemon_pid << "\n";
+  else if (view.status == "running") out << "gone without recording an end (killed?); `evoteam resume` continues it\n";
+  else out << "not running\n";
+  out << "cycle     " << view.cycles_finished << " finished";
+  if (view.current_cycle > view.cycles_finished) out << ", " << view.current_cycle << " under way";
+  out << "\n";
+  if (!view.team.empty()) out << "team      " << view.pattern << " [" << join(view.team, ", ") << "]\n";
+  if (view.best_speedup) out << "best      " << view.best_candidate << "  " << fixed(*view.best_speedup, 2) << "x\n";
+  else out << "best      none yet\n";
+  out << "elapsed   " << format_duration(view.elapsed_s) << "\n";
+  for (const BudgetBurn& burn : view.budgets) {
+    if (burn.limit <= 0) continue;
+    out << "budget    " << burn.name << ": " << fixed(burn.spent, burn.name == "hours" ? 2 : 0) << " of "
+        << fixed(burn.limit, burn.name == "hours" ? 2 : 0) << " (" << fixed(burn.percent.value_or(0), 0) << "%)\n";
+  }
+  out << "eta       ";
+  if (view.eta_s) out << format_duration(*view.eta_s) << " (" << view.eta_budget << " budget)\n";
+  else out << (view.daemon_alive ? "unknown (no budget to extrapolate)\n" : "-\n");
+  out << "last      ";
+  if (view.last_event_age_s) out << view.last_event << " " << format_duration(*view.last_event_age_s) << " ago\n";
+  else out << "no journal record\n";
+  return out.str();
+}
+
+std::optional<int> recorded_exit_code(const nlohmann::json& run_json) {
+  if (run_json.contains("exit_code") && run_json["exit_code"].is_number_integer())
+    return run_json["exit_code"].get<int>();
+  const std::string status = text_or(run_json, "status");
+  if (status == "running") return std::nullopt;
+  if (status == "stopped") return static_cast<int>(ExitCode::interrupted);
+  if (status != "finished") return static_cast<int>(ExitCode::failure);
+  // The supervisor's rule (set_status): a budget, or a target speedup set and not reached, exits 5.
+  const std::string reason = text_or(run_json, "stop_reason");
+  const double target = number_or(run_json.value("budgets", nlohmann::json::object()), "target_speedup", 0);
+  if (reason.rfind("budget_", 0) == 0 || (target > 0 && reason != "target_reached"))
+    return static_cast<int>(ExitCode::budget_exhausted);
+  return static_cast<int>(ExitCode::success);
+}
+
+WaitOutcome wait_for_run(const std::filesystem::path& run_dir, std::optional<std::chrono::milliseconds> timeout,
+                         std::chrono::milliseconds poll) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    // The daemon records the run's end in run.json before it lets go of the lock, so once the lock is free
+    // run.json says how the run ended, or nothing did.
+    if (!lock_holder(run_dir)) {
+      const nlohmann::json run = read_run_json(run_dir);
+      const std::string status = text_or(run, "status");
+      if (std::optional<int> code = recorded_exit_code(run)) {
+        std::string message = "run " + run_dir.string() + " " + status;
+        if (!text_or(run, "stop_reason").empty()) message += " (" + text_or(run, "stop_reason") + ")";
+        return {*code, message + ", exit code " + std::to_string(*code)};
+      }
+      return {static_cast<int>(ExitCode::failure),
+              "run " + run_dir.string() + " died without recording its end (its daemon was killed?); "
+              "`evoteam resume` continues it"};
+    }
+    if (timeout && std::chrono::steady_clock::now() - start >= *timeout)
+      return {k_wait_timeout_exit_code, "timed out waiting for run " + run_dir.string() + ": it is still running"};
+    std::this_thread::sleep_for(poll);
+  }
+}
+
+}  // namespace evoteam
