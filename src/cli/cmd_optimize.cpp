@@ -141,6 +141,9 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
       options.seed = flags->seed.value_or(team.seed);
       // A daemon started by --detach hands its run directory to the caller here; otherwise nothing happens.
       options.on_run_created = [](const std::filesystem::path& run_dir) {
+        // Once the caller has the directory it may `evoteam stop` the run at once: SIGTERM must already be
+        // a request to stop at the next safe point (as inside the loop), not death without a record.
+        install_interrupt_forwarding();
         announce_detached_run(run_dir, run_dir / k_daemon_log_name);
       };
       RunContext run_context = process_run_context();
