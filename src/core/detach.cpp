@@ -1,6 +1,7 @@
 #include <evoteam/core/detach.hpp>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,8 +28,18 @@ int exit_code_of(int status) {
   return static_cast<int>(ExitCode::internal);
 }
 
-// Only async-signal-safe calls between fork and exec.
-[[noreturn]] void exec_daemon(const std::vector<std::string>& args, int announce_fd) {
+// The daemon's argv, built before fork: only async-signal-safe calls may run between fork and exec.
+constexpr const char* k_self = "/proc/self/exe";
+
+std::vector<char*> daemon_argv(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(k_self));
+  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  return argv;
+}
+
+[[noreturn]] void exec_daemon(char* const* argv, int announce_fd) {
   ::setsid();
   const int null_fd = ::open("/dev/null", O_RDONLY);
   if (null_fd >= 0) {
@@ -37,12 +48,7 @@ int exit_code_of(int status) {
   }
   // The pipe was made close-on-exec; this end must survive into the daemon.
   ::fcntl(announce_fd, F_SETFD, 0);
-  std::vector<char*> argv;
-  static char self[] = "/proc/self/exe";
-  argv.push_back(self);
-  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  ::execv(self, argv.data());
+  ::execv(k_self, argv);
   ::_exit(k_exec_failed);
 }
 
@@ -53,9 +59,10 @@ DetachedStart start_detached(const std::vector<std::string>& args) {
   if (::pipe2(fds, O_CLOEXEC) != 0) throw Error(std::string("cannot create a pipe: ") + errno_text(errno));
   // Set before fork: setenv is not safe in the child of a threaded process.
   const std::string fd_text = std::to_string(fds[1]);
+  std::vector<char*> argv = daemon_argv(args);
   ::setenv(k_announce_fd_variable, fd_text.c_str(), 1);
   const pid_t pid = ::fork();
-  if (pid == 0) exec_daemon(args, fds[1]);
+  if (pid == 0) exec_daemon(argv.data(), fds[1]);
   const int fork_errno = errno;
   ::unsetenv(k_announce_fd_variable);
   ::close(fds[1]);
@@ -102,6 +109,11 @@ void announce_detached_run(const std::filesystem::path& run_dir, const std::file
     ::dup2(log_fd, STDERR_FILENO);
     ::close(log_fd);
   }
+  // A caller gone meanwhile (its terminal closed) must not take the run down with SIGPIPE: the run goes on.
+  struct sigaction ignore {};
+  struct sigaction previous {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, &previous);
   const std::string line = run_dir.string() + "\n";
   const char* data = line.data();
   std::size_t left = line.size();
@@ -113,6 +125,7 @@ void announce_detached_run(const std::filesystem::path& run_dir, const std::file
     left -= static_cast<std::size_t>(n);
   }
   ::close(announce_fd);
+  ::sigaction(SIGPIPE, &previous, nullptr);
 }
 
 }  // namespace evoteam

@@ -29,7 +29,10 @@ struct DaemonReaper {
   std::filesystem::path run_dir;
   ~DaemonReaper() {
     if (run_dir.empty()) return;
-    if (std::optional<int> pid = lock_holder(run_dir); pid && *pid > 0) ::kill(-*pid, SIGKILL), ::kill(*pid, SIGKILL);
+    const std::optional<int> pid = lock_holder(run_dir);
+    if (!pid || *pid <= 0) return;
+    ::kill(-*pid, SIGKILL);  // its process group: the compilers and harnesses it runs
+    ::kill(*pid, SIGKILL);
   }
 };
 

@@ -1,0 +1,83 @@
+// The `status` view and the exit code `wait` gives, over run directories written by hand: no daemon, no GPU.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include <evoteam/core/fs.hpp>
+#include <evoteam/report/status.hpp>
+
+#include "support/temp_dir.hpp"
+
+namespace evoteam {
+namespace {
+
+nlohmann::json finished_run(const std::string& status, const std::string& reason) {
+  return {{"id", "r1"}, {"task", "host_matmul"}, {"status", status}, {"stop_reason", reason},
+          {"budgets", {{"max_cycles", 0}, {"evaluations", 8}, {"tokens", 1000}, {"target_speedup", 0}}}};
+}
+
+TEST(ReportStatus, RecordedExitCodeWinsOverTheStatus) {
+  nlohmann::json run = finished_run("finished", "max_cycles");
+  run["exit_code"] = 74;
+  EXPECT_EQ(recorded_exit_code(run), 74);
+}
+
+TEST(ReportStatus, ExitCodeOfRunsWithoutARecordedOne) {
+  EXPECT_EQ(recorded_exit_code(finished_run("finished", "budget_evaluations")), 5);
+  EXPECT_EQ(recorded_exit_code(finished_run("finished", "max_cycles")), 0);
+  EXPECT_EQ(recorded_exit_code(finished_run("stopped", "interrupted")), 130);
+  EXPECT_EQ(recorded_exit_code(finished_run("failed", "disk full")), 1);
+  EXPECT_EQ(recorded_exit_code(finished_run("running", "")), std::nullopt);
+  nlohmann::json missed = finished_run("finished", "max_cycles");
+  missed["budgets"]["target_speedup"] = 3.0;
+  EXPECT_EQ(recorded_exit_code(missed), 5);
+  missed["stop_reason"] = "target_reached";
+  EXPECT_EQ(recorded_exit_code(missed), 0);
+}
+
+TEST(ReportStatus, BurnTeamAndBestOfAnEndedRun) {
+  testing::TempDir dir;
+  nlohmann::json run = finished_run("finished", "budget_evaluations");
+  run["summary"] = {{"cycles", 2}, {"evaluations", 6}, {"best_candidate", "c0004"}, {"best_speedup", 2.5},
+                    {"tokens", {{"input", 200}, {"output", 50}}}, {"cost_usd", 0.0}, {"elapsed_s", 120.0},
+                    {"gpu_seconds", 0.0}};
+  write_json_atomic(dir / "run.json", run);
+  std::filesystem::create_directories(dir / "cycles" / "0001");
+  std::filesystem::create_directories(dir / "cycles" / "0002");
+  write_json_atomic(dir / "cycles" / "0001" / "team.json", {{"pattern", "solo"}, {"roles", {{{"name", "optimizer"}}}}});
+  write_json_atomic(dir / "cycles" / "0002" / "team.json",
+                    {{"pattern", "pipeline"}, {"roles", {{{"name", "profiler"}}, {{"name", "optimizer"}}}}});
+
+  const RunStatusView view = run_status(dir.path());
+  EXPECT_FALSE(view.daemon_alive);
+  EXPECT_EQ(view.cycles_finished, 2);
+  EXPECT_EQ(view.current_cycle, 2);
+  EXPECT_EQ(view.pattern, "pipeline");
+  EXPECT_EQ(view.team, (std::vector<std::string>{"profiler", "optimizer"}));
+  EXPECT_EQ(view.best_candidate, "c0004");
+  ASSERT_TRUE(view.best_speedup);
+  EXPECT_DOUBLE_EQ(*view.best_speedup, 2.5);
+  std::map<std::string, BudgetBurn> burns;
+  for (const BudgetBurn& burn : view.budgets) burns[burn.name] = burn;
+  ASSERT_TRUE(burns["evaluations"].percent);
+  EXPECT_DOUBLE_EQ(*burns["evaluations"].percent, 75.0);
+  ASSERT_TRUE(burns["tokens"].percent);
+  EXPECT_DOUBLE_EQ(*burns["tokens"].percent, 25.0);
+  EXPECT_FALSE(burns["usd"].percent) << "no USD budget, no percentage";
+  // An ended run has nothing left to extrapolate.
+  EXPECT_FALSE(view.eta_s);
+  EXPECT_NE(format_run_status(view).find("evaluations: 6 of 8 (75%)"), std::string::npos) << format_run_status(view);
+}
+
+TEST(ReportStatus, WaitOnARunWhoseDaemonVanishedSaysSo) {
+  testing::TempDir dir;
+  write_json_atomic(dir / "run.json", finished_run("running", ""));
+  const WaitOutcome outcome = wait_for_run(dir.path(), std::chrono::milliseconds(1000), std::chrono::milliseconds(10));
+  EXPECT_EQ(outcome.exit_code, 1);
+  EXPECT_NE(outcome.message.find("died"), std::string::npos) << outcome.message;
+}
+
+}  // namespace
+}  // namespace evoteam
