@@ -290,11 +290,6 @@ void Lab::set_budget(Budget budget) {
   m_budget = std::move(budget);
 }
 
-void Lab::set_evaluation_limit(int limit) {
-  std::lock_guard<std::mutex> lock(m_mutex);
-  m_budget.evaluations = limit;
-}
-
 std::optional<std::string> Lab::budget_spent() const {
   std::lock_guard<std::mutex> lock(m_mutex);
   return budget_spent_locked();

@@ -413,7 +413,7 @@ TEST_F(LabWithFakeEvaluator, AnAgentChangesParamsAndRecordsSeveralCandidatesInAT
 // --budget-evaluations counts every use of the evaluator: candidates, the agents' tool trials and profiles. A trial
 // is journaled before it runs, so a resumed run keeps what its trials spent.
 TEST_F(LabWithFakeEvaluator, TrialsAndProfilesSpendTheEvaluationBudget) {
-  lab.set_evaluation_limit(3);
+  lab.set_budget(Lab::Budget{3, 0, {}});
   lab.ensure_start(1);
   const ParamValues params = lab.snapshot().find("c0001")->params;
   ASSERT_TRUE(lab.trial(dir / "start", params, Stage::build).has_value());

@@ -130,7 +130,6 @@ class Lab {
     std::function<std::optional<std::string>()> past_deadline;
   };
   void set_budget(Budget budget);
-  void set_evaluation_limit(int limit);
   // Which budget is spent, as a sentence, or nullopt.
   std::optional<std::string> budget_spent() const;
 
