@@ -36,6 +36,10 @@ const Subcommand k_subcommands[] = {
      "evoteam runs --runs-dir runs", add_runs},
     {"show", "Summarise one run: status, budgets used, team per cycle, best candidate",
      "evoteam show runs/20261129T184500Z-host_matmul", add_show},
+    {"report", "Write a run's report: report.html (charts, team timeline, lineage) and report.md",
+     "evoteam report runs/20261129T184500Z-host_matmul --out /tmp/report", add_report},
+    {"compare", "Runs side by side at equal budget: spend, best, evaluations to 90% of it, area under best so far",
+     "evoteam compare runs/A runs/B runs/C --html compare.html", add_compare},
     {"eval", "Evaluate a task's starting kernel or a candidate: verdict, timing, speedup, roofline fraction",
      "evoteam eval kernels/host_matmul --param TILE_N=256 --json", add_eval},
 };

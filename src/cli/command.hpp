@@ -45,6 +45,8 @@ void print_json(const nlohmann::json& value);
 void add_doctor(CLI::App& sub, CommandContext& context);
 void add_runs(CLI::App& sub, CommandContext& context);
 void add_show(CLI::App& sub, CommandContext& context);
+void add_report(CLI::App& sub, CommandContext& context);
+void add_compare(CLI::App& sub, CommandContext& context);
 void add_eval(CLI::App& sub, CommandContext& context);
 void add_optimize(CLI::App& sub, CommandContext& context);
 void add_resume(CLI::App& sub, CommandContext& context);

@@ -1,8 +1,6 @@
 #include <evoteam/report/status.hpp>
 
 #include <algorithm>
-#include <cstdio>
-#include <ctime>
 #include <sstream>
 #include <thread>
 
@@ -11,39 +9,11 @@
 #include <evoteam/core/text.hpp>
 #include <evoteam/store/store.hpp>
 
+#include "report/run_files.hpp"
+
 namespace evoteam {
 
 namespace {
-
-double number_or(const nlohmann::json& object, const char* key, double fallback) {
-  if (!object.is_object() || !object.contains(key) || !object.at(key).is_number()) return fallback;
-  return object.at(key).get<double>();
-}
-
-std::string text_or(const nlohmann::json& object, const char* key) {
-  if (!object.is_object() || !object.contains(key) || !object.at(key).is_string()) return "";
-  return object.at(key).get<std::string>();
-}
-
-// Input, output and cache tokens together, as the token budget counts them.
-double token_total(const nlohmann::json& tokens) {
-  double total = 0;
-  for (const char* kind : {"input", "output", "cache_read", "cache_write"}) total += number_or(tokens, kind, 0);
-  return total;
-}
-
-// Seconds since the Unix epoch of a journal stamp (2026-11-29T18:45:00.123Z), or nullopt when malformed.
-std::optional<double> epoch_seconds(const std::string& stamp) {
-  std::tm parts{};
-  double seconds = 0;
-  if (std::sscanf(stamp.c_str(), "%d-%d-%dT%d:%d:%lfZ", &parts.tm_year, &parts.tm_mon, &parts.tm_mday,
-                  &parts.tm_hour, &parts.tm_min, &seconds) != 6)
-    return std::nullopt;
-  parts.tm_year -= 1900;
-  parts.tm_mon -= 1;
-  parts.tm_sec = 0;
-  return static_cast<double>(::timegm(&parts)) + seconds;
-}
 
 double now_epoch_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();

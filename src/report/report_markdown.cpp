@@ -1,0 +1,163 @@
+// The Markdown twin of the HTML report, for terminals and git: the same sections as tables and lists, with
+// the progress charts as one row per cycle (best so far and what it had cost by then).
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include <evoteam/core/text.hpp>
+
+#include "report/report_sections.hpp"
+
+namespace evoteam {
+
+namespace {
+
+// How many of the fastest candidates the Markdown lists; the HTML lineage shows them all.
+constexpr std::size_t k_top_candidates = 10;
+
+// A table cell: pipes and line breaks would end the cell or the row.
+std::string cell(std::string text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+void summary_section(std::ostringstream& out, const RunReport& report) {
+  out << "| | |\n| --- | --- |\n";
+  out << "| task | " << cell(report.task) << " |\n";
+  out << "| target | " << cell(report.target + (report.archs.empty() ? "" : " (" + report.archs + ")")) << " |\n";
+  out << "| provider | " << cell(report.provider + (report.model.empty() ? "" : " / " + report.model)) << " |\n";
+  out << "| team mode | " << cell(report.team_mode) << " |\n";
+  out << "| status | " << cell(report.status + (report.stop_reason.empty() ? "" : " (" + report.stop_reason + ")")) << " |\n";
+  out << "| best | "
+      << (report.best_candidate.empty() ? "none passed"
+                                        : cell(report.best_candidate + " " + speedup_text(report.best_speedup) + " " +
+                                               interval_text(report.best_low, report.best_high)))
+      << " |\n";
+  for (const BudgetBurn& burn : report.budgets) {
+    const int digits = burn.name == "hours" || burn.name == "usd" || burn.name == "gpu_seconds" ? 2 : 0;
+    out << "| " << burn.name << " | " << fixed(burn.spent, digits);
+    if (burn.limit > 0) out << " of " << fixed(burn.limit, digits) << " (" << fixed(burn.percent.value_or(0), 0) << "%)";
+    else out << " (no limit)";
+    out << " |\n";
+  }
+}
+
+void cycles_section(std::ostringstream& out, const RunReport& report) {
+  out << "\n## Progress and team by cycle\n\n";
+  if (report.cycles.empty()) {
+    out << "No cycle started.\n";
+    return;
+  }
+  const std::vector<std::optional<double>> best = report.best_so_far();
+  out << "| cycle | pattern | team | decided by | evaluations | tokens | USD | wall s | best so far | change |\n"
+         "| ---: | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n";
+  for (std::size_t i = 0; i < report.cycles.size(); ++i) {
+    const ReportCycle& cycle = report.cycles[i];
+    const int end = i + 1 < report.cycles.size() ? report.cycles[i + 1].evaluations_before
+                                                 : static_cast<int>(report.candidates.size());
+    const bool any = end > 0 && end <= static_cast<int>(best.size());
+    const ReportCandidate* last = any ? &report.candidates[end - 1] : nullptr;
+    out << "| " << cycle.cycle << " | " << cell(cycle.pattern) << " | " << cell(join(cycle.roles, ", ")) << " | "
+        << cell(cycle.decided_by) << " | " << end << " | " << (last ? fixed(last->tokens, 0) : "0") << " | "
+        << (last ? fixed(last->cost_usd, 2) : "0.00") << " | " << (last ? fixed(last->wall_s, 1) : "0.0") << " | "
+        << speedup_text(any ? best[end - 1] : std::nullopt) << " | " << cell(cycle.change) << " |\n";
+  }
+  out << "\nTeam changes and the signals behind them:\n\n";
+  bool any_change = false;
+  for (const ReportCycle& cycle : report.cycles) {
+    if (!cycle.changed() || cycle.cycle <= 1) continue;
+    any_change = true;
+    out << "- " << change_detail(cycle) << "\n";
+    for (const std::string& directive : cycle.directives) out << "  - directive: " << directive << "\n";
+  }
+  if (!any_change) out << "- none: the team stayed as the first cycle set it\n";
+}
+
+void lineage_section(std::ostringstream& out, const RunReport& report) {
+  out << "\n## Lineage\n\n";
+  int passed = 0;
+  for (const ReportCandidate& candidate : report.candidates) passed += candidate.counts() ? 1 : 0;
+  out << report.candidates.size() << " candidates evaluated, " << passed << " passed.\n\n";
+  std::map<std::string, const ReportCandidate*> by_id;
+  for (const ReportCandidate& candidate : report.candidates) by_id.emplace(candidate.id, &candidate);
+  const std::vector<std::string> path = report.best_path();
+  if (!path.empty()) {
+    out << "Best path: " << join(path, " \u2192 ", [&](const std::string& id) {
+      return id + " (" + speedup_text(by_id.at(id)->speedup) + ")";
+    }) << "\n\n";
+  }
+  std::vector<const ReportCandidate*> fastest;
+  for (const ReportCandidate& candidate : report.candidates)
+    if (candidate.counts()) fastest.push_back(&candidate);
+  std::stable_sort(fastest.begin(), fastest.end(),
+                   [](const ReportCandidate* a, const ReportCandidate* b) { return *a->speedup > *b->speedup; });
+  if (fastest.size() > k_top_candidates) fastest.resize(k_top_candidates);
+  if (fastest.empty()) return;
+  out << "| candidate | parent | role | cycle | speedup |\n| --- | --- | --- | ---: | ---: |\n";
+  for (const ReportCandidate* candidate : fastest)
+    out << "| " << cell(candidate->id) << " | " << cell(candidate->parent.empty() ? "-" : candidate->parent) << " | "
+        << cell(candidate->role) << " | " << candidate->cycle << " | " << speedup_text(candidate->speedup) << " |\n";
+}
+
+void best_section(std::ostringstream& out, const RunReport& report) {
+  out << "\n## Best candidate per workload\n\n";
+  if (report.best_workloads.empty()) {
+    out << "No passing candidate, so no per-workload figures.\n";
+  } else {
+    out << "| workload | speedup | interval | roofline fraction |\n| --- | ---: | ---: | ---: |\n";
+    for (const ReportWorkload& workload : report.best_workloads)
+      out << "| " << cell(workload.name) << " | " << speedup_text(workload.speedup) << " | "
+          << interval_text(workload.low, workload.high) << " | "
+          << (workload.roofline_fraction ? fixed(100 * *workload.roofline_fraction, 1) + "%" : "-") << " |\n";
+  }
+  if (report.best_roofline_fraction || !report.best_bound.empty())
+    out << "\nRoofline: " << (report.best_roofline_fraction ? fixed(100 * *report.best_roofline_fraction, 1) + "% of peak" : "")
+        << (report.best_bound.empty() ? " (not profiled)" : ", " + report.best_bound + "-bound (profiled)") << "\n";
+}
+
+void failures_section(std::ostringstream& out, const RunReport& report) {
+  out << "\n## Failures by verdict\n\n";
+  if (report.failures.empty()) {
+    out << "Every candidate passed.\n";
+    return;
+  }
+  out << "| verdict | candidates |\n| --- | ---: |\n";
+  for (const auto& [verdict, count] : report.failures) out << "| " << cell(verdict) << " | " << count << " |\n";
+}
+
+void knowledge_section(std::ostringstream& out, const RunReport& report) {
+  out << "\n## Knowledge\n\n";
+  if (report.knowledge.empty()) out << "No validated strategy, failed attempt or action plan was recorded.\n";
+  for (const ReportKnowledge& item : report.knowledge) {
+    out << "### " << item.file << "\n\n";
+    std::istringstream lines(item.excerpt);
+    for (std::string line; std::getline(lines, line);) out << "> " << line << "\n";
+    if (item.truncated) out << "> \u2026\n";
+    out << "\n";
+  }
+}
+
+}  // namespace
+
+std::string render_report_markdown(const RunReport& report) {
+  std::ostringstream out;
+  out << "# " << report.task << " \u2014 " << report.id << "\n\n";
+  summary_section(out, report);
+  if (!report.warnings.empty()) {
+    out << "\nWarnings:\n\n";
+    for (const std::string& warning : report.warnings) out << "- " << warning << "\n";
+  }
+  cycles_section(out, report);
+  lineage_section(out, report);
+  best_section(out, report);
+  failures_section(out, report);
+  knowledge_section(out, report);
+  return out.str();
+}
+
+}  // namespace evoteam

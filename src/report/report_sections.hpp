@@ -1,0 +1,28 @@
+#pragma once
+// What the HTML and Markdown renderings of a run report share: how a candidate's verdict is grouped and
+// coloured, how numbers read, and the lineage tree.
+#include <optional>
+#include <string>
+
+#include <evoteam/report/run_report.hpp>
+
+namespace evoteam {
+
+// The colour class of a candidate: v-pass, v-rejected, v-build (build and static), v-incorrect (wrong
+// results of any kind), v-crash (faults and hangs), v-timing (timing refused), v-infra.
+std::string verdict_class(const ReportCandidate& candidate);
+std::string verdict_text(const ReportCandidate& candidate);  // PASS 8.27x, COMPILE_ERROR, REJECTED (ruling)
+
+std::string speedup_text(std::optional<double> speedup);                             // 8.27x, or -
+std::string interval_text(std::optional<double> low, std::optional<double> high);   // [7.60, 9.03], or empty
+
+// What changed in a cycle's team, short enough for a chart label: "+debugger −optimizer, pipeline".
+std::string change_label(const ReportCycle& cycle);
+// Everything about it, for hover text and tables: the change, then the signals that caused it.
+std::string change_detail(const ReportCycle& cycle);
+
+// The candidates as a tree of <details>: from each root the path to its best descendant runs flat (the
+// run's best path marked), branches off it fold under one line each, failed leaves are counted on one line.
+std::string render_lineage_html(const RunReport& report);
+
+}  // namespace evoteam

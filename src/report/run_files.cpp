@@ -1,0 +1,40 @@
+#include "report/run_files.hpp"
+
+#include <cstdio>
+#include <ctime>
+
+namespace evoteam {
+
+double number_or(const nlohmann::json& object, const char* key, double fallback) {
+  return optional_number(object, key).value_or(fallback);
+}
+
+std::optional<double> optional_number(const nlohmann::json& object, const char* key) {
+  if (!object.is_object() || !object.contains(key) || !object.at(key).is_number()) return std::nullopt;
+  return object.at(key).get<double>();
+}
+
+std::string text_or(const nlohmann::json& object, const char* key) {
+  if (!object.is_object() || !object.contains(key) || !object.at(key).is_string()) return "";
+  return object.at(key).get<std::string>();
+}
+
+double token_total(const nlohmann::json& tokens) {
+  double total = 0;
+  for (const char* kind : {"input", "output", "cache_read", "cache_write"}) total += number_or(tokens, kind, 0);
+  return total;
+}
+
+std::optional<double> epoch_seconds(const std::string& stamp) {
+  std::tm parts{};
+  double seconds = 0;
+  if (std::sscanf(stamp.c_str(), "%d-%d-%dT%d:%d:%lfZ", &parts.tm_year, &parts.tm_mon, &parts.tm_mday,
+                  &parts.tm_hour, &parts.tm_min, &seconds) != 6)
+    return std::nullopt;
+  parts.tm_year -= 1900;
+  parts.tm_mon -= 1;
+  parts.tm_sec = 0;
+  return static_cast<double>(::timegm(&parts)) + seconds;
+}
+
+}  // namespace evoteam

@@ -1,0 +1,21 @@
+#pragma once
+// Tolerant readers of a run's JSON files, shared by the report views: a view shows what it can of a run
+// that is being written right now or was damaged, so a missing or mistyped field reads as a fallback.
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace evoteam {
+
+double number_or(const nlohmann::json& object, const char* key, double fallback);
+std::string text_or(const nlohmann::json& object, const char* key);
+std::optional<double> optional_number(const nlohmann::json& object, const char* key);
+
+// Input, output and cache tokens together, as the token budget counts them.
+double token_total(const nlohmann::json& tokens);
+
+// Seconds since the Unix epoch of a journal stamp (2026-11-29T18:45:00.123Z), or nullopt when malformed.
+std::optional<double> epoch_seconds(const std::string& stamp);
+
+}  // namespace evoteam
