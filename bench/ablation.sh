@@ -51,7 +51,10 @@ for ((seed = 1; seed <= seeds; seed++)); do
     log=$work/$mode-seed$seed
     rc=0
     start_ns=$(date +%s%N)
-    "$evoteam_bin" --quiet optimize "$task_dir" --team "$mode" --budget-evaluations "$evaluations" --seed "$seed" \
+    # The evaluation budget is the one limit (no cycle cap), and the runs share one result cache of their own:
+    # a config measured once reads the same for every team, so the teams differ by their search alone.
+    "$evoteam_bin" --quiet --set eval.cache_dir="$work/cache" optimize "$task_dir" --team "$mode" \
+      --budget-evaluations "$evaluations" --max-cycles 1000 --seed "$seed" \
       --runs-dir "$runs_dir" --json >"$log.json" 2>"$log.log" || rc=$?
     end_ns=$(date +%s%N)
     # The run directory, from the final JSON summary.
@@ -64,7 +67,8 @@ for ((seed = 1; seed <= seeds; seed++)); do
       status=1
       continue
     fi
-    echo "seed $seed, $mode: $(basename "$dir") in $wall s (exit $rc)"
+    reason=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("stop_reason", ""))' "$log.json" 2>/dev/null || true)
+    echo "seed $seed, $mode: $(basename "$dir") in $wall s (exit $rc, $reason)"
     run_dirs+=("$dir")
   done
 done

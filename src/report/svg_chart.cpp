@@ -20,6 +20,8 @@ constexpr double k_right = 14;
 constexpr double k_top = 64;         // room for the team-change labels
 constexpr double k_bottom = 62;      // axis labels and the failure row
 constexpr double k_failure_gap = 14;  // the failure row sits this far under the x axis
+constexpr std::size_t k_label_rows = 3;
+constexpr double k_label_char_width = 6.4;  // of the 11-unit label font, near enough to plan room
 
 struct Scale {
   double x_min = 0, x_max = 1, y_max = 1;
@@ -54,6 +56,16 @@ Scale scale_of(const Chart& chart) {
   if (scale.x_max <= scale.x_min) scale.x_max = scale.x_min + 1;
   scale.y_max = y_max > 0 ? y_max * 1.08 : 1;
   return scale;
+}
+
+// At most `limit` characters (counting a UTF-8 sequence as one), with an ellipsis when cut.
+std::string shortened(const std::string& text, std::size_t limit) {
+  std::size_t characters = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;
+    if (++characters >= limit && i + 1 < text.size()) return text.substr(0, i) + "\u2026";
+  }
+  return text;
 }
 
 // SVG coordinates with one decimal: finer is invisible and costs bytes at ten thousand points.
@@ -131,12 +143,19 @@ void draw_axes(std::ostringstream& out, const Chart& chart, const Scale& scale) 
 
 void draw_marks(std::ostringstream& out, const Chart& chart, const Scale& scale) {
   const double axis = k_height - k_bottom;
-  for (const ChartMark& mark : chart.marks) {
-    const std::string x = coord(scale.px(mark.x));
+  // Labels take turns over three rows so that changes a few cycles apart stay legible; the whole text is
+  // in the hover title.
+  for (std::size_t i = 0; i < chart.marks.size(); ++i) {
+    const ChartMark& mark = chart.marks[i];
+    const double x = scale.px(mark.x);
+    const double label_y = k_top - 8 - static_cast<double>(i % k_label_rows) * 17;
+    // As much of the label as fits before the next label in its row: at least the cycle ("c11").
+    const double room = (i + k_label_rows < chart.marks.size() ? scale.px(chart.marks[i + k_label_rows].x) : k_width) - x - 8;
+    const std::size_t fits = static_cast<std::size_t>(std::max(3.0, room / k_label_char_width));
     out << "<g class=\"team-change\" data-cycle=\"" << mark.cycle << "\"><title>" << html_escape(mark.detail)
-        << "</title><line x1=\"" << x << "\" x2=\"" << x << "\" y1=\"" << coord(k_top - 4) << "\" y2=\"" << coord(axis)
-        << "\"/><text x=\"" << x << "\" y=\"" << coord(k_top - 8) << "\" transform=\"rotate(-30 " << x << ' '
-        << coord(k_top - 8) << ")\">" << html_escape(mark.label) << "</text></g>";
+        << "</title><line x1=\"" << coord(x) << "\" x2=\"" << coord(x) << "\" y1=\"" << coord(label_y - 10)
+        << "\" y2=\"" << coord(axis) << "\"/><text x=\"" << coord(x + 3) << "\" y=\"" << coord(label_y)
+        << "\">" << html_escape(shortened(mark.label, fits)) << "</text></g>";
   }
 }
 
