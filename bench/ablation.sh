@@ -4,8 +4,10 @@
 # every run side by side (best speedup, evaluations and tokens to reach 90% of the final best, area under the
 # best-so-far curve, cost) and a summary per mode gives the mean over seeds of the best speedup and of the
 # evaluations to 90% of the final best.
-# Usage: bench/ablation.sh [BUILD_DIR] [EVALUATIONS] [SEEDS]
-#        (defaults: build, 40 evaluations per run, 3 seeds: 1 2 3; SEEDS=N runs seeds 1..N)
+# Usage: bench/ablation.sh [BUILD_DIR] [EVALUATIONS] [SEEDS] [TASK_DIR]
+#        (defaults: build, 40 evaluations per run, 3 seeds: 1 2 3; SEEDS=N runs seeds 1..N; kernels/host_matmul)
+# EVOTEAM_ABLATION_ARGS="--provider anthropic --model NAME" runs the LLM teams instead of the builtin one (any
+# further optimize flags go there too; add --budget-tokens or --budget-usd for an equal spend in tokens).
 # EVOTEAM_BENCH_DIR=DIR puts the runs on another file system (default: $TMPDIR or /tmp);
 # EVOTEAM_BENCH_KEEP=1 keeps the work directory (its runs) and writes the overlay chart WORK/ablation.html.
 # Exit status: 0 when every run ended (a budget stop, exit 5, is the expected end) and the comparison was
@@ -17,7 +19,7 @@ build=${1:-$root/build}
 evaluations=${2:-40}
 seeds=${3:-3}
 evoteam_bin=$build/evoteam
-task_dir=$root/kernels/host_matmul
+task_dir=${4:-$root/kernels/host_matmul}
 modes=(single fixed evolving)
 
 if [ ! -x "$evoteam_bin" ]; then
@@ -44,7 +46,7 @@ runs_dir=$work/runs
 mkdir -p "$runs_dir"
 status=0
 
-echo "== ablation on host_matmul: ${modes[*]} teams, $evaluations evaluations each, seeds 1..$seeds ($work)"
+echo "== ablation on $(basename "$task_dir"): ${modes[*]} teams, $evaluations evaluations each, seeds 1..$seeds ($work)"
 run_dirs=()
 for ((seed = 1; seed <= seeds; seed++)); do
   for mode in "${modes[@]}"; do
@@ -54,7 +56,7 @@ for ((seed = 1; seed <= seeds; seed++)); do
     # The evaluation budget is the one limit (no cycle cap), and the runs share one result cache of their own:
     # a config measured once reads the same for every team, so the teams differ by their search alone.
     "$evoteam_bin" --quiet --set eval.cache_dir="$work/cache" optimize "$task_dir" --team "$mode" \
-      --budget-evaluations "$evaluations" --max-cycles 1000 --seed "$seed" \
+      --budget-evaluations "$evaluations" --max-cycles 1000 --seed "$seed" ${EVOTEAM_ABLATION_ARGS:-} \
       --runs-dir "$runs_dir" --json >"$log.json" 2>"$log.log" || rc=$?
     end_ns=$(date +%s%N)
     # The run directory, from the final JSON summary.

@@ -2,6 +2,7 @@
 // lists it would be unreadable. So from each root the path to its best descendant is one flat list (the
 // run's best path is the first), every other child starts a folded branch drawn the same way, and the
 // failed leaves of a node — most of a long run's candidates — fold into one counted line.
+#include <algorithm>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -43,9 +44,26 @@ class LineageTree {
     for (const std::string& id : report.best_path()) m_best_path.insert(id);
   }
 
+  // The root holding the run's best first and open; other roots fold as branches, and candidates with no
+  // parent and no children (fresh starts that went nowhere) share one folded line.
   std::string render() const {
     std::ostringstream out;
-    for (std::size_t root : m_roots) render_from(root, out);
+    std::vector<std::size_t> roots = m_roots;
+    std::stable_sort(roots.begin(), roots.end(), [this](std::size_t a, std::size_t b) { return m_best[a] > m_best[b]; });
+    std::vector<std::size_t> lone;
+    for (std::size_t i = 0; i < roots.size(); ++i) {
+      if (i == 0) render_from(roots[i], out);
+      else if (m_children[roots[i]].empty()) lone.push_back(roots[i]);
+      else render_branch(roots[i], "start", out);
+    }
+    if (!lone.empty()) {
+      out << "<details class=\"branch\"><summary>" << lone.size() << " more candidate" << (lone.size() == 1 ? "" : "s")
+          << " with no parent and no children</summary>";
+      for (std::size_t i = 0; i < lone.size(); ++i)
+        out << (i ? ", " : "") << html_escape(m_report.candidates[lone[i]].id) << ' '
+            << html_escape(verdict_text(m_report.candidates[lone[i]]));
+      out << "</details>";
+    }
     return out.str();
   }
 
@@ -58,14 +76,25 @@ class LineageTree {
            std::to_string(candidate.cycle) + " \u00b7 " + html_escape(verdict_text(candidate));
   }
 
-  // The child to continue the flat path with: the best subtree, else the largest.
-  std::optional<std::size_t> next_on_path(const std::vector<std::size_t>& children) const {
+  // The child to continue the flat path with: the one whose subtree holds a better candidate than this node,
+  // so the path ends at its best descendant; a failed node goes on to its largest subtree.
+  std::optional<std::size_t> next_on_path(std::size_t node, const std::vector<std::size_t>& children) const {
     std::optional<std::size_t> next;
     for (std::size_t child : children) {
       if (!next || m_best[child] > m_best[*next] || (m_best[child] == m_best[*next] && m_size[child] > m_size[*next]))
         next = child;
     }
+    const ReportCandidate& candidate = m_report.candidates[node];
+    if (next && candidate.counts() && m_best[*next] <= *candidate.speedup) return std::nullopt;
     return next;
+  }
+
+  void render_branch(std::size_t branch, const char* kind, std::ostringstream& out) const {
+    out << "<details class=\"branch\"><summary>" << kind << ' ' << html_escape(m_report.candidates[branch].id) << ": "
+        << m_size[branch] << " candidate" << (m_size[branch] == 1 ? "" : "s") << ", best "
+        << (m_best[branch] == k_no_speedup ? "none passed" : fixed(m_best[branch], 2) + "x") << "</summary>";
+    render_from(branch, out);
+    out << "</details>";
   }
 
   void render_from(std::size_t root, std::ostringstream& out) const {
@@ -76,7 +105,7 @@ class LineageTree {
           << "\">" << label(*node);
       std::vector<std::size_t> failed, others;
       for (std::size_t child : m_children[*node]) (failed_leaf(child) ? failed : others).push_back(child);
-      const std::optional<std::size_t> next = next_on_path(others);
+      const std::optional<std::size_t> next = next_on_path(*node, others);
       if (!failed.empty()) {
         out << "<details class=\"failed\"><summary>" << failed.size() << " failed leaf"
             << (failed.size() == 1 ? "" : "s") << "</summary>";
@@ -87,11 +116,7 @@ class LineageTree {
       }
       for (std::size_t branch : others) {
         if (next && branch == *next) continue;
-        out << "<details class=\"branch\"><summary>branch " << html_escape(m_report.candidates[branch].id) << ": "
-            << m_size[branch] << " candidate" << (m_size[branch] == 1 ? "" : "s") << ", best "
-            << (m_best[branch] == k_no_speedup ? "none passed" : fixed(m_best[branch], 2) + "x") << "</summary>";
-        render_from(branch, out);
-        out << "</details>";
+        render_branch(branch, "branch", out);
       }
       out << "</li>";
       node = next;
