@@ -6,9 +6,11 @@
 
 #include <evoteam/core/detach.hpp>
 #include <evoteam/core/error.hpp>
+#include <evoteam/core/log.hpp>
 #include <evoteam/llm/meter.hpp>
 #include <evoteam/core/process.hpp>
 #include <evoteam/report/report.hpp>
+#include <evoteam/report/run_report.hpp>
 #include <evoteam/store/store.hpp>
 #include <evoteam/supervisor/supervisor.hpp>
 
@@ -38,7 +40,21 @@ struct OptimizeFlags {
   bool detach = false;
 };
 
-int report(const RunOutcome& outcome, bool json) {
+// The run's report.html and report.md, written into its directory as the run ends. A report that cannot be
+// written (a full disk) costs the user a warning, never the run's exit code: the run itself is complete.
+void write_report_of(const RunOutcome& outcome) {
+  try {
+    const std::vector<std::filesystem::path> written =
+        write_run_report(load_run_report(outcome.run_dir), outcome.run_dir, {ReportFormat::html, ReportFormat::markdown});
+    spdlog::info("report: {}", written.front().string());
+  } catch (const std::exception& error) {
+    spdlog::warn("the run's report was not written ({}); `evoteam report {}` writes it later", error.what(),
+                 outcome.run_dir.string());
+  }
+}
+
+int finish_run(const RunOutcome& outcome, bool json) {
+  write_report_of(outcome);
   if (json) {
     print_json(outcome.to_json());
   } else {
@@ -147,7 +163,7 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
         announce_detached_run(run_dir, run_dir / k_daemon_log_name);
       };
       RunContext run_context = process_run_context();
-      return report(optimize(config, options, run_context), flags->json);
+      return finish_run(optimize(config, options, run_context), flags->json);
     };
   });
 }
@@ -162,7 +178,7 @@ void add_resume(CLI::App& sub, CommandContext& context) {
   sub.callback([&context, run, runs_dir, json] {
     context.action = [&context, run, runs_dir, json] {
       RunContext run_context = process_run_context();
-      return report(resume(context.config, resolve_run(*run, context.runs_dir(*runs_dir)), run_context), *json);
+      return finish_run(resume(context.config, resolve_run(*run, context.runs_dir(*runs_dir)), run_context), *json);
     };
   });
 }

@@ -79,6 +79,8 @@ std::vector<int> changed_cycles(const std::filesystem::path& run_dir) {
 TEST(ReportE2E, TheMarkdownReportHoldsTheRunsFiles) {
   const std::filesystem::path run_dir = report_run();
   ASSERT_FALSE(run_dir.empty());
+  EXPECT_TRUE(std::filesystem::exists(run_dir / "report.html")) << "optimize writes the report as the run ends";
+  EXPECT_TRUE(std::filesystem::exists(run_dir / "report.md")) << "optimize writes the report as the run ends";
   testing::TempDir out;
   const ProcessResult result = run_evoteam({"report", run_dir.string(), "--out", out.path().string(), "--format", "md"},
                                            std::chrono::seconds(60));
