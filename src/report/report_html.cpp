@@ -137,6 +137,9 @@ void progress_section(std::ostringstream& out, const RunReport& report) {
                  [](const ReportCycle& c) { return c.wall_before; });
 }
 
+void cycle_details(std::ostringstream& out, const RunReport& report);
+
+// Roles × cycles as a grid, with the pattern and who decided under each cycle.
 void timeline_section(std::ostringstream& out, const RunReport& report) {
   out << "<h2>Team timeline</h2>";
   if (report.cycles.empty()) {
@@ -165,6 +168,11 @@ void timeline_section(std::ostringstream& out, const RunReport& report) {
   for (const ReportCycle& cycle : report.cycles) out << "<td title=\"" << e(cycle.decided_by) << "\">" << e(cycle.decided_by.substr(0, 1)) << "</td>";
   out << "</tr></table></div><p class=\"caption\">Patterns: so = solo, pi = pipeline, pa = parallel. Decided by: r = rules, "
          "l = LLM, f = fixed team, s = single agent. An orange edge marks a cycle whose team changed.</p>";
+  cycle_details(out, report);
+}
+
+// Under the grid, one folded line per cycle worth reading: the first, every change, every cycle with directives.
+void cycle_details(std::ostringstream& out, const RunReport& report) {
   for (const ReportCycle& cycle : report.cycles) {
     if (!cycle.changed() && cycle.directives.empty() && cycle.cycle > 1) continue;
     out << "<details><summary>cycle " << cycle.cycle << ": " << e(cycle.pattern) << " [" << e(join(cycle.roles, ", "))
