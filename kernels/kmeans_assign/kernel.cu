@@ -1,12 +1,13 @@
 // Starting kernel for kmeans_assign: a shared-memory tiled distance computation on CUDA cores, fp32, with the
 // argmin fused in (the n x k distance matrix never exists).
 //
-// A block of 16 x 16 threads owns 16 * 4 points and sweeps all centroids in tiles of 16 * 4. For each centroid
-// tile it walks d in slices of 32: both slices are staged in shared memory as float, transposed (dimension-major,
-// padded against bank conflicts), and each thread accumulates a 4 x 4 block of (x - c)^2 sums: points ty + 16 i,
-// centroids tx + 16 j. At the end of a tile each point's best (distance, index) pair is reduced across the 16
-// lanes that share it (lexicographic, so equal distances keep the lower index) and folded into the running best,
-// which tiles update in increasing index order.
+// A block of SIDE x SIDE threads (default 16 x 16) owns SIDE * PER_THREAD points and sweeps all centroids in
+// tiles of SIDE * PER_THREAD. For each centroid tile it walks d in slices of SLICE: both slices are staged in
+// shared memory as float, transposed (dimension-major, padded against bank conflicts), and each thread
+// accumulates a PER_THREAD x PER_THREAD block of (x - c)^2 sums: points ty + SIDE i, centroids tx + SIDE j. At the
+// end of a tile each point's best (distance, index) pair is reduced across the SIDE lanes that share it
+// (lexicographic, so equal distances keep the lower index) and folded into the running best, which tiles update
+// in increasing index order.
 //
 // What it leaves on the table (see README.md): no tensor cores (the distance is |x|^2 - 2 x.c + |c|^2, a GEMM);
 // the point tile is re-read from L2 for every centroid tile; nothing is pipelined; for small k most of a
@@ -18,12 +19,29 @@
 
 namespace {
 
-constexpr int k_side = 16;        // threads per row and per column of the thread grid
-constexpr int k_per_thread = 4;   // points and centroids per thread
+// Tunable through the task's params (passed as -D): see task.json for the values and their constraints.
+#ifndef SIDE
+#define SIDE 16
+#endif
+#ifndef PER_THREAD
+#define PER_THREAD 4
+#endif
+#ifndef SLICE
+#define SLICE 32
+#endif
+
+constexpr int k_side = SIDE;              // threads per row and per column of the thread grid
+constexpr int k_per_thread = PER_THREAD;  // points and centroids per thread
 constexpr int k_threads = k_side * k_side;
 constexpr int k_block_points = k_side * k_per_thread;
 constexpr int k_block_centroids = k_side * k_per_thread;
-constexpr int k_slice = 32;  // dimensions staged per step
+constexpr int k_slice = SLICE;  // dimensions staged per step
+
+// The lanes that share a point row are k_side consecutive lanes of one warp: the argmin reduction shuffles
+// within them.
+static_assert(k_side >= 2 && k_side <= 32 && (k_side & (k_side - 1)) == 0, "SIDE must be a power of two up to 32");
+static_assert(k_threads >= 32 && k_threads <= (1 << 10), "SIDE * SIDE threads must fill whole warps, at most 32 of them");
+static_assert(2 * k_slice * (k_block_points + 1) * sizeof(float) <= 49152, "static shared memory is 48 KiB");
 
 __device__ __forceinline__ bool better(float d1, int i1, float d2, int i2) { return d1 < d2 || (d1 == d2 && i1 < i2); }
 
@@ -91,7 +109,7 @@ __global__ void __launch_bounds__(k_threads)
           tile_index = static_cast<int>(index);
         }
       }
-      // The 16 lanes with the same ty hold the same points (one half of the warp).
+      // The k_side lanes with the same ty hold the same points (consecutive lanes of one warp).
 #pragma unroll
       for (int offset = k_side / 2; offset > 0; offset >>= 1) {
         const float other_distance = __shfl_xor_sync(0xffffffffu, tile_distance, offset);

@@ -49,11 +49,12 @@ struct Builder {
   CudaBuilder cuda{testing::eval_test_settings(), system_runner(), testing::eval_test_cache() / "cuda", slots};
 };
 
-BuildOutcome build_files(Builder& builder, const Task& task, std::map<std::string, std::string> files, bool untrusted) {
+BuildOutcome build_files(Builder& builder, const Task& task, std::map<std::string, std::string> files, bool untrusted,
+                         const std::optional<ParamAssignment>& params = std::nullopt) {
   BuildRequest request;
   request.task = &task;
   request.files = std::move(files);
-  request.params = untrusted ? default_params(task) : ParamAssignment{};
+  request.params = params ? *params : untrusted ? default_params(task) : ParamAssignment{};
   request.untrusted = untrusted;
   return builder.cuda.build(request, SandboxMode::none);
 }
@@ -124,6 +125,22 @@ TEST(CudaTasks, EveryStartingKernelReferenceAndBaselineBuildsForEveryArchAndPass
     if (task.baseline.kind == BaselineKind::library) {
       const BuildOutcome baseline = build_files(builder, task, {{task.baseline.file, read_file(task.dir / task.baseline.file)}}, false);
       EXPECT_EQ(baseline.status, BuildStatus::ok) << describe(baseline);
+    }
+  }
+}
+
+// The builtin team searches a task's declared params like an autotuner, so every point of the space must
+// build. The first and the last valid assignments take the smallest and the largest values the constraints allow.
+TEST(CudaTasks, EveryStartingKernelBuildsAtTheCornersOfItsParamSpace) {
+  REQUIRE_NVCC();
+  Builder builder;
+  for (const Task& task : shipped_cuda_tasks()) {
+    const std::vector<ParamAssignment> space = param_space(task);
+    if (space.size() <= 1) continue;
+    for (const ParamAssignment& corner : {space.front(), space.back()}) {
+      SCOPED_TRACE(task.name + " at " + describe_params(corner));
+      const BuildOutcome outcome = build_files(builder, task, starting_files(task), true, corner);
+      EXPECT_EQ(outcome.status, BuildStatus::ok) << describe(outcome);
     }
   }
 }
