@@ -273,8 +273,11 @@ class Translation {
       if (workload.contains("inputs") && workload["inputs"].is_object())
         for (const auto& [name, spec] : workload["inputs"].items()) read_input(name, spec, where, file_inputs);
       if (!usable) continue;
-      std::string name = uuid.empty() ? "w" + std::to_string(i + 1) : uuid.substr(0, 8);
-      if (names.count(name)) name = uuid.empty() || names.count(uuid) ? "w" + std::to_string(i + 1) : uuid;
+      // Workload names reach file names and reports: a uuid of other characters falls back to the line number.
+      static const std::regex plain("[A-Za-z0-9_-]+");
+      const bool usable_uuid = std::regex_match(uuid, plain);
+      std::string name = usable_uuid ? uuid.substr(0, 8) : "w" + std::to_string(i + 1);
+      if (names.count(name)) name = !usable_uuid || names.count(uuid) ? "w" + std::to_string(i + 1) : uuid;
       names.insert(name);
       ojson entry = ojson::object();
       entry["name"] = name;
