@@ -42,6 +42,10 @@ const Subcommand k_subcommands[] = {
      "evoteam compare runs/A runs/B runs/C --html compare.html", add_compare},
     {"eval", "Evaluate a task's starting kernel or a candidate: verdict, timing, speedup, roofline fraction",
      "evoteam eval kernels/host_matmul --param TILE_N=256 --json", add_eval},
+    {"import", "Write a task directory from a FlashInfer-Trace Definition and its workloads; reports what it cannot carry",
+     "evoteam import gqa_paged_decode_h32_kv8_d128_ps1.json --workloads gqa.jsonl --out kernels/gqa_imported", add_import},
+    {"export", "Write a run's best candidate as a FlashInfer-Trace Solution and a Trace per workload",
+     "evoteam export runs/20261129T184500Z-host_matmul --out /tmp/trace", add_export},
 };
 
 // The -q/-v flags win over log.verbosity.

@@ -53,5 +53,7 @@ void add_resume(CLI::App& sub, CommandContext& context);
 void add_stop(CLI::App& sub, CommandContext& context);
 void add_status(CLI::App& sub, CommandContext& context);
 void add_wait(CLI::App& sub, CommandContext& context);
+void add_import(CLI::App& sub, CommandContext& context);
+void add_export(CLI::App& sub, CommandContext& context);
 
 }  // namespace evoteam::cli

@@ -1,0 +1,77 @@
+// `evoteam import` and `evoteam export`: FlashInfer-Trace Definitions in, Solutions and Traces out.
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include <evoteam/report/report.hpp>
+#include <evoteam/trace/trace_export.hpp>
+#include <evoteam/trace/trace_import.hpp>
+
+#include "cli/command.hpp"
+
+namespace evoteam::cli {
+
+void add_import(CLI::App& sub, CommandContext& context) {
+  auto definition = std::make_shared<std::string>();
+  auto workloads = std::make_shared<std::string>();
+  auto out_dir = std::make_shared<std::string>();
+  auto strict = std::make_shared<bool>(false);
+  auto json = std::make_shared<bool>(false);
+  sub.add_option("DEFINITION", *definition, "A FlashInfer-Trace Definition (JSON)")->required();
+  sub.add_option("--workloads", *workloads, "Its workload traces (JSON lines)");
+  sub.add_option("--out", *out_dir, "The task directory to write (new or empty), e.g. kernels/NAME")->required();
+  sub.add_flag("--strict", *strict, "Refuse (exit 3, nothing written) when the import cannot carry everything");
+  sub.add_flag("--json", *json, "Print the findings and what remains as JSON");
+  sub.callback([&context, definition, workloads, out_dir, strict, json] {
+    (void)context;
+    context.action = [definition, workloads, out_dir, strict, json] {
+      const std::optional<std::filesystem::path> lines =
+          workloads->empty() ? std::nullopt : std::optional<std::filesystem::path>(*workloads);
+      const ImportedTask imported = import_definition(*definition, lines, *out_dir, *strict);
+      if (*json) {
+        nlohmann::json findings = nlohmann::json::array();
+        for (const TraceFinding& finding : imported.findings)
+          findings.push_back({{"file", finding.file}, {"field", finding.field}, {"message", finding.message}, {"blocking", finding.blocking}});
+        print_json({{"task_dir", *out_dir}, {"findings", findings}, {"remaining", imported.remaining}});
+        return 0;
+      }
+      std::cout << "imported " << imported.name << " into " << *out_dir << "\n";
+      for (const TraceFinding& finding : imported.findings)
+        std::cout << (finding.blocking ? "  not carried: " : "  translated: ") << describe(finding) << "\n";
+      std::cout << "not runnable yet; still to write (README.md):\n";
+      for (const std::string& item : imported.remaining) std::cout << "  - " << item << "\n";
+      return 0;
+    };
+  });
+}
+
+void add_export(CLI::App& sub, CommandContext& context) {
+  auto run = std::make_shared<std::string>();
+  auto runs_dir = std::make_shared<std::string>();
+  auto out_dir = std::make_shared<std::string>();
+  auto definition = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  sub.add_option("RUN", *run, "Run directory, or a run id under --runs-dir")->required();
+  sub.add_option("--runs-dir", *runs_dir, "Directory holding run directories (default: store.runs_dir)");
+  sub.add_option("--out", *out_dir, "Write solutions/ and traces/ here (default: RUN/flashinfer_trace)");
+  sub.add_option("--definition", *definition, "The FlashInfer-Trace definition the task follows (default: the task's name)");
+  sub.add_flag("--json", *json, "Print the written files and the notes as JSON");
+  sub.callback([&context, run, runs_dir, out_dir, definition, json] {
+    context.action = [&context, run, runs_dir, out_dir, definition, json] {
+      const std::filesystem::path dir = resolve_run(*run, context.runs_dir(*runs_dir));
+      ExportOptions options;
+      options.definition = *definition;
+      const ExportedRun exported = export_run(dir, out_dir->empty() ? dir / "flashinfer_trace" : std::filesystem::path(*out_dir), options);
+      if (*json) {
+        print_json({{"solution", exported.solution_file.string()}, {"traces", exported.traces_file.string()},
+                    {"definition", exported.definition}, {"notes", exported.notes}});
+        return 0;
+      }
+      std::cout << exported.solution_file.string() << "\n" << exported.traces_file.string() << "\n";
+      for (const std::string& note : exported.notes) std::cout << "note: " << note << "\n";
+      return 0;
+    };
+  });
+}
+
+}  // namespace evoteam::cli
