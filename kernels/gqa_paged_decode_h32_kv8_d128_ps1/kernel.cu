@@ -1,18 +1,27 @@
-// Starting kernel of gqa_paged_decode_h32_kv8_d128_ps1: CUDA cores, fp32, one block per (sequence, KV head).
-// The 4 query heads of a group share their KV head, so a block stages each chunk of 32 tokens (key and value rows
-// of its KV head) in shared memory once for all 4: warp w computes head w's logits (one token per lane) and its
-// online (running-max) softmax, thread t accumulates value dimension t of all 4 output rows.
-// Left to improve: a batch of one has only 8 blocks, so long sequences want splitting across blocks (split-KV,
-// with the workspace for the partial results); asynchronous staging (cp.async / TMA) that overlaps the next
-// chunk's loads with this chunk's math; wider loads and fewer barriers. See README.md.
+// Starting kernel of gqa_paged_decode_h32_kv8_d128_ps1: CUDA cores, fp32, one block per (sequence, KV head,
+// split). The 4 query heads of a group share their KV head, so a block stages each chunk of 32 tokens (key and
+// value rows of its KV head) in shared memory once for all 4: warp w computes head w's logits (one token per
+// lane) and its online (running-max) softmax, thread t accumulates value dimension t of all 4 output rows.
+// KV_SPLITS (a param, default 1) splits each sequence's tokens evenly over that many blocks, which write partial
+// (output row, max, sum) to the workspace for a second kernel to merge; a batch of one has only 8 blocks without.
+// Left to improve: splits sized from the sequence lengths and the SM count rather than one fixed count;
+// asynchronous staging (cp.async / TMA) that overlaps the next chunk's loads with this chunk's math; wider loads
+// and fewer barriers. See README.md.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <cmath>
 #include <cstdint>
 
+// Tunable through the task's params (passed as -D): see task.json.
+#ifndef KV_SPLITS
+#define KV_SPLITS 1
+#endif
+
 namespace {
 
+constexpr int k_splits = KV_SPLITS;
+static_assert(k_splits >= 1, "KV_SPLITS must be at least 1");
 constexpr int k_heads = 32;
 constexpr int k_kv_heads = 8;
 constexpr int k_group = k_heads / k_kv_heads;  // query heads per KV head
@@ -24,6 +33,11 @@ constexpr int k_chunk = 32;  // tokens per step: one per lane in the logit phase
 constexpr int k_key_words = k_dim / 2 + 1;
 constexpr int k_pieces_per_row = k_dim / 8;  // 16-byte global loads per key or value row
 constexpr float k_log2e = 1.44269504088896340736f;
+
+// The workspace is [slots][32 heads][128 + 2] floats (task.json): per (sequence, split) slot and head, the
+// split's normalised output row, then its running max (base 2) and sum.
+constexpr int k_workspace_slots = 1024;
+constexpr int k_slot_floats = k_dim + 2;
 
 static_assert(k_group * 32 == k_threads, "one warp per query head of the group");
 static_assert(k_dim == k_threads, "each thread owns one value dimension");
@@ -54,10 +68,12 @@ __device__ __forceinline__ float warp_sum(float value) {
 __global__ void __launch_bounds__(k_threads)
     gqa_decode_kernel(const __nv_bfloat16* q, const __nv_bfloat16* k_cache, const __nv_bfloat16* v_cache,
                       const std::int32_t* kv_indptr, const std::int32_t* kv_indices, float sm_scale,
-                      __nv_bfloat16* output, float* lse) {
+                      __nv_bfloat16* output, float* lse, float* workspace) {
   __shared__ SharedStorage s;
   const std::int64_t b = blockIdx.x;
   const int kv_head = blockIdx.y;
+  const int split = blockIdx.z;
+  const int splits = gridDim.z;
   const int tid = threadIdx.x;
   const int warp = tid / 32;  // the group member whose logits this warp computes
   const int lane = tid % 32;
@@ -65,10 +81,21 @@ __global__ void __launch_bounds__(k_threads)
   const std::int32_t begin = kv_indptr[b];
   const std::int32_t length = kv_indptr[b + 1] - begin;
   __nv_bfloat16* out = output + first_row * k_dim;
+  // This split's tokens [t_begin, t_end): an even share of the sequence, empty for short ones.
+  const std::int32_t share = length > 0 ? (length + splits - 1) / splits : 0;
+  const std::int32_t t_begin = min(length, split * share);
+  const std::int32_t t_end = min(length, t_begin + share);
+  // Its slot of partial results; used only when the sequence is split.
+  float* partial = workspace + ((b * splits + split) * k_heads + kv_head * k_group) * static_cast<std::int64_t>(k_slot_floats);
 
-  if (length <= 0) {  // empty sequence: zero rows, lse = -inf (block-uniform branch)
-    for (int h = 0; h < k_group; ++h) out[h * k_dim + tid] = __float2bfloat16(0.0f);
-    if (tid < k_group) lse[first_row + tid] = -INFINITY;
+  if (t_end <= t_begin) {  // nothing to attend to here (block-uniform branch)
+    if (splits == 1) {  // empty sequence: zero rows, lse = -inf
+      for (int h = 0; h < k_group; ++h) out[h * k_dim + tid] = __float2bfloat16(0.0f);
+      if (tid < k_group) lse[first_row + tid] = -INFINITY;
+    } else if (tid < k_group) {  // an empty split: weight 0 in the merge
+      partial[tid * k_slot_floats + k_dim] = -INFINITY;
+      partial[tid * k_slot_floats + k_dim + 1] = 0.0f;
+    }
     return;
   }
 
@@ -79,8 +106,8 @@ __global__ void __launch_bounds__(k_threads)
   float acc[k_group] = {};
 
   const std::int32_t* pages = kv_indices + begin;
-  for (std::int32_t t0 = 0; t0 < length; t0 += k_chunk) {
-    const int valid = min(k_chunk, length - t0);
+  for (std::int32_t t0 = t_begin; t0 < t_end; t0 += k_chunk) {
+    const int valid = min(k_chunk, t_end - t0);
     __syncthreads();  // the previous chunk's readers are done (and the queries are written)
     for (int i = tid; i < valid * 2 * k_pieces_per_row; i += k_threads) {
       const int j = i / (2 * k_pieces_per_row);
@@ -133,13 +160,53 @@ __global__ void __launch_bounds__(k_threads)
     }
   }
 
+  if (splits == 1) {
+    if (lane == 0) {
+      s.l[warp] = l;
+      lse[first_row + warp] = m + log2f(l);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int h = 0; h < k_group; ++h) out[h * k_dim + tid] = __float2bfloat16(acc[h] / s.l[h]);
+    return;
+  }
   if (lane == 0) {
     s.l[warp] = l;
-    lse[first_row + warp] = m + log2f(l);
+    partial[warp * k_slot_floats + k_dim] = m;
+    partial[warp * k_slot_floats + k_dim + 1] = l;
   }
   __syncthreads();
 #pragma unroll
-  for (int h = 0; h < k_group; ++h) out[h * k_dim + tid] = __float2bfloat16(acc[h] / s.l[h]);
+  for (int h = 0; h < k_group; ++h) partial[h * k_slot_floats + tid] = acc[h] / s.l[h];
+}
+
+// Merges a sequence's splits, one block per sequence and thread d for dimension d of every head: each split's
+// normalised row weighs l * 2^(m - M) under the largest running max M, and lse is M + log2 of the weights' sum.
+__global__ void __launch_bounds__(k_dim)
+    gqa_merge_kernel(const float* workspace, int splits, __nv_bfloat16* output, float* lse) {
+  const std::int64_t b = blockIdx.x;
+  const int d = threadIdx.x;
+  for (int h = 0; h < k_heads; ++h) {
+    const float* slot0 = workspace + (b * splits * k_heads + h) * static_cast<std::int64_t>(k_slot_floats);
+    const std::int64_t slot_stride = static_cast<std::int64_t>(k_heads) * k_slot_floats;
+    float m_max = -INFINITY;
+    for (int split = 0; split < splits; ++split) m_max = fmaxf(m_max, slot0[split * slot_stride + k_dim]);
+    float weight_sum = 0.0f, value = 0.0f;
+    if (m_max != -INFINITY) {
+      for (int split = 0; split < splits; ++split) {
+        const float* slot = slot0 + split * slot_stride;
+        const float l = slot[k_dim + 1];
+        if (l <= 0.0f) continue;  // an empty split; its row was never written
+        const float weight = l * exp2f(slot[k_dim] - m_max);
+        weight_sum += weight;
+        value = fmaf(weight, slot[d], value);
+      }
+    }
+    const std::int64_t row = b * k_heads + h;
+    // An empty sequence has no weight anywhere: zero row, lse = -inf, as without splits.
+    output[row * k_dim + d] = __float2bfloat16(weight_sum > 0.0f ? value / weight_sum : 0.0f);
+    if (d == 0) lse[row] = weight_sum > 0.0f ? m_max + log2f(weight_sum) : -INFINITY;
+  }
 }
 
 }  // namespace
@@ -149,11 +216,18 @@ extern "C" cudaError_t gqa_paged_decode(const __nv_bfloat16* q, const __nv_bfloa
                                         const std::int32_t* kv_indices, float sm_scale, __nv_bfloat16* output,
                                         float* lse, float* workspace, std::int64_t batch_size, std::int64_t num_pages,
                                         std::int64_t num_kv_indices, cudaStream_t stream) {
-  (void)workspace;  // free for split-KV partial results; this kernel does not split
   (void)num_pages;
   (void)num_kv_indices;
   if (batch_size <= 0) return cudaGetLastError();
-  const dim3 grid(static_cast<unsigned>(batch_size), k_kv_heads);
-  gqa_decode_kernel<<<grid, k_threads, 0, stream>>>(q, k_cache, v_cache, kv_indptr, kv_indices, sm_scale, output, lse);
+  // As many splits as asked for and the workspace holds slots (one per sequence and split).
+  std::int64_t splits = k_splits;
+  if (splits * batch_size > k_workspace_slots) splits = k_workspace_slots / batch_size;
+  if (splits < 1) splits = 1;
+  const dim3 grid(static_cast<unsigned>(batch_size), k_kv_heads, static_cast<unsigned>(splits));
+  gqa_decode_kernel<<<grid, k_threads, 0, stream>>>(q, k_cache, v_cache, kv_indptr, kv_indices, sm_scale, output, lse,
+                                                    workspace);
+  if (splits > 1)
+    gqa_merge_kernel<<<static_cast<unsigned>(batch_size), k_dim, 0, stream>>>(workspace, static_cast<int>(splits),
+                                                                            output, lse);
   return cudaGetLastError();
 }
