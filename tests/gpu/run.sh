@@ -142,6 +142,26 @@ for TASK in kernels/*/task.json; do
 done
 [ "$TASKS" = 0 ] && row "eval cuda tasks" "SKIP" "no task with target cuda under kernels/ yet"
 
+# 5b. Params that change a starting kernel's code paths (not only its tile sizes), checked for correctness at
+#     their extremes: the builtin team will try them on the first run.
+while read -r DIR PARAMS; do
+  [ -f "$DIR/task.json" ] || continue
+  ARGS=()
+  for P in $PARAMS; do ARGS+=(--param "$P"); done
+  NAME="params $(basename "$DIR") ${PARAMS// /,}"
+  LOG=$BUILD/cuda/params_$(basename "$DIR")_${PARAMS// /_}.log
+  if timeout 300 "$BUILD/evoteam" eval "$DIR" "${ARGS[@]}" --stages static,build,correctness >"$LOG" 2>&1; then
+    row "$NAME" "PASS" "$(grep -E '^verdict' "$LOG" | head -c 120)"
+  else
+    row "$NAME" "FAIL" "see $LOG"
+  fi
+done <<'CORNERS'
+kernels/gqa_paged_decode_h32_kv8_d128_ps1 KV_SPLITS=2
+kernels/gqa_paged_decode_h32_kv8_d128_ps1 KV_SPLITS=16
+kernels/kmeans_assign SIDE=8 PER_THREAD=8 SLICE=16
+kernels/kmeans_assign SIDE=32 PER_THREAD=4 SLICE=32
+CORNERS
+
 # 6. Agreement with an independent timer: torch CUDA events around the same kernel (the example .so), L2 flushed.
 "$NVCC" -gencode arch=compute_90a,code=sm_90a -O3 -shared -Xcompiler -fPIC -o "$BUILD/cuda/example.so" kernels/common/cuda/example_kernel.cu >/dev/null 2>&1
 if [ -n "$MEDIAN" ] && python3 -c "import torch; assert torch.cuda.is_available()" >/dev/null 2>&1; then
