@@ -156,6 +156,8 @@ while read -r DIR PARAMS; do
     row "$NAME" "FAIL" "see $LOG"
   fi
 done <<'CORNERS'
+kernels/mla_paged_decode_h16_ckv512_kpe64_ps1 KV_SPLITS=2
+kernels/mla_paged_decode_h16_ckv512_kpe64_ps1 KV_SPLITS=32
 kernels/gqa_paged_decode_h32_kv8_d128_ps1 KV_SPLITS=2
 kernels/gqa_paged_decode_h32_kv8_d128_ps1 KV_SPLITS=16
 kernels/kmeans_assign SIDE=8 PER_THREAD=8 SLICE=16
