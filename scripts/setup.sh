@@ -57,9 +57,10 @@ evoteam_fetch_cuobjdump() {
   mkdir -p "$dest/bin"
   local wheels
   wheels=$(mktemp -d)
-  # pip by package name, so the user's own index settings (pip.conf, PIP_INDEX_URL) apply.
+  # pip by package name, so the user's own index settings (pip.conf, PIP_INDEX_URL) apply; pinned to the version
+  # the SASS parsers are tested with (it reads the cubins of nvcc 13.0).
   if ! timeout 180 python3 -m pip download --quiet --no-deps --only-binary=:all: --dest "$wheels" \
-       nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm >&2; then
+       nvidia-cuda-cuobjdump==13.5.37 nvidia-cuda-nvdisasm==13.5.37 >&2; then
     rm -rf "$wheels"
     return 0
   fi
