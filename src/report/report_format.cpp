@@ -1,5 +1,6 @@
 // How a run report names and colours verdicts and writes its numbers, shared by the HTML and Markdown pages.
 #include <string>
+#include <vector>
 
 #include <evoteam/core/text.hpp>
 
@@ -44,6 +45,10 @@ std::string change_label(const ReportCycle& cycle) {
   for (const std::string& role : cycle.added) label += (label.empty() ? "+" : " +") + role;
   for (const std::string& role : cycle.removed) label += (label.empty() ? "\u2212" : " \u2212") + role;
   if (label.empty()) label = cycle.change;
+  // The signals' names (their evidence is in the hover text): what made the supervisor act.
+  std::vector<std::string> signals;
+  for (const std::string& signal : cycle.signals) signals.push_back(signal.substr(0, signal.find(':')));
+  if (!signals.empty()) label += " (" + join(signals, ", ") + ")";
   return "c" + std::to_string(cycle.cycle) + ": " + label;
 }
 

@@ -131,7 +131,7 @@ TEST(RunReport, TheHtmlDrawsEveryCandidateAndMarksEveryTeamChangeWithNothingFetc
     EXPECT_EQ(count_of(svg, "<g class=\"team-change\" data-cycle=\"2\""), 1) << id;
     EXPECT_EQ(count_of(svg, "class=\"team-change\""), 1) << id << ": the first cycle's team is no change";
   }
-  EXPECT_NE(html.find("c2: +debugger"), std::string::npos);
+  EXPECT_NE(html.find("c2: +debugger (build_failure_rate)"), std::string::npos) << "the label names the roles and the signal";
   EXPECT_NE(html.find("build_failure_rate: 1 of 3 failed to build"), std::string::npos) << "the signal is in the hover text";
   // Self-contained: no script, style sheet, image or font from anywhere.
   EXPECT_EQ(html.find(" src="), std::string::npos);
