@@ -1,5 +1,5 @@
-// `evoteam eval TASK_DIR [--candidate PATH] [--param K=V]... [--stages LIST] [--json]`: one evaluation, its
-// verdict and figures. Exit 0 only on PASS.
+// `evoteam eval TASK_DIR [--candidate PATH] [--param K=V]... [--stages LIST] [--workloads W] [--json]`: one
+// evaluation, its verdict and figures. Exit 0 only on PASS.
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -21,6 +21,7 @@ struct EvalArgs {
   std::string stages;
   std::string sandbox;
   std::string cache_dir;
+  std::string workloads = "all";
   bool no_cache = false;
   bool refresh = false;
   bool json = false;
@@ -84,6 +85,10 @@ void add_eval(CLI::App& sub, CommandContext& context) {
   sub.add_option("--stages", args->stages, "Stages to run: static,build,correctness,timing,profile (default: eval.pipeline)");
   sub.add_option("--sandbox", args->sandbox, "auto, bwrap or none (default: eval.sandbox)");
   sub.add_option("--cache-dir", args->cache_dir, "Build and result cache (default: eval.cache_dir or ~/.cache/evoteam)");
+  sub.add_option("--workloads", args->workloads,
+                 "The task's workloads to evaluate: published (those published with the definition the task follows), "
+                 "ours, or all (default)")
+      ->check(CLI::IsMember({"published", "ours", "all"}));
   sub.add_flag("--no-cache", args->no_cache, "Neither read nor write cached results (builds stay cached)");
   sub.add_flag("--refresh", args->refresh, "Evaluate again even when a cached result exists, then store it");
   sub.add_flag("--json", args->json, "Print one JSON object (the eval.json content)");
@@ -91,6 +96,7 @@ void add_eval(CLI::App& sub, CommandContext& context) {
     context.action = [&context, args] {
       const EvalSettings settings = eval_settings(context.config);
       Task task = load_task(args->task_dir);
+      select_workloads(task, parse_workload_selection(args->workloads).value_or(WorkloadSelection::all));
       Candidate candidate = Candidate::starting(task);
       if (!args->candidate.empty()) candidate.source_dir = args->candidate;
       for (const std::string& assignment : args->params) {

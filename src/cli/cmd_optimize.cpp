@@ -36,6 +36,7 @@ struct OptimizeFlags {
   std::string knowledge_dir;
   std::string from;
   std::optional<std::uint64_t> seed;
+  std::string workloads = "all";
   bool json = false;
   bool detach = false;
 };
@@ -129,6 +130,10 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
                  "Start from the best kernel (files and params) of an earlier run of the same task: its directory, "
                  "or its id under --runs-dir");
   sub.add_option("--seed", flags->seed, "Seed of the team's random choices")->check(k_digits);
+  sub.add_option("--workloads", flags->workloads,
+                 "The task's workloads to evaluate: published (those published with the definition the task follows), "
+                 "ours, or all (default)")
+      ->check(CLI::IsMember({"published", "ours", "all"}));
   sub.add_flag("--json", flags->json, "Print a final JSON summary on stdout");
   sub.add_flag("--detach", flags->detach,
                "Run as a daemon in the background: print the run directory and return at once (output goes to "
@@ -155,6 +160,7 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
       options.knowledge_dir = flags->knowledge_dir;
       if (!flags->from.empty()) options.from_run = resolve_run(flags->from, options.runs_dir);
       options.seed = flags->seed.value_or(team.seed);
+      options.workloads = parse_workload_selection(flags->workloads).value_or(WorkloadSelection::all);
       // A daemon started by --detach hands its run directory to the caller here; otherwise nothing happens.
       options.on_run_created = [](const std::filesystem::path& run_dir) {
         // Once the caller has the directory it may `evoteam stop` the run at once: SIGTERM must already be

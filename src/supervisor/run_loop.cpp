@@ -77,10 +77,11 @@ std::unique_ptr<LlmTeam> make_llm_team(const Config& config, const OptimizeOptio
   return team;
 }
 
-std::unique_ptr<CandidateEvaluator> make_evaluator(const Config& config, const RunDir& run, RunContext& context) {
+std::unique_ptr<CandidateEvaluator> make_evaluator(const Config& config, const RunDir& run, const OptimizeOptions& options,
+                                                   RunContext& context) {
   const std::filesystem::path task_dir = run.path() / "task";
   if (context.make_evaluator) return context.make_evaluator(config, task_dir);
-  return make_task_evaluator(config, task_dir, context.runner);
+  return make_task_evaluator(config, task_dir, context.runner, options.workloads);
 }
 
 std::filesystem::path knowledge_dir_of(const OptimizeOptions& options, const RunDir& run) {
@@ -207,7 +208,7 @@ SupervisorLoop::SupervisorLoop(const Config& config, RunDir& run, RunState& stat
       m_state(state),
       m_context(context),
       m_options(state.options),
-      m_evaluator(make_evaluator(config, run, context)),
+      m_evaluator(make_evaluator(config, run, state.options, context)),
       m_knowledge(knowledge_dir_of(state.options, run), run_provenance(run, m_evaluator->task())),
       m_lab(run, *m_evaluator, m_knowledge, state.history),
       m_cycle_budget{m_team.evaluations_per_cycle},

@@ -33,7 +33,8 @@ nlohmann::json options_to_json(const OptimizeOptions& options) {
   return {{"task_dir", options.task_dir.string()},   {"provider", options.provider},
           {"model", options.model},                  {"team_mode", to_string(options.mode)},
           {"budgets", options.budgets.to_json()},    {"runs_dir", options.runs_dir.string()},
-          {"knowledge_dir", options.knowledge_dir.string()}, {"seed", options.seed}};
+          {"knowledge_dir", options.knowledge_dir.string()}, {"seed", options.seed},
+          {"workloads", to_string(options.workloads)}};
 }
 
 namespace {
@@ -81,6 +82,11 @@ void validate_run_json(const nlohmann::json& run_json, const std::filesystem::pa
   const nlohmann::json& options = required(run_json, "options", Type::object, file, "options");
   required(options, "task_dir", Type::string, file, "options.task_dir");
   required(options, "provider", Type::string, file, "options.provider");
+  if (options.contains("workloads")) {
+    const nlohmann::json& workloads = options["workloads"];
+    if (!workloads.is_string() || !parse_workload_selection(workloads.get<std::string>()))
+      bad_field(file, "options.workloads", "must be one of \"all\", \"published\", \"ours\"");
+  }
   const nlohmann::json& budgets = required(options, "budgets", Type::object, file, "options.budgets");
   for (const char* name : {"max_cycles", "tokens", "usd", "hours", "gpu_seconds", "evaluations", "target_speedup"}) {
     const std::string field = std::string("options.budgets.") + name;
@@ -127,6 +133,8 @@ OptimizeOptions options_from_json(const nlohmann::json& value) {
   options.runs_dir = value.value("runs_dir", "");
   options.knowledge_dir = value.value("knowledge_dir", "");
   options.seed = value.value("seed", std::uint64_t{1});
+  // Runs recorded before the choice existed evaluated every workload.
+  options.workloads = parse_workload_selection(value.value("workloads", "all")).value_or(WorkloadSelection::all);
   return options;
 }
 

@@ -61,6 +61,7 @@ nlohmann::json RunOutcome::to_json() const {
 RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunContext& context) {
   validate_budgets(options.budgets);
   Task task = load_task(options.task_dir);  // validate before creating anything
+  select_workloads(task, options.workloads);  // --workloads published on a task without any: refused here
   check_llm_setup(config, options);
   // A search whose every evaluation must stop after the build would only burn its budget.
   if (std::optional<std::string> why = run_stages_unavailable(task, eval_settings(config)))
@@ -93,8 +94,11 @@ RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunCon
 RunOutcome resume(const Config& config, const std::filesystem::path& run_dir, RunContext& context) {
   // A run that cannot continue is refused before anything in it is written: it keeps saying what it said.
   if (std::filesystem::is_regular_file(run_dir / "run.json")) {
-    validate_run_json(read_run_json(run_dir), run_dir / "run.json");
-    load_task(run_dir / "task");  // the frozen task: InvalidInput naming its file when it is gone or broken
+    const nlohmann::json run_json = read_run_json(run_dir);
+    validate_run_json(run_json, run_dir / "run.json");
+    Task frozen_task = load_task(run_dir / "task");  // the frozen task: InvalidInput naming its file when it is gone or broken
+    // The run's --workloads choice must still leave it something to evaluate.
+    select_workloads(frozen_task, options_from_json(run_json["options"]).workloads);
     if (std::filesystem::is_regular_file(run_dir / "journal.jsonl"))
       check_files_agree_with_journal(run_dir, replay_journal(run_dir / "journal.jsonl"));
   }

@@ -50,6 +50,30 @@ std::string to_string(BaselineKind kind) {
   return "starting";
 }
 
+std::string to_string(WorkloadOrigin origin) { return origin == WorkloadOrigin::published ? "published" : "ours"; }
+
+std::optional<WorkloadOrigin> parse_workload_origin(const std::string& text) {
+  if (text == "ours") return WorkloadOrigin::ours;
+  if (text == "published") return WorkloadOrigin::published;
+  return std::nullopt;
+}
+
+std::string to_string(WorkloadSelection selection) {
+  switch (selection) {
+    case WorkloadSelection::all: return "all";
+    case WorkloadSelection::published: return "published";
+    case WorkloadSelection::ours: return "ours";
+  }
+  return "all";
+}
+
+std::optional<WorkloadSelection> parse_workload_selection(const std::string& text) {
+  if (text == "all") return WorkloadSelection::all;
+  if (text == "published") return WorkloadSelection::published;
+  if (text == "ours") return WorkloadSelection::ours;
+  return std::nullopt;
+}
+
 const Axis* Task::find_axis(const std::string& axis_name) const {
   for (const Axis& axis : axes)
     if (axis.name == axis_name) return &axis;

@@ -3,6 +3,7 @@
 #include <evoteam/core/fs.hpp>
 #include <evoteam/task/task.hpp>
 
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -14,9 +15,21 @@ namespace {
 Workload parse_workload(const FieldReader& reader, const nlohmann::json& value, const std::string& field, const Task& task,
                         std::size_t index) {
   reader.object_of(value, field);
-  reader.only_keys(value, {"name", "axes", "description"}, field);
+  reader.only_keys(value, {"name", "axes", "description", "origin", "source"}, field);
   Workload workload;
   workload.name = value.contains("name") ? reader.string_of(value["name"], field + ".name") : "w" + std::to_string(index);
+  if (value.contains("origin")) {
+    const std::string origin = reader.string_of(value["origin"], field + ".origin");
+    std::optional<WorkloadOrigin> parsed = parse_workload_origin(origin);
+    if (!parsed) reader.fail(field + ".origin", "\"" + origin + "\" is not one of \"published\", \"ours\"");
+    workload.origin = *parsed;
+  }
+  if (value.contains("source")) {
+    workload.source = reader.string_of(value["source"], field + ".source");
+    if (workload.source.empty()) reader.fail(field + ".source", "must not be empty");
+  }
+  if (workload.origin == WorkloadOrigin::published && workload.source.empty())
+    reader.fail(field + ".source", "a published workload names where it was published (e.g. the trace's workload uuid)");
   const nlohmann::json& axes = reader.object_of(reader.require(value, "axes", field), field + ".axes");
   for (const auto& [name, extent] : axes.items()) {
     const Axis* axis = task.find_axis(name);
@@ -77,3 +90,21 @@ std::vector<Workload> parse_workloads(const FieldReader& reader, const nlohmann:
 }
 
 }  // namespace evoteam::task_detail
+
+namespace evoteam {
+
+void select_workloads(Task& task, WorkloadSelection selection) {
+  if (selection == WorkloadSelection::all) return;
+  const WorkloadOrigin wanted = selection == WorkloadSelection::published ? WorkloadOrigin::published : WorkloadOrigin::ours;
+  std::vector<Workload> kept;
+  for (const Workload& workload : task.workloads)
+    if (workload.origin == wanted) kept.push_back(workload);
+  if (kept.empty())
+    throw InvalidInput("task " + task.name + " (" + task.dir.string() + "): --workloads " + to_string(selection) +
+                       ": the task has no workload with origin \"" + to_string(wanted) + "\"");
+  if (kept.size() == task.workloads.size()) return;
+  task.workloads = std::move(kept);
+  task.content_hash = sha256_hex(task.content_hash + "\nworkloads " + to_string(selection));
+}
+
+}  // namespace evoteam

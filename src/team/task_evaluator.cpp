@@ -27,8 +27,10 @@ double device_seconds(const EvalResult& result) {
 
 class TaskEvaluator : public CandidateEvaluator {
  public:
-  TaskEvaluator(const EvalSettings& settings, const std::filesystem::path& task_dir, ProcessRunner& runner)
+  TaskEvaluator(const EvalSettings& settings, const std::filesystem::path& task_dir, ProcessRunner& runner,
+                WorkloadSelection workloads)
       : m_task(load_task(task_dir)), m_evaluator(settings, runner, default_cache_dir(settings)) {
+    select_workloads(m_task, workloads);
     // The starting candidate holds exactly the editable kernel files, as every later candidate does.
     static std::atomic<int> counter{0};
     m_start_dir = std::filesystem::temp_directory_path() /
@@ -91,8 +93,8 @@ class TaskEvaluator : public CandidateEvaluator {
 }  // namespace
 
 std::unique_ptr<CandidateEvaluator> make_task_evaluator(const Config& config, const std::filesystem::path& task_dir,
-                                                        ProcessRunner& runner) {
-  return std::make_unique<TaskEvaluator>(eval_settings(config), task_dir, runner);
+                                                        ProcessRunner& runner, WorkloadSelection workloads) {
+  return std::make_unique<TaskEvaluator>(eval_settings(config), task_dir, runner, workloads);
 }
 
 }  // namespace evoteam

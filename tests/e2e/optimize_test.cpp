@@ -23,6 +23,7 @@
 
 #include "support/cli_runner.hpp"
 #include "support/temp_dir.hpp"
+#include "unit/eval_test_support.hpp"
 
 extern char** environ;
 
@@ -328,6 +329,38 @@ TEST(OptimizeE2E, ResumeAfterTheJournalWasCutInTheMiddleChangesNoFile) {
   EXPECT_EQ(resumed.exit_code, 3) << describe(resumed);
   EXPECT_NE(resumed.err.text.find("journal.jsonl ends before"), std::string::npos) << describe(resumed);
   EXPECT_EQ(files_of(*run_dir), before) << "resume changed files of the run";
+}
+
+// `optimize --workloads published` evaluates only the task's published workloads, in every evaluation, and
+// keeps the choice in run.json for resume.
+TEST(OptimizeE2E, TheWorkloadsChoiceIsRecordedAndEveryEvaluationUsesOnlyThoseWorkloads) {
+  testing::TempDir dir;
+  small_matmul_task(dir / "task");
+  nlohmann::json task = read_json_file(dir / "task" / "task.json");
+  task["workloads"][0]["origin"] = "published";
+  task["workloads"][0]["source"] = "a-trace-uuid";
+  write_json_atomic(dir / "task" / "task.json", task);
+  ProcessResult result = run_evoteam({"--set", "eval.cache_dir=" + (dir / "cache").string(), "--set",
+                                      "eval.timing.min_time_s=0.02", "--set", "eval.timing.warmup_s=0.005", "optimize",
+                                      (dir / "task").string(), "--provider", "builtin", "--runs-dir",
+                                      (dir / "runs").string(), "--max-cycles", "1", "--budget-evaluations", "2",
+                                      "--workloads", "published", "--json"},
+                                     std::chrono::seconds(300));
+  ASSERT_TRUE(result.exit_code == 0 || result.exit_code == 5) << describe(result);
+  std::optional<std::filesystem::path> run_dir = only_run(dir / "runs");
+  ASSERT_TRUE(run_dir.has_value());
+  EXPECT_EQ(read_json_file(*run_dir / "run.json")["options"]["workloads"], "published");
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(*run_dir / "candidates")) {
+    if (!std::filesystem::is_regular_file(entry.path() / "eval.json")) continue;
+    const nlohmann::json eval = read_json_file(entry.path() / "eval.json");
+    if (!eval.contains("workloads") || eval["workloads"].empty()) continue;
+    std::vector<std::string> names;
+    for (const nlohmann::json& workload : eval["workloads"]) names.push_back(workload.value("name", ""));
+    EXPECT_EQ(names, std::vector<std::string>{"small"}) << entry.path();
+    ++checked;
+  }
+  EXPECT_GT(checked, 0) << "no evaluation timed any workload";
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "eval/cuda/cuda_tools.hpp"
+#include "eval/sandbox.hpp"
 #include "support/temp_dir.hpp"
 #include "unit/eval_test_support.hpp"
 
@@ -56,6 +58,51 @@ TEST(EvalCli, HumanOutputShowsTheFigures) {
   ASSERT_EQ(result.exit_code, 0) << result.err.text << result.out.text;
   for (const char* text : {"verdict PASS", "median", "p10", "p90", "relstd", "speedup", "roofline", "small", "tall"})
     EXPECT_NE(result.out.text.find(text), std::string::npos) << text << "\n" << result.out.text;
+}
+
+// `--workloads published|ours|all` keeps the task's workloads of that origin; a bad choice is a usage error.
+TEST(EvalCli, WorkloadsChoosesThePublishedOrOurWorkloads) {
+  evoteam::testing::TempDir dir;
+  evoteam::testing::small_matmul_task(dir / "task");
+  nlohmann::json task = read_json_file(dir / "task" / "task.json");
+  task["workloads"][0]["origin"] = "published";
+  task["workloads"][0]["source"] = "a-trace-uuid";
+  write_json_atomic(dir / "task" / "task.json", task);
+  const std::vector<std::pair<std::string, std::vector<std::string>>> expected = {
+      {"published", {"small"}}, {"ours", {"tall"}}, {"all", {"small", "tall"}}};
+  for (const auto& [choice, names] : expected) {
+    ProcessResult result = run_eval({(dir / "task").string(), "--json", "--workloads", choice});
+    ASSERT_EQ(result.exit_code, 0) << choice << "\n" << result.err.text << result.out.text;
+    const nlohmann::json json = nlohmann::json::parse(result.out.text);
+    std::vector<std::string> got;
+    for (const nlohmann::json& workload : json["workloads"]) got.push_back(workload["name"].get<std::string>());
+    EXPECT_EQ(got, names) << choice;
+  }
+  ProcessResult bad = run_eval({(dir / "task").string(), "--workloads", "theirs"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err.text;
+}
+
+// A task that follows no published workloads has none to choose: exit 3, naming the task, before any build.
+TEST(EvalCli, PublishedWorkloadsOfATaskWithoutAnyExitThreeNamingTheTask) {
+  ProcessResult result =
+      run_eval({(install_root() / "kernels" / "gdn_prefill_qk4_v8_d128_k_last").string(), "--workloads", "published"});
+  EXPECT_EQ(result.exit_code, 3) << result.err.text << result.out.text;
+  EXPECT_NE(result.err.text.find("gdn_prefill_qk4_v8_d128_k_last"), std::string::npos) << result.err.text;
+  EXPECT_NE(result.err.text.find("--workloads published"), std::string::npos) << result.err.text;
+}
+
+// On a machine without a GPU, the published workloads of a CUDA task build and the evaluation says that running
+// them needs a device (exit 1, INFRA_ERROR), rather than failing on the choice.
+TEST(EvalCli, PublishedWorkloadsOfACudaTaskBuildAndSayTheyNeedAGpu) {
+  if (!eval::cuda::find_cuda_tool("nvcc")) GTEST_SKIP() << "nvcc is not installed (set EVOTEAM_NVCC)";
+  if (!eval::gpu_device_nodes().empty()) GTEST_SKIP() << "this machine has a GPU: tests/gpu run the CUDA tasks";
+  ProcessResult result =
+      run_eval({(install_root() / "kernels" / "gemm_bf16").string(), "--workloads", "published", "--json"});
+  EXPECT_EQ(result.exit_code, 1) << result.err.text << result.out.text;
+  const nlohmann::json json = nlohmann::json::parse(result.out.text, nullptr, false);
+  ASSERT_TRUE(json.is_object()) << result.out.text << result.err.text;
+  EXPECT_EQ(json.value("verdict", ""), "INFRA_ERROR") << result.out.text;
+  EXPECT_NE(json.value("reason", "").find("no CUDA device"), std::string::npos) << json.value("reason", "");
 }
 
 }  // namespace

@@ -96,5 +96,43 @@ TEST_F(SupervisorResume, AMissingFrozenTaskLeavesTheRunAsItWas) {
   EXPECT_EQ(read_json_file(run_dir / "run.json")["status"], "finished");
 }
 
+TEST_F(SupervisorResume, AnUnknownWorkloadsChoiceIsNamed) {
+  patch_run_json([](nlohmann::json& value) { value["options"]["workloads"] = "theirs"; });
+  expect_refused("field 'options.workloads' must be one of \"all\", \"published\", \"ours\"");
+}
+
+// The --workloads choice is kept in run.json and read back on resume; runs from before it evaluated every workload.
+TEST_F(SupervisorResume, TheWorkloadsChoiceIsKeptForResume) {
+  EXPECT_EQ(read_json_file(run_dir / "run.json")["options"]["workloads"], "all");
+  OptimizeOptions options;
+  options.workloads = WorkloadSelection::published;
+  const nlohmann::json saved = options_to_json(options);
+  EXPECT_EQ(saved["workloads"], "published");
+  EXPECT_EQ(options_from_json(saved).workloads, WorkloadSelection::published);
+  nlohmann::json older = saved;
+  older.erase("workloads");
+  EXPECT_EQ(options_from_json(older).workloads, WorkloadSelection::all);
+  // host_matmul has only our workloads: a run that asks for published ones cannot continue.
+  patch_run_json([](nlohmann::json& value) { value["options"]["workloads"] = "published"; });
+  expect_refused("--workloads published");
+}
+
+// optimize --workloads published on a task without published workloads is refused before the run exists.
+TEST_F(SupervisorResume, OptimizeRefusesPublishedWorkloadsOfATaskWithoutAnyAndCreatesNoRun) {
+  OptimizeOptions options;
+  options.task_dir = fs::path(EVOTEAM_SOURCE_DIR) / "kernels/host_matmul";
+  options.runs_dir = dir / "other-runs";
+  options.budgets.max_cycles = 1;
+  options.workloads = WorkloadSelection::published;
+  RunContext context(system_runner(), meter);
+  try {
+    optimize(config, options, context);
+    FAIL() << "optimize ran a task without published workloads on --workloads published";
+  } catch (const InvalidInput& error) {
+    EXPECT_NE(std::string(error.what()).find("host_matmul"), std::string::npos) << error.what();
+  }
+  EXPECT_FALSE(fs::exists(options.runs_dir) && !fs::is_empty(options.runs_dir));
+}
+
 }  // namespace
 }  // namespace evoteam

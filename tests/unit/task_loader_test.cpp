@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <sstream>
 
 #include "support/temp_dir.hpp"
 
@@ -277,6 +279,175 @@ TEST(TaskParams, ExplainsInvalidAssignments) {
   EXPECT_NE(evoteam::param_error(task, {{"ACC_IN_REGISTERS", "1"}})->find("TILE_N >= REG_COLS"), std::string::npos);
   EXPECT_FALSE(evoteam::param_error(task, {{"ACC_IN_REGISTERS", "1"}, {"REG_ROWS", "2"}, {"TILE_N", "64"}}).has_value());
   EXPECT_EQ(evoteam::complete_params(task, {{"TILE_N", "256"}}).at("TILE_K"), "32");
+}
+
+// A workload's "origin" is "published" or "ours" (the default); a published one names its source.
+TEST(TaskWorkloads, ReadsOriginAndSource) {
+  TempDir dir;
+  nlohmann::json task = minimal_task();
+  task["workloads"] = nlohmann::json::parse(R"([
+    {"name": "a", "axes": {"N": 8}},
+    {"name": "b", "origin": "ours", "axes": {"N": 16}},
+    {"name": "c", "origin": "published", "source": "e2142798-a0ce-49dd-9eaa-72727ad69f0f", "axes": {"N": 32}}
+  ])");
+  write_task(dir.path(), task);
+  const Task loaded = evoteam::load_task(dir.path());
+  ASSERT_EQ(loaded.workloads.size(), 3u);
+  EXPECT_EQ(loaded.workloads[0].origin, evoteam::WorkloadOrigin::ours);
+  EXPECT_EQ(loaded.workloads[1].origin, evoteam::WorkloadOrigin::ours);
+  EXPECT_EQ(loaded.workloads[2].origin, evoteam::WorkloadOrigin::published);
+  EXPECT_EQ(loaded.workloads[2].source, "e2142798-a0ce-49dd-9eaa-72727ad69f0f");
+  EXPECT_TRUE(loaded.workloads[0].source.empty());
+}
+
+TEST(TaskWorkloads, RefusesABadOriginNamingTheFileAndTheField) {
+  struct Case {
+    nlohmann::json workload;
+    const char* expected;
+  };
+  const std::vector<Case> cases = {
+      {{{"axes", {{"N", 8}}}, {"origin", "theirs"}}, "workloads[0].origin: \"theirs\" is not one of \"published\", \"ours\""},
+      {{{"axes", {{"N", 8}}}, {"origin", 3}}, "workloads[0].origin"},
+      {{{"axes", {{"N", 8}}}, {"origin", "published"}}, "workloads[0].source"},
+      {{{"axes", {{"N", 8}}}, {"origin", "published"}, {"source", ""}}, "workloads[0].source: must not be empty"},
+      {{{"axes", {{"N", 8}}}, {"provenance", "x"}}, "workloads[0].provenance"},
+  };
+  for (const Case& c : cases) {
+    nlohmann::json task = minimal_task();
+    task["workloads"] = nlohmann::json::array({c.workload});
+    const std::string error = load_error(task);
+    EXPECT_NE(error.find("task.json"), std::string::npos) << error;
+    EXPECT_NE(error.find(c.expected), std::string::npos) << c.workload.dump() << " -> " << error;
+  }
+}
+
+TEST(TaskWorkloads, SelectsByOriginAndKeepsSelectionsApartInTheContentHash) {
+  TempDir dir;
+  nlohmann::json task = minimal_task();
+  task["workloads"] = nlohmann::json::parse(R"([
+    {"name": "ours", "axes": {"N": 8}},
+    {"name": "pub1", "origin": "published", "source": "u1", "axes": {"N": 16}},
+    {"name": "pub2", "origin": "published", "source": "u2", "axes": {"N": 32}}
+  ])");
+  write_task(dir.path(), task);
+  const Task loaded = evoteam::load_task(dir.path());
+  Task all = loaded, published = loaded, ours = loaded;
+  evoteam::select_workloads(all, evoteam::WorkloadSelection::all);
+  evoteam::select_workloads(published, evoteam::WorkloadSelection::published);
+  evoteam::select_workloads(ours, evoteam::WorkloadSelection::ours);
+  EXPECT_EQ(all.workloads.size(), 3u);
+  ASSERT_EQ(published.workloads.size(), 2u);
+  EXPECT_EQ(published.workloads[0].name, "pub1");
+  ASSERT_EQ(ours.workloads.size(), 1u);
+  EXPECT_EQ(ours.workloads[0].name, "ours");
+  EXPECT_EQ(all.content_hash, loaded.content_hash);
+  EXPECT_NE(published.content_hash, loaded.content_hash);
+  EXPECT_NE(ours.content_hash, loaded.content_hash);
+  EXPECT_NE(ours.content_hash, published.content_hash);
+
+  // Only our workloads: choosing them changes nothing; choosing published ones is refused, naming the task.
+  Task only_ours = evoteam::load_task(dir.path());
+  only_ours.workloads.resize(1);
+  const std::string hash = only_ours.content_hash;
+  evoteam::select_workloads(only_ours, evoteam::WorkloadSelection::ours);
+  EXPECT_EQ(only_ours.content_hash, hash);
+  try {
+    evoteam::select_workloads(only_ours, evoteam::WorkloadSelection::published);
+    FAIL() << "a task without published workloads cannot run only those";
+  } catch (const InvalidInput& error) {
+    EXPECT_EQ(error.code(), evoteam::ExitCode::invalid_input);
+    EXPECT_NE(std::string(error.what()).find("task t"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("--workloads published"), std::string::npos) << error.what();
+  }
+  for (const char* text : {"all", "published", "ours"})
+    EXPECT_EQ(evoteam::to_string(*evoteam::parse_workload_selection(text)), text);
+  EXPECT_FALSE(evoteam::parse_workload_selection("theirs").has_value());
+}
+
+// The shipped tasks that follow a FlashInfer-Trace definition carry the workloads published for it, kept
+// verbatim in <task>/published/<definition>.jsonl: every published line is a workload of the task with the same
+// axes (len_indptr is batch_size + 1 here), none is left out, and each fits in device memory.
+struct PublishedTask {
+  const char* task;
+  const char* definition;
+  std::size_t published;
+  std::size_t ours;
+};
+
+const std::vector<PublishedTask> k_published_tasks = {
+    {"gqa_paged_decode_h32_kv8_d128_ps1", "gqa_paged_decode_h32_kv8_d128_ps1", 48, 6},
+    {"mla_paged_decode_h16_ckv512_kpe64_ps1", "mla_paged_decode_h16_ckv512_kpe64_ps1", 47, 6},
+    {"gemm_bf16", "gemm_n4096_k4096", 43, 6},
+    {"gemm_bf16_wgmma", "gemm_n4096_k4096", 43, 6},
+};
+
+std::size_t count_origin(const Task& task, evoteam::WorkloadOrigin origin) {
+  return static_cast<std::size_t>(std::count_if(task.workloads.begin(), task.workloads.end(),
+                                                [&](const evoteam::Workload& w) { return w.origin == origin; }));
+}
+
+TEST(TaskPublishedWorkloads, EveryShippedTaskCarriesItsPublishedFileLineForLine) {
+  for (const PublishedTask& expected : k_published_tasks) {
+    SCOPED_TRACE(expected.task);
+    const fs::path dir = evoteam::install_root() / "kernels" / expected.task;
+    const Task task = evoteam::load_task(dir);
+    const fs::path published_dir = dir / "published";
+    EXPECT_TRUE(fs::is_regular_file(published_dir / "LICENSE"));
+    EXPECT_TRUE(fs::is_regular_file(published_dir / "README.md"));
+    std::map<std::string, const evoteam::Workload*> by_source;
+    for (const evoteam::Workload& workload : task.workloads)
+      if (workload.origin == evoteam::WorkloadOrigin::published) by_source[workload.source] = &workload;
+    std::istringstream lines(evoteam::read_file(published_dir / (std::string(expected.definition) + ".jsonl")));
+    std::string line;
+    std::size_t count = 0;
+    while (std::getline(lines, line)) {
+      if (line.empty()) continue;
+      ++count;
+      const nlohmann::json record = nlohmann::json::parse(line);
+      EXPECT_EQ(record["definition"], expected.definition);
+      const nlohmann::json& published = record["workload"];
+      const std::string uuid = published["uuid"].get<std::string>();
+      const auto found = by_source.find(uuid);
+      ASSERT_NE(found, by_source.end()) << "published workload " << uuid << " is not in task.json";
+      const std::map<std::string, std::int64_t> axes = evoteam::workload_axes(task, *found->second);
+      for (const auto& [name, value] : published["axes"].items()) {
+        if (name == "len_indptr") {
+          EXPECT_EQ(value.get<std::int64_t>(), axes.at("batch_size") + 1) << uuid;
+          continue;
+        }
+        ASSERT_TRUE(axes.count(name)) << uuid << " axis " << name;
+        EXPECT_EQ(axes.at(name), value.get<std::int64_t>()) << uuid << " axis " << name;
+      }
+      EXPECT_FALSE(evoteam::violated_constraint(task, axes).has_value()) << uuid;
+      // Inputs and outputs of one workload stay far below the 80 GB of an H100, rotation sets and checks included.
+      double bytes = 0;
+      for (const evoteam::TensorSpec* tensor : task.tensors())
+        bytes += static_cast<double>(evoteam::tensor_elements(*tensor, axes)) * static_cast<double>(evoteam::dtype_size(tensor->dtype));
+      EXPECT_LE(bytes, 4.0 * (1ull << 30)) << uuid;
+    }
+    EXPECT_EQ(count, expected.published);
+    EXPECT_EQ(by_source.size(), count) << "every published workload of task.json comes from the published file";
+    EXPECT_EQ(count_origin(task, evoteam::WorkloadOrigin::published), expected.published);
+    EXPECT_EQ(count_origin(task, evoteam::WorkloadOrigin::ours), expected.ours);
+  }
+}
+
+TEST(TaskPublishedWorkloads, SelectionCountsPerShippedTask) {
+  for (const PublishedTask& expected : k_published_tasks) {
+    SCOPED_TRACE(expected.task);
+    const Task loaded = evoteam::load_task(evoteam::install_root() / "kernels" / expected.task);
+    Task published = loaded, ours = loaded, all = loaded;
+    evoteam::select_workloads(published, evoteam::WorkloadSelection::published);
+    evoteam::select_workloads(ours, evoteam::WorkloadSelection::ours);
+    evoteam::select_workloads(all, evoteam::WorkloadSelection::all);
+    EXPECT_EQ(published.workloads.size(), expected.published);
+    EXPECT_EQ(ours.workloads.size(), expected.ours);
+    EXPECT_EQ(all.workloads.size(), expected.published + expected.ours);
+  }
+  // Gated Delta Net prefill qk4_v8: FlashInfer-Bench published no workloads for its definition.
+  Task gdn = evoteam::load_task(evoteam::install_root() / "kernels" / "gdn_prefill_qk4_v8_d128_k_last");
+  EXPECT_EQ(count_origin(gdn, evoteam::WorkloadOrigin::published), 0u);
+  EXPECT_THROW(evoteam::select_workloads(gdn, evoteam::WorkloadSelection::published), InvalidInput);
 }
 
 }  // namespace

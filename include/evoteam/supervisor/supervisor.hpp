@@ -41,6 +41,8 @@ struct OptimizeOptions {
   std::filesystem::path knowledge_dir;  // empty: the run's own knowledge/
   std::filesystem::path from_run;       // an earlier run of the task whose best is the start; empty: the task's
   std::uint64_t seed = 1;
+  // The task's workloads the run evaluates (`--workloads published|ours|all`); kept in run.json for resume.
+  WorkloadSelection workloads = WorkloadSelection::all;
   // Called once the run directory exists, before the run starts (`optimize --detach` hands it to the caller).
   std::function<void(const std::filesystem::path& run_dir)> on_run_created;
 };

@@ -72,10 +72,23 @@ struct Tolerance {
   double normwise = 1e-5;
 };
 
+// Where a workload comes from: published with the definition the task follows (FlashInfer-Bench's workloads),
+// or added by this project (edge shapes, sizes of our own). task.json's "origin" field; "ours" when absent.
+enum class WorkloadOrigin { ours, published };
+std::string to_string(WorkloadOrigin origin);
+std::optional<WorkloadOrigin> parse_workload_origin(const std::string& text);
+
 struct Workload {
   std::string name;
   std::map<std::string, std::int64_t> axes;  // var axes only; const axes come from the task
+  WorkloadOrigin origin = WorkloadOrigin::ours;
+  std::string source;  // published workloads: where they were published (e.g. the trace's workload uuid)
 };
+
+// The workloads a command evaluates: `--workloads published|ours|all`.
+enum class WorkloadSelection { all, published, ours };
+std::string to_string(WorkloadSelection selection);
+std::optional<WorkloadSelection> parse_workload_selection(const std::string& text);
 
 // A tunable compile-time parameter, passed to the build as -D<name>=<value>.
 struct ParamSpec {
@@ -166,6 +179,11 @@ struct Task {
 // Loads and validates <task_dir>/task.json (and workloads.jsonl when named). Throws InvalidInput naming the
 // file and the field.
 Task load_task(const std::filesystem::path& task_dir);
+
+// Keeps the task's workloads of the selected origin (all: every one) and, when that drops any, folds the
+// selection into content_hash so results of different selections never share a cache entry. Throws
+// InvalidInput naming the task when the selection leaves no workload.
+void select_workloads(Task& task, WorkloadSelection selection);
 
 // Evaluates an expression (muparser syntax plus %, floor, ceil, cdiv) with the given variables. Throws
 // InvalidInput with `where` in the message.

@@ -59,10 +59,12 @@ class CandidateEvaluator {
   virtual const Task* task() const { return nullptr; }
 };
 
-// The real evaluator on a task (the frozen copy in the run directory), running its children through `runner`.
-// Throws InvalidInput for a bad task.
+// The real evaluator on a task (the frozen copy in the run directory), running its children through `runner`,
+// over the task's workloads of the selected origin (`optimize --workloads`). Throws InvalidInput for a bad task
+// or a selection that leaves no workload.
 std::unique_ptr<CandidateEvaluator> make_task_evaluator(const Config& config, const std::filesystem::path& task_dir,
-                                                        ProcessRunner& runner);
+                                                        ProcessRunner& runner,
+                                                        WorkloadSelection workloads = WorkloadSelection::all);
 
 struct LabRequest {
   std::string parent_id;
