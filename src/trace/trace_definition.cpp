@@ -249,40 +249,21 @@ class Translation {
       check_keys(workload, k_workload_keys, where + ": workload", m_workloads_file);
       const std::string uuid = workload.contains("uuid") && workload["uuid"].is_string() ? workload["uuid"].get<std::string>() : "";
       ojson axes = ojson::object();
-      bool usable = true;
-      if (workload.contains("axes") && workload["axes"].is_object()) {
-        for (const auto& [name, value] : workload["axes"].items()) {
-          const std::string field = where + ": workload.axes." + name;
-          const AxisIn* axis = find_axis(name);
-          if (axis == nullptr || !value.is_number_integer()) { finding(m_workloads_file, field, "not an axis of the definition, or not an integer: skipped"); usable = false; continue; }
-          const std::int64_t number = value.get<std::int64_t>();
-          if (axis->is_const) {
-            if (number != axis->value) { finding(m_workloads_file, field, "differs from the const axis: workload skipped"); usable = false; }
-            continue;
-          }
-          if (m_substituted.count(name)) continue;  // checked below, once every axis is known
-          axes[name] = number;
-        }
-      }
-      for (const AxisIn& axis : m_axes)
-        if (!axis.is_const && !m_substituted.count(axis.name) && !axes.contains(axis.name)) {
-          finding(m_workloads_file, where + ": workload.axes", "no value for var axis " + axis.name + ": workload skipped");
-          usable = false;
-        }
+      bool usable = read_workload_axes(workload, where, axes);
       if (usable) usable = substituted_axes_agree(workload, axes, where);
       if (workload.contains("inputs") && workload["inputs"].is_object())
         for (const auto& [name, spec] : workload["inputs"].items()) read_input(name, spec, where, file_inputs);
       if (!usable) continue;
-      // Workload names reach file names and reports: a uuid of other characters falls back to the line number.
-      static const std::regex plain("[A-Za-z0-9_-]+");
-      const bool usable_uuid = std::regex_match(uuid, plain);
-      std::string name = usable_uuid ? uuid.substr(0, 8) : "w" + std::to_string(i + 1);
-      if (names.count(name)) name = !usable_uuid || names.count(uuid) ? "w" + std::to_string(i + 1) : uuid;
-      names.insert(name);
       ojson entry = ojson::object();
-      entry["name"] = name;
+      entry["name"] = unique_workload_name(uuid, i, names);
       entry["axes"] = axes;
-      if (!uuid.empty()) entry["description"] = "published workload " + uuid;
+      // Published with the definition: the task keeps where each came from (a uuid-less one is only described).
+      if (!uuid.empty()) {
+        entry["origin"] = "published";
+        entry["source"] = uuid;
+      } else {
+        entry["description"] = "published workload at " + m_workloads_file + " " + where;
+      }
       m_workloads.push_back(entry);
     }
     for (const auto& [input, count] : file_inputs)
@@ -290,6 +271,49 @@ class Translation {
               "safetensors in " + std::to_string(count) + " of " + std::to_string(lines.size()) +
                   " workloads: evoteam generates every input and loads no tensor files, so the task generates it "
                   "from the battery; write a hook that produces valid values (kernels/README.md, \"generate\")");
+  }
+
+  // The workload's var axes into `axes`; false (with findings) when it cannot be a workload of the task.
+  bool read_workload_axes(const ojson& workload, const std::string& where, ojson& axes) {
+    bool usable = true;
+    if (workload.contains("axes") && workload["axes"].is_object()) {
+      for (const auto& [name, value] : workload["axes"].items()) {
+        const std::string field = where + ": workload.axes." + name;
+        const AxisIn* axis = find_axis(name);
+        if (axis == nullptr || !value.is_number_integer()) {
+          finding(m_workloads_file, field, "not an axis of the definition, or not an integer: skipped");
+          usable = false;
+          continue;
+        }
+        const std::int64_t number = value.get<std::int64_t>();
+        if (axis->is_const) {
+          if (number != axis->value) {
+            finding(m_workloads_file, field, "differs from the const axis: workload skipped");
+            usable = false;
+          }
+          continue;
+        }
+        if (m_substituted.count(name)) continue;  // checked by substituted_axes_agree, once every axis is known
+        axes[name] = number;
+      }
+    }
+    for (const AxisIn& axis : m_axes)
+      if (!axis.is_const && !m_substituted.count(axis.name) && !axes.contains(axis.name)) {
+        finding(m_workloads_file, where + ": workload.axes", "no value for var axis " + axis.name + ": workload skipped");
+        usable = false;
+      }
+    return usable;
+  }
+
+  // Workload names reach file names and reports: the uuid's first 8 characters, the whole uuid when those
+  // collide, and the line number for a uuid of other characters.
+  static std::string unique_workload_name(const std::string& uuid, std::size_t line_index, std::set<std::string>& names) {
+    static const std::regex plain("[A-Za-z0-9_-]+");
+    const bool usable_uuid = std::regex_match(uuid, plain);
+    std::string name = usable_uuid ? uuid.substr(0, 8) : "w" + std::to_string(line_index + 1);
+    if (names.count(name)) name = !usable_uuid || names.count(uuid) ? "w" + std::to_string(line_index + 1) : uuid;
+    names.insert(name);
+    return name;
   }
 
   bool substituted_axes_agree(const ojson& workload, const ojson& axes, const std::string& where) {

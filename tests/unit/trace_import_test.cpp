@@ -163,6 +163,8 @@ TEST(TraceImport, ReportsWhatItCannotCarryWithFileAndField) {
   ASSERT_EQ(task.workloads.size(), 3u);
   EXPECT_EQ(task.workloads[0].name, "e2142798");
   EXPECT_EQ(task.workloads[0].axes.count("len_indptr"), 0u);
+  EXPECT_EQ(task.workloads[0].origin, WorkloadOrigin::published) << "imported workloads are the published ones";
+  EXPECT_EQ(task.workloads[0].source.substr(0, 8), "e2142798") << "the source is the workload's uuid";
   EXPECT_EQ(task.entry.args.front(), "q");
   EXPECT_EQ(task.entry.args.back(), "num_kv_indices");
 
