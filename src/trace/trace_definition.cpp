@@ -399,8 +399,32 @@ class Translation {
                               : "imported from the FlashInfer-Trace definition " + m_result.name;
     task["target"] = "cuda";
     task["archs"] = {"sm_90a", "sm_100a"};
+    task["axes"] = axes_json();
+    ojson inputs = ojson::object();
+    for (const TensorIn& tensor : m_inputs) inputs[tensor.name] = tensor_json(tensor);
+    task["inputs"] = inputs;
+    const ojson scalars = scalars_json();
+    if (!scalars.empty()) task["scalars"] = scalars;
+    ojson outputs = ojson::object();
+    for (const TensorIn& tensor : m_outputs) outputs[tensor.name] = tensor_json(tensor);
+    task["outputs"] = outputs;
+    if (!m_constraints.empty()) task["constraints"] = m_constraints;
+    task["entry"] = {{"name", m_result.name}, {"args", entry_args(inputs, scalars, task["axes"])}};
+    task["reference"] = "reference.cu";
+    task["kernel"] = {{"files", {"kernel.cu"}}};
+    if (m_workloads.empty()) add_placeholder_workload(task["axes"]);
+    task["workloads"] = m_workloads;
+    m_result.remaining = {
+        "reference.cu: a CUDA (or C++ host-side) reference implementing reference.py; evoteam verifies candidates "
+        "against it, and a CPU double reference (cpu_reference.cpp) as the other CUDA tasks have",
+        "kernel.cu: a starting kernel (a naive one will do) that the team optimises",
+        "tolerances per output, and flops and bytes expressions for the roofline (kernels/README.md)",
+        "hooks for inputs whose values must be structured (indices, offsets); see the findings below"};
+  }
+
+  // The axes the task keeps: every one but those a constraint defines (they became expressions in the shapes).
+  ojson axes_json() const {
     ojson axes = ojson::object();
-    ojson args = ojson::array();
     for (const AxisIn& axis : m_axes) {
       if (m_substituted.count(axis.name)) continue;
       ojson spec = ojson::object();
@@ -409,10 +433,10 @@ class Translation {
       if (!axis.description.empty()) spec["description"] = axis.description;
       axes[axis.name] = spec;
     }
-    task["axes"] = axes;
-    ojson inputs = ojson::object();
-    for (const TensorIn& tensor : m_inputs) inputs[tensor.name] = tensor_json(tensor);
-    task["inputs"] = inputs;
+    return axes;
+  }
+
+  ojson scalars_json() {
     ojson scalars = ojson::object();
     for (const TensorIn& scalar : m_scalars) {
       if (!m_scalar_text.count(scalar.name)) continue;
@@ -422,39 +446,32 @@ class Translation {
       if (!scalar.description.empty()) spec["description"] = scalar.description;
       scalars[scalar.name] = spec;
     }
-    if (!scalars.empty()) task["scalars"] = scalars;
-    ojson outputs = ojson::object();
-    for (const TensorIn& tensor : m_outputs) outputs[tensor.name] = tensor_json(tensor);
-    task["outputs"] = outputs;
-    if (!m_constraints.empty()) task["constraints"] = m_constraints;
-    // Destination-passing order, as FlashInfer-Trace calls a solution: inputs, outputs, then the var axes.
+    return scalars;
+  }
+
+  // Destination-passing order, as FlashInfer-Trace calls a solution: inputs, outputs, then the var axes.
+  ojson entry_args(const ojson& inputs, const ojson& scalars, const ojson& axes) const {
+    ojson args = ojson::array();
     for (const std::string& name : m_order)
       if (inputs.contains(name) || scalars.contains(name)) args.push_back(name);
     for (const TensorIn& tensor : m_outputs) args.push_back(tensor.name);
     for (const auto& [name, spec] : axes.items())
       if (spec["type"] == "var") args.push_back(name);
-    task["entry"] = {{"name", m_result.name}, {"args", args}};
-    task["reference"] = "reference.cu";
-    task["kernel"] = {{"files", {"kernel.cu"}}};
-    if (m_workloads.empty()) {
-      ojson placeholder = ojson::object();
-      ojson values = ojson::object();
-      for (const auto& [name, spec] : axes.items())
-        if (spec["type"] == "var") values[name] = 1;
-      placeholder["name"] = "placeholder";
-      placeholder["axes"] = values;
-      placeholder["description"] = "every var axis 1: no published workload was imported; replace it";
-      m_workloads.push_back(placeholder);
-      finding(m_workloads_file.empty() ? m_file : m_workloads_file, "workloads",
-              "no workload imported: one placeholder with every var axis 1 stands in (pass --workloads FILE.jsonl)");
-    }
-    task["workloads"] = m_workloads;
-    m_result.remaining = {
-        "reference.cu: a CUDA (or C++ host-side) reference implementing reference.py; evoteam verifies candidates "
-        "against it, and a CPU double reference (cpu_reference.cpp) as the other CUDA tasks have",
-        "kernel.cu: a starting kernel (a naive one will do) that the team optimises",
-        "tolerances per output, and flops and bytes expressions for the roofline (kernels/README.md)",
-        "hooks for inputs whose values must be structured (indices, offsets); see the findings below"};
+    return args;
+  }
+
+  // A task needs a workload to load: with none imported, one with every var axis 1 stands in, said as a finding.
+  void add_placeholder_workload(const ojson& axes) {
+    ojson placeholder = ojson::object();
+    ojson values = ojson::object();
+    for (const auto& [name, spec] : axes.items())
+      if (spec["type"] == "var") values[name] = 1;
+    placeholder["name"] = "placeholder";
+    placeholder["axes"] = values;
+    placeholder["description"] = "every var axis 1: no published workload was imported; replace it";
+    m_workloads.push_back(placeholder);
+    finding(m_workloads_file.empty() ? m_file : m_workloads_file, "workloads",
+            "no workload imported: one placeholder with every var axis 1 stands in (pass --workloads FILE.jsonl)");
   }
 
   const ojson& m_def;
