@@ -87,21 +87,6 @@ void write_rank_functions(std::ostringstream& out, const Task& task) {
 
 }  // namespace
 
-std::string c_type(DType dtype) {
-  switch (dtype) {
-    case DType::float32: return "float";
-    case DType::float64: return "double";
-    case DType::int32: return "std::int32_t";
-    case DType::int64: return "std::int64_t";
-    case DType::uint8: return "std::uint8_t";
-    case DType::float16: return "__half";
-    case DType::bfloat16: return "__nv_bfloat16";
-    case DType::float8_e4m3: return "__nv_fp8_e4m3";
-    case DType::float8_e5m2: return "__nv_fp8_e5m2";
-  }
-  return "float";
-}
-
 std::string entry_declaration(const Task& task) {
   const bool cuda = task.target == Target::cuda;
   std::vector<std::string> parameters;

@@ -4,13 +4,12 @@
 // axes in task.axes order.
 #include <string>
 
+#include <evoteam/task/c_type.hpp>
 #include <evoteam/task/task.hpp>
 
 namespace evoteam::eval {
 
 std::string glue_source(const Task& task);
-// The C type an implementation sees for a tensor element ("float", "std::int64_t", "__half", ...).
-std::string c_type(DType dtype);
 // The entry point's C declaration, for READMEs and error messages.
 std::string entry_declaration(const Task& task);
 

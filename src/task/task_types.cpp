@@ -1,4 +1,5 @@
 // Names of the task enums and small lookups.
+#include <evoteam/task/c_type.hpp>
 #include <evoteam/task/task.hpp>
 
 namespace evoteam {
@@ -12,14 +13,19 @@ struct DTypeInfo {
   const char* name;
   std::size_t size;
   bool floating;
+  const char* c_type;
 };
 
 constexpr DTypeInfo k_dtypes[] = {
-    {DType::float32, "float32", 4, true},         {DType::float64, "float64", 8, true},
-    {DType::int32, "int32", 4, false},            {DType::int64, "int64", 8, false},
-    {DType::uint8, "uint8", 1, false},            {DType::float16, "float16", 2, true},
-    {DType::bfloat16, "bfloat16", 2, true},       {DType::float8_e4m3, "float8_e4m3", 1, true},
-    {DType::float8_e5m2, "float8_e5m2", 1, true},
+    {DType::float32, "float32", 4, true, "float"},
+    {DType::float64, "float64", 8, true, "double"},
+    {DType::int32, "int32", 4, false, "std::int32_t"},
+    {DType::int64, "int64", 8, false, "std::int64_t"},
+    {DType::uint8, "uint8", 1, false, "std::uint8_t"},
+    {DType::float16, "float16", 2, true, "__half"},
+    {DType::bfloat16, "bfloat16", 2, true, "__nv_bfloat16"},
+    {DType::float8_e4m3, "float8_e4m3", 1, true, "__nv_fp8_e4m3"},
+    {DType::float8_e5m2, "float8_e5m2", 1, true, "__nv_fp8_e5m2"},
 };
 
 const DTypeInfo& info(DType dtype) {
@@ -40,6 +46,7 @@ std::optional<DType> parse_dtype(const std::string& text) {
 
 std::size_t dtype_size(DType dtype) { return info(dtype).size; }
 bool is_floating(DType dtype) { return info(dtype).floating; }
+std::string c_type(DType dtype) { return info(dtype).c_type; }
 
 std::string to_string(BaselineKind kind) {
   switch (kind) {

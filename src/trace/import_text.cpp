@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include <evoteam/core/text.hpp>
+#include <evoteam/task/c_type.hpp>
 #include <evoteam/task/task.hpp>
 
 namespace evoteam::trace_detail {
@@ -12,19 +13,7 @@ namespace {
 
 std::string c_type(const std::string& dtype) {
   const std::optional<DType> parsed = parse_dtype(dtype);
-  if (!parsed) return "void";
-  switch (*parsed) {
-    case DType::float32: return "float";
-    case DType::float64: return "double";
-    case DType::int32: return "std::int32_t";
-    case DType::int64: return "std::int64_t";
-    case DType::uint8: return "std::uint8_t";
-    case DType::float16: return "__half";
-    case DType::bfloat16: return "__nv_bfloat16";
-    case DType::float8_e4m3: return "__nv_fp8_e4m3";
-    case DType::float8_e5m2: return "__nv_fp8_e5m2";
-  }
-  return "void";
+  return parsed ? evoteam::c_type(*parsed) : "void";
 }
 
 std::string parameter(const nlohmann::ordered_json& task, const std::string& arg) {
