@@ -40,6 +40,13 @@ std::string interval_text(std::optional<double> low, std::optional<double> high)
   return "[" + fixed(*low, 2) + ", " + fixed(*high, 2) + "]";
 }
 
+std::string budget_text(const BudgetBurn& burn) {
+  const int digits = burn.name == "hours" || burn.name == "usd" || burn.name == "gpu_seconds" ? 2 : 0;
+  std::string text = fixed(burn.spent, digits);
+  if (burn.limit > 0) return text + " of " + fixed(burn.limit, digits) + " (" + fixed(burn.percent.value_or(0), 0) + "%)";
+  return text + " (no limit)";
+}
+
 std::string change_label(const ReportCycle& cycle) {
   std::string label;
   for (const std::string& role : cycle.added) label += (label.empty() ? "+" : " +") + role;

@@ -71,13 +71,7 @@ void summary_section(std::ostringstream& out, const RunReport& report) {
                   ? "none passed"
                   : report.best_candidate + " " + speedup_text(report.best_speedup) + " " +
                         interval_text(report.best_low, report.best_high));
-  for (const BudgetBurn& burn : report.budgets) {
-    const int digits = burn.name == "hours" || burn.name == "usd" || burn.name == "gpu_seconds" ? 2 : 0;
-    std::string value = fixed(burn.spent, digits);
-    if (burn.limit > 0) value += " of " + fixed(burn.limit, digits) + " (" + fixed(burn.percent.value_or(0), 0) + "%)";
-    else value += " (no limit)";
-    row(burn.name, value);
-  }
+  for (const BudgetBurn& burn : report.budgets) row(burn.name, budget_text(burn));
   out << "</dl>";
 }
 

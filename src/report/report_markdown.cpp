@@ -38,13 +38,7 @@ void summary_section(std::ostringstream& out, const RunReport& report) {
                                         : cell(report.best_candidate + " " + speedup_text(report.best_speedup) + " " +
                                                interval_text(report.best_low, report.best_high)))
       << " |\n";
-  for (const BudgetBurn& burn : report.budgets) {
-    const int digits = burn.name == "hours" || burn.name == "usd" || burn.name == "gpu_seconds" ? 2 : 0;
-    out << "| " << burn.name << " | " << fixed(burn.spent, digits);
-    if (burn.limit > 0) out << " of " << fixed(burn.limit, digits) << " (" << fixed(burn.percent.value_or(0), 0) << "%)";
-    else out << " (no limit)";
-    out << " |\n";
-  }
+  for (const BudgetBurn& burn : report.budgets) out << "| " << burn.name << " | " << budget_text(burn) << " |\n";
 }
 
 void cycles_section(std::ostringstream& out, const RunReport& report) {

@@ -16,6 +16,9 @@ std::string verdict_text(const ReportCandidate& candidate);  // PASS 8.27x, COMP
 std::string speedup_text(std::optional<double> speedup);                             // 8.27x, or -
 std::string interval_text(std::optional<double> low, std::optional<double> high);   // [7.60, 9.03], or empty
 
+// One budget's use against its limit: "6 of 10 (60%)", "0.25 (no limit)".
+std::string budget_text(const BudgetBurn& burn);
+
 // What changed in a cycle's team and the signals behind it, for a chart label: "c4: +debugger (recurring_error)".
 std::string change_label(const ReportCycle& cycle);
 // Everything about it, for hover text and tables: the change, then the signals that caused it.
