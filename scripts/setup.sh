@@ -84,3 +84,57 @@ PY
     echo "$dest/bin/cuobjdump"
   return 0
 }
+
+# FlashInfer's headers and its bundled CCCL, from the pinned flashinfer-python wheel (fetched with pip by name, so
+# the user's index settings apply) into the build tree, where the evaluator looks for them (the vendor baselines
+# of the FlashInfer tasks; eval/vendor_baseline.hpp). Best effort: without them those tasks say the vendor is
+# not installed. Prints the directory on success.
+evoteam_flashinfer_version=0.7.4
+evoteam_fetch_flashinfer() {
+  local dest="$EVOTEAM_BUILD_DIR/tools/flashinfer"
+  if [ "$(cat "$dest/VERSION" 2>/dev/null)" = "$evoteam_flashinfer_version" ]; then echo "$dest"; return 0; fi
+  python3 -m pip --version >/dev/null 2>&1 || return 0
+  local wheels
+  wheels=$(mktemp -d)
+  if ! timeout 600 python3 -m pip download --quiet --no-deps --only-binary=:all: --dest "$wheels" \
+       "flashinfer-python==$evoteam_flashinfer_version" >&2; then
+    rm -rf "$wheels"
+    return 0
+  fi
+  rm -rf "$dest"
+  python3 - "$wheels" "$dest" "$evoteam_flashinfer_version" <<'PY' >&2
+import glob, os, sys, zipfile
+wheels, dest, version = sys.argv[1:4]
+kept = 0
+for wheel_path in glob.glob(os.path.join(wheels, "flashinfer_python-*.whl")):
+    with zipfile.ZipFile(wheel_path) as wheel:
+        for name in wheel.namelist():
+            if name.startswith(("flashinfer/data/include/", "flashinfer/data/cccl/")) and not name.endswith("/"):
+                target = os.path.join(dest, name[len("flashinfer/data/"):])
+            elif "/licenses/" in name and ".dist-info/" in name and not name.endswith("/"):
+                target = os.path.join(dest, "licenses", os.path.basename(name))
+            else:
+                continue
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "wb") as out:
+                out.write(wheel.read(name))
+            kept += 1
+if kept:
+    with open(os.path.join(dest, "VERSION"), "w") as out:
+        out.write(version + "\n")
+    print("evoteam: flashinfer %s headers (%d files) from %s" % (version, kept, os.path.basename(wheel_path)))
+PY
+  rm -rf "$wheels"
+  [ -f "$dest/VERSION" ] && echo "$dest"
+  return 0
+}
+
+# Whether any argument names a task directory whose task.json asks for FlashInfer (scripts/evoteam fetches it
+# only then: the host default never downloads it).
+evoteam_args_need_flashinfer() {
+  local arg
+  for arg in "$@"; do
+    [ -f "$arg/task.json" ] && grep -q '"kind": *"flashinfer"' "$arg/task.json" && return 0
+  done
+  return 1
+}

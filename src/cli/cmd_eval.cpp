@@ -32,6 +32,14 @@ std::string pad(std::string text, std::size_t width) {
   return text;
 }
 
+// "flashinfer 0.7.4: built for sm_90a, sm_100a" or its measured fraction, or why there is none.
+std::string vendor_line(const VendorComparison& vendor) {
+  std::string line = vendor.name + (vendor.version.empty() ? "" : " " + vendor.version) + " (vendor baseline): ";
+  if (vendor.status == "measured" && vendor.fraction)
+    return line + "candidate at " + fixed(*vendor.fraction, 3) + "x of its speed (geometric mean; >1 is faster)";
+  return line + vendor.status + (vendor.detail.empty() ? "" : " - " + vendor.detail);
+}
+
 void print_human(const EvalResult& result, const std::string& candidate_label) {
   std::ostringstream out;
   out << "task " << result.task << " (" << result.target << "), candidate " << candidate_label;
@@ -43,14 +51,16 @@ void print_human(const EvalResult& result, const std::string& candidate_label) {
   out << (result.result_cache_hit ? " [cached result]" : "") << "\n";
   if (!result.workloads.empty()) {
     out << "\n" << pad("workload", 18) << pad("median", 12) << pad("p10", 12) << pad("p90", 12) << pad("relstd", 8)
-        << pad("n", 6) << pad("baseline", 12) << pad("speedup [95% interval]", 26) << "roofline\n";
+        << pad("n", 6) << pad("baseline", 12) << pad("speedup [95% interval]", 26) << pad("roofline", 10)
+        << (result.vendor && result.vendor->status == "measured" ? "vs " + result.vendor->name : "") << "\n";
     for (const WorkloadResult& workload : result.workloads) {
       out << pad(workload.name, 18) << pad(human_duration(workload.candidate.median_s), 12)
           << pad(human_duration(workload.candidate.p10_s), 12) << pad(human_duration(workload.candidate.p90_s), 12)
           << pad(fixed(workload.candidate.relstdev * 100, 1) + "%", 8) << pad(std::to_string(workload.candidate.samples), 6)
           << pad(human_duration(workload.baseline.median_s), 12)
           << pad(fixed(workload.speedup, 2) + "x [" + fixed(workload.speedup_low, 2) + ", " + fixed(workload.speedup_high, 2) + "]", 26)
-          << (workload.roofline_fraction ? fixed(*workload.roofline_fraction, 3) : std::string("-"))
+          << pad(workload.roofline_fraction ? fixed(*workload.roofline_fraction, 3) : std::string("-"), 10)
+          << (workload.vendor ? fixed(workload.vendor->fraction, 3) + "x (" + human_duration(workload.vendor->median_s) + ")" : "")
           << (workload.stop == "cap" ? "  (did not converge)" : "") << "\n";
     }
   }
@@ -60,6 +70,7 @@ void print_human(const EvalResult& result, const std::string& candidate_label) {
     if (result.roofline_fraction) out << ", roofline fraction " << fixed(*result.roofline_fraction, 3);
     out << "\n";
   }
+  if (result.vendor) out << vendor_line(*result.vendor) << "\n";
   if (result.profile.is_object()) {
     out << "profile (" << result.profile.value("tool", "timing") << "): ";
     if (result.profile.contains("gflops")) out << fixed(result.profile["gflops"].get<double>(), 2) << " GFLOP/s, ";

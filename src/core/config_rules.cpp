@@ -108,6 +108,7 @@ std::vector<ConfigRule> make_rules() {
       at_least("eval.cuda.peak_gflops", 0),  // 0: measure
       at_least("eval.cuda.peak_gbytes_per_s", 0),
       one_of("eval.cuda.sanitizer_tools", {"memcheck", "racecheck", "synccheck", "initcheck"}),
+      any("eval.cuda.flashinfer"),
       any("eval.static.allowed_symbols"),
       any("eval.static.forbidden_instructions"),
       any("eval.static.forbid_writable_data"),

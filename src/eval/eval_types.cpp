@@ -124,9 +124,29 @@ nlohmann::json SampleStats::to_json() const {
           {"p90_s", p90_s},     {"relstdev", relstdev}, {"sem_s", sem_s}};
 }
 
+nlohmann::json VendorComparison::to_json() const {
+  return {{"name", name},   {"version", version}, {"status", status},
+          {"detail", detail}, {"archs", archs},   {"missing_archs", missing_archs},
+          {"fraction", optional_number(fraction)}};
+}
+
+VendorComparison VendorComparison::from_json(const nlohmann::json& value) {
+  VendorComparison vendor;
+  vendor.name = value.value("name", "");
+  vendor.version = value.value("version", "");
+  vendor.status = value.value("status", "");
+  vendor.detail = value.value("detail", "");
+  vendor.archs = value.value("archs", std::vector<std::string>{});
+  vendor.missing_archs = value.value("missing_archs", std::map<std::string, std::string>{});
+  vendor.fraction = read_optional(value, "fraction");
+  return vendor;
+}
+
 nlohmann::json WorkloadResult::to_json() const {
   nlohmann::json axes_json = nlohmann::json::object();
   for (const auto& [axis, value] : axes) axes_json[axis] = value;
+  nlohmann::json vendor_json = nullptr;
+  if (vendor) vendor_json = {{"median_s", vendor->median_s}, {"speedup", vendor->speedup}, {"fraction", vendor->fraction}};
   return {{"name", name},
           {"axes", axes_json},
           {"candidate", candidate.to_json()},
@@ -142,7 +162,8 @@ nlohmann::json WorkloadResult::to_json() const {
           {"rotation_bytes", rotation_bytes},
           {"time_s",
            {{"setup", setup_s}, {"setup_ahead", setup_ahead_s}, {"warmup", warmup_s}, {"measured", measured_s},
-            {"elapsed", elapsed_s}, {"timed", timed_s}}}};
+            {"elapsed", elapsed_s}, {"timed", timed_s}}},
+          {"vendor", vendor_json}};
 }
 
 nlohmann::json EvalResult::to_json() const {
@@ -170,6 +191,7 @@ nlohmann::json EvalResult::to_json() const {
   value["speedup_interval"] = speedup ? nlohmann::json{optional_number(speedup_low), optional_number(speedup_high)}
                                       : nlohmann::json(nullptr);
   value["roofline_fraction"] = optional_number(roofline_fraction);
+  value["vendor"] = vendor ? vendor->to_json() : nlohmann::json(nullptr);
   nlohmann::json workload_list = nlohmann::json::array();
   for (const WorkloadResult& workload : workloads) workload_list.push_back(workload.to_json());
   value["workloads"] = workload_list;
@@ -214,6 +236,7 @@ EvalResult EvalResult::from_json(const nlohmann::json& value) {
     if (!interval[1].is_null()) result.speedup_high = interval[1].get<double>();
   }
   result.roofline_fraction = read_optional(value, "roofline_fraction");
+  if (value.contains("vendor") && value["vendor"].is_object()) result.vendor = VendorComparison::from_json(value["vendor"]);
   for (const auto& item : value.value("workloads", nlohmann::json::array())) {
     WorkloadResult workload;
     workload.name = item.value("name", "");
@@ -240,6 +263,10 @@ EvalResult EvalResult::from_json(const nlohmann::json& value) {
     workload.measured_s = time.value("measured", 0.0);
     workload.elapsed_s = time.value("elapsed", 0.0);
     workload.timed_s = time.value("timed", 0.0);
+    if (item.contains("vendor") && item["vendor"].is_object()) {
+      const nlohmann::json& vendor = item["vendor"];
+      workload.vendor = VendorWorkload{vendor.value("median_s", 0.0), vendor.value("speedup", 0.0), vendor.value("fraction", 0.0)};
+    }
     result.workloads.push_back(workload);
   }
   result.static_warnings = value.value("static_warnings", std::vector<std::string>{});

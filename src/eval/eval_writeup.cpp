@@ -40,8 +40,15 @@ std::string describe_for_agent(const EvalResult& result) {
             human_duration(workload.baseline.median_s) + "), speedup " + fixed(workload.speedup, 3) + "x, " +
             fixed(workload.gflops, 2) + " GFLOP/s, " + fixed(workload.gbytes_per_s, 2) + " GB/s";
     if (workload.roofline_fraction) text += ", roofline " + fixed(*workload.roofline_fraction * 100, 1) + "%";
+    if (workload.vendor && result.vendor)
+      text += ", " + fixed(workload.vendor->fraction, 3) + "x of " + result.vendor->name + " (" +
+              human_duration(workload.vendor->median_s) + ")";
     text += "\n";
   }
+  // The bar the field measures against: agents see how far the candidate is from it.
+  if (result.vendor && result.vendor->fraction)
+    text += "vs " + result.vendor->name + ": " + fixed(*result.vendor->fraction, 3) +
+            "x of its speed (geometric mean; above 1 is faster)\n";
   for (const std::string& warning : result.static_warnings) text += "warning: " + warning + "\n";
   // Once the run's best meets one of these, a candidate without it is rejected: agents should know where they stand.
   if (result.adopted_constraints && !result.adopted_constraints->empty())

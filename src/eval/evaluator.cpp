@@ -19,6 +19,7 @@
 #include "eval/sandbox.hpp"
 #include "eval/statistics.hpp"
 #include "eval/timing_run.hpp"
+#include "eval/vendor_baseline.hpp"
 
 namespace evoteam {
 
@@ -169,6 +170,7 @@ struct Evaluation {
   std::optional<eval::ProfileOutcome> profiled;  // the early profile, once correctness has finished
   std::optional<eval::TimingRun> timing_run;
   std::optional<Judgement> noisy;  // the timing's NOISY verdict, which does not stop the profile
+  std::optional<eval::VendorBuild> vendor;  // the task's vendor baseline, built beside the candidate
 };
 
 // What a step leaves the evaluation to do.
@@ -273,6 +275,21 @@ Flow build_candidate(Evaluation& evaluation) {
   evaluation.result.verdict = Verdict::pass;
   evaluation.result.adopted_constraints = build.adopted_constraints;
   evaluation.run->build_report = build.report;
+  return Flow::next;
+}
+
+// The task's vendor baseline is built with every candidate (a cached build after the first), so that a machine
+// without a GPU still shows that it builds for each arch. Its outcome never decides the candidate's verdict.
+Flow build_vendor(Evaluation& evaluation) {
+  if (evaluation.task.vendor.kind.empty()) return Flow::next;
+  const auto start = Clock::now();
+  const eval::VendorBuild& vendor = evaluation.vendor.emplace(eval::build_vendor(*evaluation.run));
+  evaluation.result.vendor = vendor.comparison;
+  const bool built = vendor.comparison.status == "built";
+  const bool failed = !built && vendor.build.status != BuildStatus::infra_error;  // it was compiled and failed
+  const StageStatus status = built ? (vendor.build.cache_hit ? StageStatus::cached : StageStatus::passed)
+                                   : (failed ? StageStatus::failed : StageStatus::skipped);
+  record_stage(evaluation.result, "vendor", status, seconds_since(start), vendor.comparison.detail);
   return Flow::next;
 }
 
@@ -402,6 +419,17 @@ Flow time_candidate(Evaluation& evaluation) {
   return Flow::finish;
 }
 
+// The candidate's speed as a fraction of the vendor's, on the workloads just timed.
+Flow compare_with_vendor(Evaluation& evaluation) {
+  if (!evaluation.vendor || !evaluation.wants(Stage::timing) || evaluation.result.workloads.empty()) return Flow::next;
+  const auto start = Clock::now();
+  eval::measure_vendor(*evaluation.run, *evaluation.vendor, evaluation.result);
+  const VendorComparison& vendor = *evaluation.result.vendor;
+  const StageStatus status = vendor.status == "measured" ? StageStatus::passed : StageStatus::failed;
+  record_stage(evaluation.result, "vendor_timing", status, seconds_since(start), vendor.detail);
+  return Flow::next;
+}
+
 // The profile from beside correctness, from the timing samples, or from a run of its own.
 eval::ProfileOutcome take_profile(Evaluation& evaluation) {
   if (evaluation.profiled) {
@@ -438,9 +466,10 @@ Flow conclude_noisy_timing(Evaluation& evaluation) {
 }
 
 // The pipeline, in order; each step returns early when its stage was not asked for.
-constexpr Step k_steps[] = {check_params,        identify_toolchain, serve_cached_result, prepare_run,
-                            build_candidate,     skip_without_device, await_references,   start_beside_correctness,
-                            check_correctness,   time_candidate,     profile_candidate,   conclude_noisy_timing};
+constexpr Step k_steps[] = {check_params,      identify_toolchain,  serve_cached_result, prepare_run,
+                            build_candidate,   build_vendor,        skip_without_device, await_references,
+                            start_beside_correctness, check_correctness, time_candidate, compare_with_vendor,
+                            profile_candidate, conclude_noisy_timing};
 
 // A result is stored when it says something about the candidate: not the evaluator's own failure (which may not
 // recur), not a result the cache just served, and only once its key (the toolchain) is known.
@@ -470,7 +499,8 @@ std::optional<std::string> run_stages_unavailable(const Task& task, const EvalSe
 }
 
 Evaluator::Evaluator(const EvalSettings& settings, ProcessRunner& runner, std::filesystem::path cache_dir)
-    : m_impl(std::make_unique<Impl>(settings, runner, std::move(cache_dir))) {
+    // Absolute: builds and harnesses run in directories of their own, and the sandbox binds paths as given.
+    : m_impl(std::make_unique<Impl>(settings, runner, std::filesystem::absolute(cache_dir))) {
   evoteam::create_directories(m_impl->shared.cache_dir);
 }
 

@@ -112,6 +112,7 @@ HarnessRun run_harness(ProcessRunner& runner, const HarnessSpec& spec) {
   add_library("--candidate", spec.candidate);
   add_library("--baseline", spec.baseline);
   add_library("--reference", spec.reference);
+  if (spec.candidate_plan_hook) argv.push_back("--candidate-plan-hook");
   for (const auto& path : spec.readable) sandbox.readable.push_back(path);
   for (const auto& path : spec.writable) sandbox.writable.push_back(path);
   sandbox.devices = spec.devices;

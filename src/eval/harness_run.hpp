@@ -28,6 +28,9 @@ struct HarnessSpec {
   std::filesystem::path plan;
   std::filesystem::path scratch;  // writable; also the working directory
   std::optional<std::filesystem::path> candidate, baseline, reference;
+  // The candidate is a trusted vendor library: the harness calls its `<entry>_plan` hook before each input set's
+  // calls (CUDA harness only; never for a candidate's own code).
+  bool candidate_plan_hook = false;
   std::vector<std::filesystem::path> readable;  // extra read-only paths inside the sandbox
   std::vector<std::filesystem::path> writable;  // extra writable paths (a shared reference cache)
   std::vector<std::string> wrapper;             // a prefix such as perf stat ... --

@@ -20,6 +20,11 @@ struct BuildRequest {
   ParamAssignment params;
   bool untrusted = true;  // static checks apply (candidates; not the reference or the starting kernel as baseline)
   std::string role = "candidate";
+  // Trusted builds only: compiler flags a vendor library's sources need (include paths, defines), and the
+  // symbols the shared object exports beside the entry point (the vendor's `<entry>_plan`).
+  std::vector<std::string> extra_flags;
+  std::vector<std::string> extra_exports;
+  std::vector<std::string> archs;  // cuda: the archs to build for; empty: the task's
 };
 
 enum class BuildStatus { ok, compile_error, compile_timeout, static_reject, infra_error };

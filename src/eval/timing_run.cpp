@@ -48,12 +48,13 @@ fs::path write_timing_plan(EvaluationRun& run, const fs::path& release_file) {
 // lock is taken at the release, by TimingRun); otherwise the lock is taken here first. An early run that was not
 // released times nothing; its result says so.
 TimingResult time_with_harness(EvaluationRun& run, const fs::path& plan_file, const fs::path& candidate,
-                               const fs::path& baseline, bool early) {
+                               const fs::path& baseline, bool early, bool vendor = false) {
   TimingResult result;
   const EvalSettings& settings = run.shared.settings;
   HarnessSpec spec = harness_spec(run, plan_file, settings.stages.timing.timeout_s);
   spec.candidate = candidate;
   spec.baseline = baseline;
+  spec.candidate_plan_hook = vendor;
   std::optional<DeviceLock> lock;
   if (early) {
     spec.timeout_s += release_wait_s(settings.stages);
@@ -99,6 +100,17 @@ BuildOutcome build_baseline(EvaluationRun& run) {
   request.untrusted = false;
   request.role = "baseline";
   return run.backend.build(request, run.sandbox);
+}
+
+TimingResult time_vendor(EvaluationRun& run, const fs::path& vendor) {
+  const BuildOutcome baseline = build_baseline(run);
+  if (baseline.status != BuildStatus::ok) {
+    TimingResult failed;
+    failed.failure = Judgement{Verdict::infra_error, "the baseline does not build: " + baseline.reason, {{"log", baseline.log}}};
+    return failed;
+  }
+  const fs::path plan_file = write_timing_plan(run, fs::path());
+  return time_with_harness(run, plan_file, vendor, baseline.library, false, true);
 }
 
 TimingRun::TimingRun(EvaluationRun& run, fs::path candidate, bool early)

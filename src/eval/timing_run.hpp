@@ -15,6 +15,10 @@ namespace evoteam::eval {
 // kernel at its default params (task.baseline). TimingRun turns a failed build into INFRA_ERROR.
 BuildOutcome build_baseline(EvaluationRun& run);
 
+// A trusted vendor library (task.vendor) timed in the candidate's place against the same baseline, by the same
+// protocol, its plan hook called before the timed calls; the caller holds nothing (the timing lock is taken here).
+TimingResult time_vendor(EvaluationRun& run, const std::filesystem::path& vendor);
+
 class TimingRun {
  public:
   // Starts the run on a thread of its own: builds the baseline, then runs the timing harness. `early`: the

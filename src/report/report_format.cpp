@@ -33,6 +33,13 @@ std::string verdict_text(const ReportCandidate& candidate) {
   return candidate.verdict;
 }
 
+std::string vendor_text(const RunReport& report) {
+  if (report.vendor_name.empty()) return "";
+  if (report.vendor_fraction)
+    return fixed(*report.vendor_fraction, 2) + "x of " + report.vendor_name + "'s speed (geometric mean; above 1 is faster)";
+  return report.vendor_name + " " + report.vendor_note;
+}
+
 std::string speedup_text(std::optional<double> speedup) { return speedup ? fixed(*speedup, 2) + "x" : "-"; }
 
 std::string interval_text(std::optional<double> low, std::optional<double> high) {

@@ -71,6 +71,7 @@ void summary_section(std::ostringstream& out, const RunReport& report) {
                   ? "none passed"
                   : report.best_candidate + " " + speedup_text(report.best_speedup) + " " +
                         interval_text(report.best_low, report.best_high));
+  if (!report.vendor_name.empty()) row("vs " + report.vendor_name, vendor_text(report));
   for (const BudgetBurn& burn : report.budgets) row(burn.name, budget_text(burn));
   out << "</dl>";
 }
@@ -186,11 +187,14 @@ void best_section(std::ostringstream& out, const RunReport& report) {
   if (report.best_workloads.empty()) {
     out << "<p>No passing candidate, so no per-workload figures.</p>";
   } else {
-    out << "<table><tr><th>workload</th><th>speedup</th><th>interval</th><th>roofline fraction</th></tr>";
+    const bool vendor = !report.vendor_name.empty();
+    out << "<table><tr><th>workload</th><th>speedup</th><th>interval</th><th>roofline fraction</th>"
+        << (vendor ? "<th>vs " + e(report.vendor_name) + "</th>" : "") << "</tr>";
     for (const ReportWorkload& workload : report.best_workloads)
       out << "<tr><td>" << e(workload.name) << "</td><td class=\"num\">" << speedup_text(workload.speedup)
           << "</td><td class=\"num\">" << interval_text(workload.low, workload.high) << "</td><td class=\"num\">"
-          << (workload.roofline_fraction ? fixed(100 * *workload.roofline_fraction, 1) + "%" : "-") << "</td></tr>";
+          << (workload.roofline_fraction ? fixed(100 * *workload.roofline_fraction, 1) + "%" : "-") << "</td>"
+          << (vendor ? "<td class=\"num\">" + speedup_text(workload.vendor_fraction) + "</td>" : "") << "</tr>";
     out << "</table>";
   }
   if (report.best_roofline_fraction || !report.best_bound.empty())

@@ -38,6 +38,7 @@ void summary_section(std::ostringstream& out, const RunReport& report) {
                                         : cell(report.best_candidate + " " + speedup_text(report.best_speedup) + " " +
                                                interval_text(report.best_low, report.best_high)))
       << " |\n";
+  if (!report.vendor_name.empty()) out << "| vs " << cell(report.vendor_name) << " | " << cell(vendor_text(report)) << " |\n";
   for (const BudgetBurn& burn : report.budgets) out << "| " << burn.name << " | " << budget_text(burn) << " |\n";
 }
 
@@ -103,11 +104,14 @@ void best_section(std::ostringstream& out, const RunReport& report) {
   if (report.best_workloads.empty()) {
     out << "No passing candidate, so no per-workload figures.\n";
   } else {
-    out << "| workload | speedup | interval | roofline fraction |\n| --- | ---: | ---: | ---: |\n";
+    const bool vendor = !report.vendor_name.empty();
+    out << "| workload | speedup | interval | roofline fraction |" << (vendor ? " vs " + cell(report.vendor_name) + " |" : "")
+        << "\n| --- | ---: | ---: | ---: |" << (vendor ? " ---: |" : "") << "\n";
     for (const ReportWorkload& workload : report.best_workloads)
       out << "| " << cell(workload.name) << " | " << speedup_text(workload.speedup) << " | "
           << interval_text(workload.low, workload.high) << " | "
-          << (workload.roofline_fraction ? fixed(100 * *workload.roofline_fraction, 1) + "%" : "-") << " |\n";
+          << (workload.roofline_fraction ? fixed(100 * *workload.roofline_fraction, 1) + "%" : "-") << " |"
+          << (vendor ? " " + speedup_text(workload.vendor_fraction) + " |" : "") << "\n";
   }
   if (report.best_roofline_fraction || !report.best_bound.empty())
     out << "\nRoofline: " << (report.best_roofline_fraction ? fixed(100 * *report.best_roofline_fraction, 1) + "% of peak" : "")

@@ -16,6 +16,10 @@ std::string verdict_text(const ReportCandidate& candidate);  // PASS 8.27x, COMP
 std::string speedup_text(std::optional<double> speedup);                             // 8.27x, or -
 std::string interval_text(std::optional<double> low, std::optional<double> high);   // [7.60, 9.03], or empty
 
+// The best against the task's vendor baseline: "0.74x of flashinfer's speed (geometric mean)", or why there
+// is no figure. Empty when the task has no vendor baseline.
+std::string vendor_text(const RunReport& report);
+
 // One budget's use against its limit: "6 of 10 (60%)", "0.25 (no limit)".
 std::string budget_text(const BudgetBurn& burn);
 

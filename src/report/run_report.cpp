@@ -170,9 +170,17 @@ void read_best(RunReport& report) {
         row.high = bounds[1].get<double>();
       }
       row.roofline_fraction = optional_number(workload, "roofline_fraction");
+      if (workload.contains("vendor") && workload["vendor"].is_object())
+        row.vendor_fraction = optional_number(workload["vendor"], "fraction");
       report.best_workloads.push_back(row);
     }
     report.best_roofline_fraction = optional_number(eval, "roofline_fraction");
+    if (eval.contains("vendor") && eval["vendor"].is_object()) {
+      const nlohmann::json& vendor = eval["vendor"];
+      report.vendor_name = text_or(vendor, "name");
+      report.vendor_fraction = optional_number(vendor, "fraction");
+      if (!report.vendor_fraction) report.vendor_note = text_or(vendor, "status") + ": " + text_or(vendor, "detail");
+    }
   } catch (const Error& error) {
     report.warnings.push_back(std::string("best/eval.json not read: ") + error.what());
   }

@@ -83,6 +83,15 @@ std::string format_run_description(const nlohmann::json& description) {
         << fixed(summary["best_speedup"].get<double>(), 2) << "x\n";
   else
     out << "best      none yet\n";
+  // The best's standing against the task's vendor baseline (FlashInfer), as its evaluation recorded it.
+  if (description.contains("best") && description["best"].contains("vendor") && description["best"]["vendor"].is_object()) {
+    const nlohmann::json& vendor = description["best"]["vendor"];
+    out << "vs " << vendor.value("name", "vendor") << "  ";
+    if (vendor.contains("fraction") && vendor["fraction"].is_number())
+      out << fixed(vendor["fraction"].get<double>(), 2) << "x of its speed (geometric mean; above 1 is faster)\n";
+    else
+      out << vendor.value("status", "") << ": " << vendor.value("detail", "") << "\n";
+  }
   for (const nlohmann::json& cycle : description.at("cycles")) {
     out << "cycle " << cycle.value("cycle", "") << "  ";
     if (cycle.contains("error")) {

@@ -34,7 +34,7 @@ const std::vector<std::string> k_top_level_keys = {
     "name",    "description", "target",     "archs",       "axes",        "inputs",
     "outputs", "constraints", "entry",      "reference",   "kernel",      "hooks",
     "workloads", "distributions", "tolerances", "flops",   "bytes",       "params",
-    "param_constraints", "static_constraints", "libraries", "baseline", "deterministic",
+    "param_constraints", "static_constraints", "libraries", "baseline", "vendor_baseline", "deterministic",
     "scalars", "min_devices", "ranks_axis", "expects_tensor_cores"};
 
 const std::set<std::string> k_distributions = {"normal", "uniform", "heavy_tailed", "small_int"};
@@ -375,12 +375,41 @@ Baseline parse_baseline(const FieldReader& reader, const nlohmann::json* value, 
   return baseline;
 }
 
+// The vendors evoteam can build from their sources (eval/vendor_baseline.cpp knows where each one lives).
+const std::set<std::string> k_vendor_kinds = {"flashinfer"};
+
+VendorBaseline parse_vendor_baseline(const FieldReader& reader, const nlohmann::json* value, const Task& task) {
+  VendorBaseline vendor;
+  if (value == nullptr) return vendor;
+  const std::string field = "vendor_baseline";
+  reader.object_of(*value, field);
+  reader.only_keys(*value, {"kind", "file", "unavailable", "missing_archs"}, field);
+  vendor.kind = reader.string_of(reader.require(*value, "kind", field), field + ".kind");
+  if (k_vendor_kinds.count(vendor.kind) == 0) reader.fail(field + ".kind", "must be \"flashinfer\", got \"" + vendor.kind + "\"");
+  if (task.target != Target::cuda) reader.fail(field, "vendor baselines are for cuda tasks");
+  if (value->contains("file") == value->contains("unavailable"))
+    reader.fail(field, "needs exactly one of \"file\" (the vendor's kernel) and \"unavailable\" (why it has none)");
+  if (value->contains("file")) vendor.file = require_file(reader, task, reader.string_of((*value)["file"], field + ".file"), field + ".file");
+  else vendor.unavailable = reader.string_of((*value)["unavailable"], field + ".unavailable");
+  if (value->contains("missing_archs")) {
+    const nlohmann::json& missing = (*value)["missing_archs"];
+    reader.object_of(missing, field + ".missing_archs");
+    for (const auto& [arch, why] : missing.items()) {
+      if (std::find(task.archs.begin(), task.archs.end(), arch) == task.archs.end())
+        reader.fail(field + ".missing_archs." + arch, "is not one of the task's archs");
+      vendor.missing_archs[arch] = reader.string_of(why, field + ".missing_archs." + arch);
+    }
+  }
+  return vendor;
+}
+
 std::string content_hash(const Task& task, const std::string& task_text, const std::string& workloads_text) {
   std::string material = "task.json\n" + task_text + "\nworkloads\n" + workloads_text;
   std::vector<std::string> files = task.kernel_files;
   files.push_back(task.reference_file);
   if (!task.hooks_file.empty()) files.push_back(task.hooks_file);
   if (!task.baseline.file.empty()) files.push_back(task.baseline.file);
+  if (!task.vendor.file.empty()) files.push_back(task.vendor.file);
   for (const std::string& file : files) material += "\n" + file + "\n" + read_file(task.dir / file);
   return sha256_hex(material);
 }
@@ -461,6 +490,7 @@ Task load_task(const std::filesystem::path& task_dir) {
   }
   if (root.contains("libraries")) task.libraries = reader.strings_of(root["libraries"], "libraries");
   task.baseline = parse_baseline(reader, root.contains("baseline") ? &root["baseline"] : nullptr, task);
+  task.vendor = parse_vendor_baseline(reader, root.contains("vendor_baseline") ? &root["vendor_baseline"] : nullptr, task);
   if (root.contains("deterministic")) task.deterministic = reader.boolean_of(root["deterministic"], "deterministic");
   if (root.contains("min_devices")) {
     const std::int64_t devices = reader.integer_of(root["min_devices"], "min_devices");

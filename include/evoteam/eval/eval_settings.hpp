@@ -70,6 +70,7 @@ struct CudaSettings {
   double peak_gflops = 0;  // both 0: measured per GPU
   double peak_gbytes_per_s = 0;
   std::vector<std::string> sanitizer_tools;  // empty: no compute-sanitizer
+  std::string flashinfer;  // FlashInfer's sources for vendor baselines; empty: found (eval/vendor_baseline.hpp)
 };
 
 // eval.static: the host candidate's static checks.
@@ -172,7 +173,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StageTimeout, timeout_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TimingStageTimeouts, timeout_s, lock_timeout_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(HostSettings, compiler, flags, harness_flags, compile_jobs, max_address_space_mb)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CudaSettings, flags, harness_flags, allowed_host_symbols, run, peak_gflops,
-                                   peak_gbytes_per_s, sanitizer_tools)
+                                   peak_gbytes_per_s, sanitizer_tools, flashinfer)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StaticCheckSettings, allowed_symbols, forbidden_instructions, forbid_writable_data)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CorrectnessSettings, seeds, distributions, secret_scope, edge_values, edge_base,
                                    guard_bytes, determinism, call_deadline_factor, call_deadline_min_s)

@@ -59,6 +59,15 @@ struct SampleStats {
   nlohmann::json to_json() const;
 };
 
+// The task's vendor library (FlashInfer) on one workload, timed against the same baseline as the candidate:
+// its latency, its speedup over that baseline, and the candidate's speed as a fraction of the vendor's (the
+// ratio of the two speedups; > 1: the candidate is faster).
+struct VendorWorkload {
+  double median_s = 0;
+  double speedup = 0;
+  double fraction = 0;
+};
+
 struct WorkloadResult {
   std::string name;
   std::map<std::string, std::int64_t> axes;
@@ -78,7 +87,23 @@ struct WorkloadResult {
   // (calls plus their rechecks) and the whole measurement; timed_s is the measured calls alone. setup_ahead_s:
   // the part of setup_s that ran beside correctness, before the timing run was released.
   double setup_s = 0, warmup_s = 0, measured_s = 0, elapsed_s = 0, timed_s = 0, setup_ahead_s = 0;
+  std::optional<VendorWorkload> vendor;  // when the task has a vendor baseline that was measured
   nlohmann::json to_json() const;
+};
+
+// What became of the task's vendor baseline in one evaluation. status: "built" (its build for every arch it
+// has a kernel for passed; timing needs a GPU or was not asked for), "measured" (workloads carry its figures),
+// "unavailable" (no kernel for the task, sources not installed, or its build or timing failed: detail says).
+struct VendorComparison {
+  std::string name;     // "flashinfer"
+  std::string version;  // of the sources built, when known
+  std::string status;
+  std::string detail;
+  std::vector<std::string> archs;                    // built for
+  std::map<std::string, std::string> missing_archs;  // arch -> why the vendor has no kernel for it
+  std::optional<double> fraction;                    // geometric mean of the workloads' fractions
+  nlohmann::json to_json() const;
+  static VendorComparison from_json(const nlohmann::json& value);
 };
 
 // What became of one stage. static_profile: a CUDA profile taken from the build, without a GPU.
@@ -111,6 +136,7 @@ struct EvalResult {
   std::optional<double> speedup_low;
   std::optional<double> speedup_high;
   std::optional<double> roofline_fraction;  // geometric mean over workloads
+  std::optional<VendorComparison> vendor;   // when the task has a vendor baseline
   std::string build_log;
   nlohmann::json build_report = nlohmann::json::object();  // resource report of the build
   std::vector<std::string> static_warnings;

@@ -61,6 +61,7 @@ struct ReportWorkload {
   std::optional<double> low;   // the speedup's interval
   std::optional<double> high;
   std::optional<double> roofline_fraction;
+  std::optional<double> vendor_fraction;  // the candidate's speed as a fraction of the vendor baseline's
 };
 
 struct ReportKnowledge {
@@ -90,6 +91,11 @@ struct RunReport {
   std::vector<ReportWorkload> best_workloads;
   std::string best_bound;                       // compute or memory, where the best was profiled
   std::optional<double> best_roofline_fraction;
+  // The task's vendor baseline (FlashInfer) for the best: its name, the best's fraction of its speed (geometric
+  // mean), and when not measured, why (its status and detail from the evaluation).
+  std::string vendor_name;
+  std::optional<double> vendor_fraction;
+  std::string vendor_note;
 
   std::vector<BudgetBurn> budgets;  // as `evoteam status` computes them
   std::vector<ReportCandidate> candidates;

@@ -127,6 +127,17 @@ struct Baseline {
   bool vendor = false;
 };
 
+// A vendor library the task's results are also stated against (FlashInfer), beside the baseline: built from the
+// library's own sources for each arch, called through the same harness and timed by the same protocol, trusted
+// (its `<entry>_plan` hook, which schedules a batch on the host, runs before the timed calls). Candidates are
+// reported as a fraction of its speed. kind empty: the task has none.
+struct VendorBaseline {
+  std::string kind;         // "flashinfer"
+  std::string file;         // relative to the task directory; empty when the vendor has no kernel for the task
+  std::string unavailable;  // why the vendor has no kernel for this task (then there is no file)
+  std::map<std::string, std::string> missing_archs;  // arch -> why the vendor has no kernel for it
+};
+
 // The fixed entry point every implementation (reference, starting kernel, candidate, library baseline)
 // defines with C linkage. args name tensors (inputs become `const T*`, outputs `T*`) or axes (`int64_t`), in
 // call order; for cuda tasks a trailing `cudaStream_t` is added and the return type is `cudaError_t`.
@@ -163,6 +174,7 @@ struct Task {
   bool expects_tensor_cores = false;
   std::vector<std::string> libraries;
   Baseline baseline;
+  VendorBaseline vendor;
   bool deterministic = true;   // false waives the bitwise repeat check (e.g. atomics)
   int min_devices = 1;         // GPUs one evaluation needs (multi-GPU tasks say so here)
   // The var axis whose value is a workload's group size: one harness process (and GPU) per rank. Empty for

@@ -155,8 +155,9 @@ int example(std::int64_t n, int samples, ScaleEntry entry) {
   return first_bad < 0 ? 0 : 1;
 }
 
-// Loads an implementation's entry point by the task's entry name; null path -> not loaded.
-Implementation load_implementation(const char* path, const char* phase) {
+// Loads an implementation's entry point by the task's entry name; null path -> not loaded. With `planned` (a
+// trusted vendor library, never a candidate's code) its optional `<entry>_plan` hook too.
+Implementation load_implementation(const char* path, const char* phase, bool planned = false) {
   Implementation implementation;
   implementation.phase = phase;
   if (path == nullptr) return implementation;
@@ -168,15 +169,16 @@ Implementation load_implementation(const char* path, const char* phase) {
   implementation.entry = dlsym(library, evoteam_glue_entry_name());
   if (implementation.entry == nullptr)
     throw std::runtime_error(std::string("the ") + phase + " does not define " + evoteam_glue_entry_name());
+  if (planned) implementation.plan = dlsym(library, (std::string(evoteam_glue_entry_name()) + "_plan").c_str());
   return implementation;
 }
 
-int run_plan(const char* plan_path, const char* const paths[3]) {
+int run_plan(const char* plan_path, const char* const paths[3], bool candidate_planned) {
   CudaContext context;
   try {
     context.plan = load_plan(plan_path);
     emit(JsonLine().field("ev", "start").field("mode", context.plan.mode).field("pid", static_cast<std::int64_t>(getpid())));
-    context.candidate = load_implementation(paths[0], "candidate");
+    context.candidate = load_implementation(paths[0], "candidate", candidate_planned);
     context.baseline = load_implementation(paths[1], "baseline");
     context.reference = load_implementation(paths[2], "reference");
   } catch (const std::exception& error) {
@@ -237,6 +239,7 @@ int main(int argc, char** argv) {
   const char* candidate = nullptr;
   const char* plan = nullptr;
   const char* paths[3] = {nullptr, nullptr, nullptr};  // candidate, baseline, reference
+  bool candidate_planned = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--result-fd" && i + 1 < argc) fd = std::atoi(argv[++i]);
@@ -246,6 +249,7 @@ int main(int argc, char** argv) {
     else if (arg == "--n" && i + 1 < argc) n = std::atoll(argv[++i]);
     else if (arg == "--samples" && i + 1 < argc) samples = std::atoi(argv[++i]);
     else if (arg == "--candidate" && i + 1 < argc) candidate = argv[++i];
+    else if (arg == "--candidate-plan-hook") candidate_planned = true;
     else mode = arg;
   }
   if (fd < 0) {
@@ -254,7 +258,7 @@ int main(int argc, char** argv) {
   }
   evoteam_harness::open_record_channel(fd);
   paths[0] = candidate;
-  if (plan != nullptr) return evoteam_harness::cuda::run_plan(plan, paths);
+  if (plan != nullptr) return evoteam_harness::cuda::run_plan(plan, paths, candidate_planned);
   if (mode == "--self-test") return evoteam_harness::cuda::self_test();
   if (mode == "--probe") return evoteam_harness::cuda::probe();
   if (mode == "--peaks") return evoteam_harness::cuda::probe() == 0 ? evoteam_harness::cuda::measure_peaks() : 4;

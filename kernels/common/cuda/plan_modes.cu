@@ -108,9 +108,20 @@ void check_launch(int returned, const char* who) {
   if (launch != cudaSuccess) fail(launch, "cudaGetLastError after the call", "candidate", __FILE__, __LINE__);
 }
 
+void plan_for(const Implementation& implementation, const Plan& plan, const TrialPlan& trial, void* const* pointers,
+              cudaStream_t stream) {
+  if (implementation.plan == nullptr) return;
+  set_phase(implementation.phase);
+  const int returned = evoteam_glue_call(implementation.plan, pointers, plan.workloads[trial.workload].axes.data(), stream);
+  check_launch(returned, implementation.phase);
+  wait_with_deadline(stream, trial.deadline_s, trial.id, implementation.phase);
+  set_phase("harness");
+}
+
 // One call of an implementation on a device set; returns its wall time including the wait.
 double call(const Implementation& implementation, const Plan& plan, const TrialPlan& trial, DeviceSet& set,
             cudaStream_t stream) {
+  plan_for(implementation, plan, trial, set.pointers.data(), stream);
   set_phase(implementation.phase);
   const double start = now_s();
   const int returned = evoteam_glue_call(implementation.entry, set.pointers.data(), plan.workloads[trial.workload].axes.data(), stream);

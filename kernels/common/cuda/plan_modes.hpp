@@ -19,6 +19,9 @@ using Bytes = std::vector<unsigned char>;
 
 struct Implementation {
   void* entry = nullptr;  // null when not loaded
+  // A trusted vendor library's `<entry>_plan` (same signature as the entry): its host-side scheduling for one
+  // input set, called before that set's calls and never timed. Null for everything else.
+  void* plan = nullptr;
   const char* phase = "candidate";
 };
 
@@ -50,7 +53,10 @@ std::vector<Bytes> load_references(const Plan& plan, const TrialPlan& trial);
 void wait_with_deadline(cudaStream_t stream, double deadline_s, int trial, const char* who);
 // The implementation's returned status and launch errors (no synchronisation: a hang must meet its deadline).
 void check_launch(int returned, const char* who);
-// One call of an implementation and the wait for it; returns the host wall time.
+// The implementation's plan hook for one input set (outputs included, as the calls will see them), waited for.
+void plan_for(const Implementation& implementation, const Plan& plan, const TrialPlan& trial, void* const* pointers,
+              cudaStream_t stream);
+// One call of an implementation and the wait for it (after its plan hook, if any); returns the call's wall time.
 double call(const Implementation& implementation, const Plan& plan, const TrialPlan& trial, DeviceSet& set, cudaStream_t stream);
 // "ok" or "oob_write" (with evidence in `line`).
 std::string check_guards(const Plan& plan, const DeviceSet& set, JsonLine& line);

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "../compare.hpp"
 #include "../harness_abi.h"
@@ -185,6 +186,12 @@ bool time_workload(const CudaContext& context, const TimingWorkloadPlan& entry, 
     for (const RotationSet& set : sets) attach_outputs(plan, *side, set);
   for (Side* side : {&candidate_probe, &baseline_probe})
     for (const RotationSet& set : probes) attach_outputs(plan, *side, set);
+  // A vendor's host-side scheduling belongs to setup, never to a sample.
+  const std::pair<Side*, const std::vector<RotationSet>*> planned[] = {
+      {&candidate, &sets}, {&baseline, &sets}, {&candidate_probe, &probes}, {&baseline_probe, &probes}};
+  for (const auto& [side, side_sets] : planned)
+    for (std::size_t index = 0; index < side_sets->size(); ++index)
+      plan_for(*side->implementation, plan, *(*side_sets)[index].trial, side->pointers[index].data(), stream);
   const double setup_s = now_s() - setup_begin;
   const int threads_before = thread_count();
   Timer timer;

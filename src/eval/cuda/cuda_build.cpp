@@ -22,6 +22,10 @@ using cuda::CudaStaticPolicy;
 using cuda::CudaStaticSignals;
 using cuda::CudaStaticVerdict;
 
+const std::vector<std::string>& build_archs(const BuildRequest& request) {
+  return request.archs.empty() ? request.task->archs : request.archs;
+}
+
 bool is_cuda_source(const std::string& name) { return fs::path(name).extension() == ".cu"; }
 
 // "sm_90a" -> "compute_90a", the name nvcc -keep gives the arch's PTX file.
@@ -51,7 +55,7 @@ BuildOutcome CudaBuilder::build(const BuildRequest& request, SandboxMode sandbox
     const CudaToolchain& tools = toolchain();
     const Task& task = *request.task;
     std::string material = "cuda-build-v2\n" + tools.identity + "\n" + harness_version() + "\n" + task.entry.name;
-    for (const std::string& arch : task.archs) material += "\narch " + arch;
+    for (const std::string& arch : build_archs(request)) material += "\narch " + arch;
     for (const std::string& flag : tools.flags) material += "\nflag " + flag;
     const std::string allowed_host_symbols = nlohmann::json(m_settings.cuda.allowed_host_symbols).dump();
     material += std::string("\nuntrusted ") + (request.untrusted ? allowed_host_symbols : "no");
@@ -59,6 +63,8 @@ BuildOutcome CudaBuilder::build(const BuildRequest& request, SandboxMode sandbox
     material += "\nlibraries " + nlohmann::json(task.libraries).dump() + nlohmann::json(m_settings.libraries).dump();
     for (const auto& [name, value] : request.params) material += "\nparam " + name + "=" + value;
     for (const auto& [name, text] : request.files) material += "\nfile " + name + " " + sha256_hex(text);
+    for (const std::string& flag : request.extra_flags) material += "\nextra flag " + flag;
+    for (const std::string& symbol : request.extra_exports) material += "\nexport " + symbol;
     if (request.untrusted) material += "\nconstraints " + task.content_hash;
     return cached_build(m_cache_dir / "builds", material, m_locks,
                         [&](const fs::path& dir) { return compile_and_check(request, sandbox, dir); });
@@ -90,7 +96,7 @@ BuildOutcome CudaBuilder::compile_and_check(const BuildRequest& request, Sandbox
   }
   outcome.static_s += seconds_since(static_start);
 
-  const std::vector<std::string> gencode = gencode_flags_for(task.archs);
+  const std::vector<std::string> gencode = gencode_flags_for(build_archs(request));
   evoteam::create_directories(dir / "obj" / "keep");
   std::vector<std::string> objects;
   for (const auto& [name, text] : request.files) {
@@ -101,6 +107,7 @@ BuildOutcome CudaBuilder::compile_and_check(const BuildRequest& request, Sandbox
     argv.insert(argv.end(), {"-Xptxas", "-v,-warn-spills,-warn-lmem-usage", "-Xcompiler", "-fPIC", "-cudart", "shared"});
     argv.insert(argv.end(), gencode.begin(), gencode.end());
     for (const auto& [param, value] : request.params) argv.push_back("-D" + param + "=" + value);
+    argv.insert(argv.end(), request.extra_flags.begin(), request.extra_flags.end());
     argv.insert(argv.end(), {"-I", "src", "-keep", "-keep-dir", "obj/keep", "-c", "src/" + name, "-o", object});
     const ProcessResult result = run_tool(argv, dir, timeout_s, sandbox, dir);
     outcome.log += result.err.text + result.out.text;
@@ -134,7 +141,9 @@ BuildOutcome CudaBuilder::compile_and_check(const BuildRequest& request, Sandbox
   outcome.static_s += seconds_since(static_start);
   if (outcome.status != BuildStatus::ok) return outcome;
 
-  write_file_atomic(dir / "exports.map", "{ global: " + task.entry.name + "; local: *; };\n");
+  std::string exports = task.entry.name + ";";
+  for (const std::string& symbol : request.extra_exports) exports += " " + symbol + ";";
+  write_file_atomic(dir / "exports.map", "{ global: " + exports + " local: *; };\n");
   std::vector<std::string> argv = {tools.nvcc, "-shared", "-cudart", "shared"};
   argv.insert(argv.end(), gencode.begin(), gencode.end());
   argv.insert(argv.end(), {"-o", "kernel.so"});
@@ -180,7 +189,7 @@ void CudaBuilder::judge_objects(const BuildRequest& request, const fs::path& dir
   const std::vector<cuda::KernelResources> kernels = cuda::parse_ptxas(outcome.log);
   std::map<std::string, std::string> ptx_texts, sass_texts;
   nlohmann::json per_arch = nlohmann::json::object();
-  for (const std::string& arch : task.archs) {
+  for (const std::string& arch : build_archs(request)) {
     CudaStaticSignals signals;
     for (const cuda::KernelResources& kernel : kernels)
       if (kernel.arch == arch) signals.kernels.push_back(kernel);

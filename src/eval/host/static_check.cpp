@@ -159,6 +159,7 @@ std::optional<StaticFinding> check_sources(const Task& task, const std::map<std:
   std::set<std::string> task_private = {task.reference_file, "task.json"};
   if (!task.hooks_file.empty()) task_private.insert(task.hooks_file);
   if (!task.baseline.file.empty()) task_private.insert(task.baseline.file);
+  if (!task.vendor.file.empty()) task_private.insert(task.vendor.file);
   for (const auto& [file, text] : files) {
     std::istringstream lines(text);
     std::string line;
