@@ -16,6 +16,7 @@
 #include "eval/cuda/cuda_constraints.hpp"
 #include "eval/cuda/cuda_static.hpp"
 #include "eval/cuda/cuda_tools.hpp"
+#include "support/temp_dir.hpp"
 
 namespace evoteam::eval::cuda {
 namespace {
@@ -382,6 +383,40 @@ TEST(CudaTaskConstraints, TheTensorCoreWarningFiresForCudaCoresNotForWgmma) {
   };
   EXPECT_TRUE(warned("fma_kernel"));
   EXPECT_FALSE(warned("wgmma_kernel"));
+}
+
+// The GPU suite's parts that need no device (tests/gpu): the independent timer builds for sm_90a and runs, and the
+// suite itself says plainly that there is no GPU here, exits 3 and still writes its table in both forms.
+TEST(CudaGpuSuite, TheIndependentTimerBuildsForSm90aAndRuns) {
+  const std::optional<fs::path> nvcc = find_cuda_tool("nvcc");
+  if (!nvcc) GTEST_SKIP() << "nvcc is not installed (set EVOTEAM_NVCC or put it on PATH)";
+  evoteam::testing::TempDir dir;
+  const fs::path timer = dir.path() / "event_timer";
+  const CommandResult build = run_command({nvcc->string(), "-gencode", "arch=compute_90a,code=sm_90a", "-O3", "-std=c++17",
+                                           "-cudart", "shared", "-Xcompiler", "-Wall,-Wextra,-Werror", "-o", timer.string(),
+                                           (k_source_dir / "tests/gpu/event_timer.cu").string(), "-ldl"},
+                                          dir.path() / "nvcc.log");
+  ASSERT_EQ(build.rc, 0) << build.output.substr(0, 4000);
+  // No library to time: it says so before touching a device (exit 2), which shows that it links and loads here.
+  const CommandResult missing = run_command({timer.string(), (dir.path() / "absent.so").string()}, dir.path() / "run.log");
+  EXPECT_EQ(missing.rc, 2) << missing.output;
+  EXPECT_NE(missing.output.find("cannot load"), std::string::npos) << missing.output;
+}
+
+TEST(CudaGpuSuite, WithoutADeviceTheSuiteSaysNoGpuExitsThreeAndWritesItsTable) {
+  evoteam::testing::TempDir dir;
+  if (run_command({"sh", "-c", "nvidia-smi -L"}, dir.path() / "smi.log").rc == 0) GTEST_SKIP() << "this machine has a GPU";
+  const fs::path results = dir.path() / "gpu-results.txt";
+  const CommandResult suite = run_command({"env", "-u", "OUT", "EVOTEAM_GPU_RESULTS=" + results.string(),
+                                           "EVOTEAM_GPU_BUILD=" + (dir.path() / "work").string(),
+                                           (k_source_dir / "tests/gpu/run.sh").string()},
+                                          dir.path() / "suite.log");
+  EXPECT_EQ(suite.rc, 3) << suite.output;
+  EXPECT_NE(suite.output.find("NO GPU"), std::string::npos) << suite.output;
+  ASSERT_TRUE(fs::exists(results));
+  EXPECT_NE(read_file(results).find("NO_GPU"), std::string::npos);
+  ASSERT_TRUE(fs::exists(dir.path() / "gpu-results.md"));
+  EXPECT_NE(read_file(dir.path() / "gpu-results.md").find("| gpu present | NO_GPU |"), std::string::npos);
 }
 
 }  // namespace
