@@ -41,11 +41,15 @@ LOGS=$WORK/logs
 NAMES=()
 STATUSES=()
 DETAILS=()
+SECS=()  # seconds since the row before: what each check cost on the device
+MARK=$SECONDS
 FAILED=0
 row() {  # row NAME STATUS DETAIL
   NAMES+=("$1")
   STATUSES+=("$2")
   DETAILS+=("$3")
+  SECS+=("$((SECONDS - MARK))")
+  MARK=$SECONDS
   [ "$2" = "FAIL" ] && FAILED=1
   echo "[gpu-suite] $1: $2 $3"
 }
@@ -126,8 +130,8 @@ finish() {
   {
     echo "evoteam GPU suite  $stamp  (device work $((SECONDS - START)) s of a $BUDGET s budget; workloads: $WORKLOADS)"
     echo "gpu: ${GPU_NAME:-none}  driver: ${DRIVER:-n/a}  nvcc: ${NVCC_VERSION:-n/a}  arch: $ARCH  prepared: ${PREPARED:-n/a}"
-    printf '%-34s %-8s %s\n' "check" "status" "detail"
-    for i in "${!NAMES[@]}"; do printf '%-34s %-8s %s\n' "${NAMES[$i]}" "${STATUSES[$i]}" "${DETAILS[$i]}"; done
+    printf '%-46s %-8s %5s  %s\n' "check" "status" "s" "detail"
+    for i in "${!NAMES[@]}"; do printf '%-46s %-8s %5s  %s\n' "${NAMES[$i]}" "${STATUSES[$i]}" "${SECS[$i]}" "${DETAILS[$i]}"; done
     if [ -n "$(ls "$WORK/eval" 2>/dev/null)" ]; then
       echo
       echo "starting kernels per workload (median latency; vendor/start > 1: the starting kernel is faster)"
@@ -140,9 +144,9 @@ finish() {
     echo "GPU ${GPU_NAME:-none}, driver ${DRIVER:-n/a}, nvcc ${NVCC_VERSION:-n/a}, arch $ARCH; prepared ${PREPARED:-n/a};" \
          "device work $((SECONDS - START)) s; workloads: $WORKLOADS."
     echo
-    echo "| check | status | detail |"
-    echo "|---|---|---|"
-    for i in "${!NAMES[@]}"; do echo "| ${NAMES[$i]} | ${STATUSES[$i]} | ${DETAILS[$i]//|//} |"; done
+    echo "| check | status | s | detail |"
+    echo "|---|---|---|---|"
+    for i in "${!NAMES[@]}"; do echo "| ${NAMES[$i]} | ${STATUSES[$i]} | ${SECS[$i]} | ${DETAILS[$i]//|//} |"; done
     if [ -n "$(ls "$WORK/eval" 2>/dev/null)" ]; then
       echo
       latency_table markdown
@@ -259,6 +263,40 @@ for TASK in kernels/*/task.json; do
   if [ "$RC" = 0 ]; then row "eval $NAME" "PASS" "$SUMMARY"
   elif [ "$RC" = 124 ]; then rm -f "$JSON"; row "eval $NAME" "FAIL" "past its ${LIMIT} s limit; see logs/eval_$NAME.log"
   else row "eval $NAME" "FAIL" "${SUMMARY:-rc $RC, see logs/eval_$NAME.log}"; fi
+done
+
+# 3b. Every library baseline (cuBLAS for gemm_bf16) against the task's reference: the evaluator times baselines but
+#     does not check them, so each runs here as the starting kernel of a copy of its task (the rules that forbid
+#     calling the library dropped), through the static, build and correctness stages.
+for TASK in kernels/*/task.json; do
+  grep -q '"target": *"cuda"' "$TASK" || continue
+  NAME=$(basename "$(dirname "$TASK")")
+  COPY=$WORK/baselines/$NAME
+  LIBRARY=$(python3 - "$(dirname "$TASK")" "$COPY" <<'PY'
+import json, os, re, shutil, sys
+source, copy = sys.argv[1], sys.argv[2]
+task = json.loads(re.sub(r"^\s*//.*$", "", open(os.path.join(source, "task.json")).read(), flags=re.M))
+baseline = task.get("baseline", {})
+if baseline.get("kind") != "library" or task.get("min_devices", 1) > 1:
+    sys.exit(0)
+shutil.rmtree(copy, ignore_errors=True)
+shutil.copytree(source, copy)
+task["kernel"]["files"] = [baseline["file"]]
+task["baseline"] = {"kind": "starting"}
+task.pop("static_constraints", None)
+json.dump(task, open(os.path.join(copy, "task.json"), "w"), indent=1)
+print(baseline.get("name", "library"))
+PY
+)
+  [ -n "$LIBRARY" ] || continue
+  LIMIT=$(step_limit 90)
+  [ "$LIMIT" = 0 ] && { out_of_time "baseline $NAME ($LIBRARY)"; continue; }
+  if timeout "$LIMIT" "$EVOTEAM" "${SETS[@]}" eval "$COPY" --workloads "$WORKLOADS" --stages static,build,correctness \
+       >"$LOGS/baseline_$NAME.log" 2>&1; then
+    row "baseline $NAME ($LIBRARY)" "PASS" "matches the reference: $(grep -E '^verdict' "$LOGS/baseline_$NAME.log" | head -c 100)"
+  else
+    row "baseline $NAME ($LIBRARY)" "FAIL" "$(grep -E '^verdict' "$LOGS/baseline_$NAME.log" | head -c 160); see logs/baseline_$NAME.log"
+  fi
 done
 
 # 4. Every task's CUDA reference against its CPU double reference (and the other Gpu* tests: inventory, groups).
