@@ -344,7 +344,21 @@ else
   timeout "$LIMIT" "$EVOTEAM" "${SETS[@]}" optimize kernels/rmsnorm_h4096 --provider builtin --max-cycles 2 \
     --workloads ours --seed 1 --runs-dir "$WORK/runs" --json >"$LOGS/optimize.json" 2>"$LOGS/optimize.log"
   RC=$?
-  BEST=$(python3 -c "import json,sys;r=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1]);b=r.get('best_speedup');print('' if b is None else '%s at %.3fx after %s cycles (%s)'%(r.get('best_candidate'),b,r.get('cycles'),r.get('stop_reason')))" "$LOGS/optimize.json" 2>/dev/null)
+  # The summary is the last JSON object on stdout (printed indented, after any progress lines).
+  BEST=$(python3 - "$LOGS/optimize.json" <<'PY' 2>/dev/null
+import json, re, sys
+text = open(sys.argv[1]).read()
+summary = None
+for start in [m.start() for m in re.finditer(r"(?m)^\{", text)]:
+    try:
+        summary = json.JSONDecoder().raw_decode(text[start:])[0]
+    except ValueError:
+        pass
+best = summary.get("best_speedup") if isinstance(summary, dict) else None
+if best is not None:
+    print("%s at %.3fx after %s cycles (%s)" % (summary.get("best_candidate"), best, summary.get("cycles"), summary.get("stop_reason")))
+PY
+)
   if [ -n "$BEST" ] && { [ "$RC" = 0 ] || [ "$RC" = 5 ]; }; then row "optimize rmsnorm_h4096 (2 cycles)" "PASS" "best $BEST"
   else row "optimize rmsnorm_h4096 (2 cycles)" "FAIL" "rc $RC, no best; see logs/optimize.log"; fi
 fi
