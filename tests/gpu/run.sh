@@ -10,9 +10,11 @@
 # against an independent timer (tests/gpu/event_timer.cu: CUDA events, the same .so and inputs; PASS within 2%);
 # 3. the evaluator on every single-GPU CUDA task's starting kernel (EVOTEAM_GPU_WORKLOADS, default `ours`; the
 # task's baseline and reference run there too), one latency row per workload with the vendor's figure where the
-# evaluation has one; 4. every task's CUDA reference against its CPU reference (GpuTaskReferences.*, the Gpu*
-# tests); 5. the hostile CUDA corpus's runtime verdicts; 6. a two-cycle builtin `optimize` of rmsnorm_h4096;
-# then, while time is left, compute-sanitizer on one task and the param corners of the starting kernels.
+# evaluation has one; 3b. each library baseline (cuBLAS) against its task's reference; 4. every task's CUDA
+# reference against its CPU reference (GpuTaskReferences.*, the Gpu* tests); 5. the hostile CUDA corpus's runtime
+# verdicts; 6. a two-cycle builtin `optimize` of rmsnorm_h4096; then, while time is left, compute-sanitizer on one
+# task and the param corners of the starting kernels; 7. tests/gpu/oracle.sh where present.
+# docs/gpu-results.md gives each step's limit and estimated device time.
 # It prints the table and writes it to ${EVOTEAM_GPU_RESULTS:-$OUT/gpu-results.txt where $OUT is set, else
 # build-gpu/gpu-results.txt}, with a Markdown copy (.md) that pastes into docs/gpu-results.md.
 # Exit codes: 0 all rows pass, 1 some row failed, 3 no GPU on this machine (nothing was measured).
@@ -341,8 +343,10 @@ done < <(python3 -c "import json;e=json.load(open('tests/data/hostile/cuda/expec
 LIMIT=$(step_limit 180)
 if [ "$LIMIT" = 0 ]; then out_of_time "optimize rmsnorm_h4096 (2 cycles)"
 else
+  # Its own wall-time budget ends it 20 s inside the step's limit, with a summary, should two cycles take longer.
+  HOURS=$(python3 -c "print('%.4f' % (($LIMIT - 20) / 3600))")
   timeout "$LIMIT" "$EVOTEAM" "${SETS[@]}" optimize kernels/rmsnorm_h4096 --provider builtin --max-cycles 2 \
-    --workloads ours --seed 1 --runs-dir "$WORK/runs" --json >"$LOGS/optimize.json" 2>"$LOGS/optimize.log"
+    --budget-hours "$HOURS" --workloads ours --seed 1 --runs-dir "$WORK/runs" --json >"$LOGS/optimize.json" 2>"$LOGS/optimize.log"
   RC=$?
   # The summary is the last JSON object on stdout (printed indented, after any progress lines).
   BEST=$(python3 - "$LOGS/optimize.json" <<'PY' 2>/dev/null
