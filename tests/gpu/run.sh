@@ -38,6 +38,8 @@ while [ $# -gt 0 ]; do
     *) echo "usage: tests/gpu/run.sh [--prebuilt DIR] [--quick]" >&2; exit 2 ;;
   esac
 done
+# Each run's logs and evaluations are its own (the build cache stays).
+rm -rf "$WORK/logs" "$WORK/eval" "$WORK/baselines" "$WORK/runs"
 mkdir -p "$WORK/logs" "$WORK/eval" "$(dirname "$RESULTS")"
 LOGS=$WORK/logs
 NAMES=()
