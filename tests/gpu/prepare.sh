@@ -8,7 +8,8 @@
 #
 #   tests/gpu/prepare.sh [DIR]     DIR: build-gpu-prep (default; any /build-*/ path is ignored by git)
 #   EVOTEAM_BUILD_DIR: the build tree to build in (default build/); EVOTEAM_NVCC: nvcc (default: PATH, then
-#   /usr/local/cuda/bin/nvcc); EVOTEAM_JOBS: parallel jobs (default 2). Needs patchelf (apt-get install patchelf).
+#   /usr/local/cuda/bin/nvcc); EVOTEAM_JOBS: parallel jobs (default 2). To carry the result to another machine it
+#   needs patchelf (apt-get install patchelf).
 #
 # Then, with the device tool, one call runs the suite (the carry list names the prepared directory):
 #   run  command: tests/gpu/run.sh --prebuilt build-gpu-prep   carry: ["build-gpu-prep"]   timeout_s: 540
@@ -16,9 +17,10 @@
 # and the logs as $OUT/gpu-logs.tar.gz.
 #
 # Not pre-built: the evaluator's own builds (each task's starting kernel, reference, baseline and harness). Its
-# build cache is keyed by the toolchain's identity, which names the host compiler's version line, and the device
-# image's g++ is not this machine's; and `evoteam eval` builds the reference, baseline and harness only after
-# the GPU probe. The GPU machine compiles those (16 cores); tests/gpu/run.sh budgets for it.
+# build cache is keyed by the toolchain's identity, which names nvcc's build and the host compiler's version line,
+# and the device image's g++ need not be this machine's (run.sh's `toolchain` row says whether they match); and
+# `evoteam eval` builds the reference, baseline and harness only after the GPU probe. The GPU machine compiles
+# those (16 cores); tests/gpu/run.sh budgets for it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
@@ -30,7 +32,7 @@ NVCC=${EVOTEAM_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 GENCODE=(-gencode "arch=compute_90a,code=sm_90a")
 say() { echo "[gpu-prepare] $*"; }
 
-command -v patchelf >/dev/null 2>&1 || { say "patchelf is missing: apt-get install -y patchelf"; exit 2; }
+PATCHELF=$(command -v patchelf || true)
 [ -x "$NVCC" ] || { say "nvcc is missing (set EVOTEAM_NVCC)"; exit 2; }
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
   cmake -S "$ROOT" -B "$BUILD" -DEVOTEAM_WERROR=ON -DEVOTEAM_BUILD_TESTS=ON >/dev/null
@@ -51,19 +53,25 @@ for BIN in evoteam evoteam_tests; do
 done
 # Shared libraries: everything the binaries load except the C and C++ runtimes, which every image has (carrying
 # libstdc++ would shadow the image's newer one for python and nvcc). DT_RPATH, unlike DT_RUNPATH, also serves the
-# libraries' own dependencies (libcurl's).
-ldd "$PREP/bin/evoteam" "$PREP/bin/evoteam_tests" | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
-  while read -r LIB; do
-    case "$(basename "$LIB")" in
-      libc.so.*|libm.so.*|libdl.so.*|librt.so.*|libpthread.so.*|libresolv.so.*|libstdc++.so.*|libgcc_s.so.*|ld-linux*) continue ;;
-    esac
-    cp -L "$LIB" "$PREP/lib/"
+# libraries' own dependencies (libcurl's). Without patchelf the binaries keep this machine's libraries: fine for
+# running here (run.sh on a GPU machine of your own), not for carrying.
+if [ -n "$PATCHELF" ]; then
+  ldd "$PREP/bin/evoteam" "$PREP/bin/evoteam_tests" | awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u |
+    while read -r LIB; do
+      case "$(basename "$LIB")" in
+        libc.so.*|libm.so.*|libdl.so.*|librt.so.*|libpthread.so.*|libresolv.so.*|libstdc++.so.*|libgcc_s.so.*|ld-linux*) continue ;;
+      esac
+      cp -L "$LIB" "$PREP/lib/"
+    done
+  strip --strip-unneeded "$PREP"/lib/*.so* 2>/dev/null || true
+  for BIN in evoteam evoteam_tests; do
+    # shellcheck disable=SC2016  # $ORIGIN is for the dynamic loader, not the shell
+    "$PATCHELF" --force-rpath --set-rpath '$ORIGIN/../lib' "$PREP/bin/$BIN"
   done
-strip --strip-unneeded "$PREP"/lib/*.so* 2>/dev/null || true
-for BIN in evoteam evoteam_tests; do
-  # shellcheck disable=SC2016  # $ORIGIN is for the dynamic loader, not the shell
-  patchelf --force-rpath --set-rpath '$ORIGIN/../lib' "$PREP/bin/$BIN"
-done
+else
+  say "patchelf is missing (apt-get install -y patchelf): the binaries use this machine's libraries, so this"
+  say "directory runs here but is not fit to carry to another machine"
+fi
 say "binaries: $(du -sm "$PREP/bin" | cut -f1) MiB, libraries ($(find "$PREP/lib" -type f | wc -l)): $(du -sm "$PREP/lib" | cut -f1) MiB"
 
 say "compiling the suite's CUDA pieces for sm_90a"
@@ -97,6 +105,7 @@ strip "$PREP/cuda/cuda_harness" "$PREP/cuda/event_timer"
   echo "nvcc=$("$NVCC" --version | tail -1)"
   echo "host_compiler=$(g++ --version | head -1)"
   echo "glibc=$(ldd --version | head -1)"
+  echo "carried_libraries=$([ -n "$PATCHELF" ] && echo yes || echo no)"
   # What the device image must have (it keeps its own C and C++ runtimes): the newest symbol versions used.
   echo "needs=$(for F in "$PREP"/bin/* "$PREP"/lib/* "$PREP"/cuda/*; do objdump -T "$F" 2>/dev/null; done |
     grep -oE 'GLIBC_2\.[0-9]+|GLIBCXX_3\.4\.[0-9]+' | sort -Vu | awk -F_ '{v[$1]=$0} END {print v["GLIBC"], v["GLIBCXX"]}')"
