@@ -3,8 +3,9 @@
 //   extern "C" cudaError_t <symbol>(const float* x, float* y, int64_t n, cudaStream_t stream)
 // (kernels/common/cuda/example_kernel.cu built as a .so exports it as `example_scale`), fills x exactly as the
 // harness's `--example` mode does (x[i] = (i % 1024) * 0.25), and for each sample poisons y, flushes the L2 by
-// overwriting a buffer of twice the L2 size (a memset, where the harness reads its buffer in a kernel), records a
-// CUDA event, launches, records a second event and reads cudaEventElapsedTime. It checks y = 2x and prints one line:
+// reading a buffer of twice the L2 size with a kernel of its own (reads, not a memset: a flush that leaves dirty
+// lines would charge their write-back to the timed kernel), records a CUDA event, launches, records a second event
+// and reads cudaEventElapsedTime. It checks y = 2x and prints one line:
 //   event_timer n=<n> samples=<s> median_ms=<m> min_ms=<a> max_ms=<b>
 //   event_timer SO_PATH [--symbol NAME] [--n N] [--samples S] [--warmup W]
 // Exit codes: 0 measured and correct, 1 wrong output, 2 usage or load error, 3 CUDA error.
@@ -31,6 +32,18 @@ using Scale = cudaError_t (*)(const float*, float*, std::int64_t, cudaStream_t);
       std::exit(3);                                                                               \
     }                                                                                             \
   } while (0)
+
+// Reads every 16-byte word of the buffer; the XOR is stored only if it matches a value it cannot take by chance,
+// so the compiler keeps the loads.
+__global__ void flush_by_reading(const uint4* buffer, std::size_t words, unsigned* sink) {
+  unsigned acc = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < words;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const uint4 word = buffer[i];
+    acc ^= word.x ^ word.y ^ word.z ^ word.w;
+  }
+  if (acc == 0x2545F491u) *sink = acc;
+}
 
 int usage() {
   std::fprintf(stderr, "usage: event_timer SO_PATH [--symbol NAME] [--n N] [--samples S] [--warmup W]\n");
@@ -84,9 +97,12 @@ int main(int argc, char** argv) {
   float* x = nullptr;
   float* y = nullptr;
   void* flush = nullptr;
+  unsigned* sink = nullptr;
   CHECK(cudaMalloc(&x, bytes));
   CHECK(cudaMalloc(&y, bytes));
   CHECK(cudaMalloc(&flush, flush_bytes));
+  CHECK(cudaMalloc(&sink, sizeof(unsigned)));
+  CHECK(cudaMemset(flush, 0x5A, flush_bytes));
   std::vector<float> host(static_cast<std::size_t>(n));
   for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<float>(i % 1024) * 0.25f;
   CHECK(cudaMemcpy(x, host.data(), bytes, cudaMemcpyHostToDevice));
@@ -94,7 +110,8 @@ int main(int argc, char** argv) {
   std::vector<float> times_ms;
   for (int s = 0; s < warmup + samples; ++s) {
     CHECK(cudaMemsetAsync(y, 0xFF, bytes, stream));  // poison: a NaN pattern, so an unwritten output shows
-    CHECK(cudaMemsetAsync(flush, s & 0xFF, flush_bytes, stream));
+    flush_by_reading<<<2048, 256, 0, stream>>>(static_cast<const uint4*>(flush), flush_bytes / sizeof(uint4), sink);
+    CHECK(cudaGetLastError());
     CHECK(cudaEventRecord(start, stream));
     const cudaError_t returned = entry(x, y, n, stream);
     CHECK(cudaEventRecord(stop, stream));
@@ -122,6 +139,7 @@ int main(int argc, char** argv) {
               static_cast<long long>(n), samples, median, sorted.front(), sorted.back(), flush_bytes,
               static_cast<long long>(first_bad));
 
+  CHECK(cudaFree(sink));
   CHECK(cudaFree(flush));
   CHECK(cudaFree(y));
   CHECK(cudaFree(x));
