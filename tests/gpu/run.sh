@@ -64,68 +64,9 @@ step_limit() {
 }
 out_of_time() { row "$1" "SKIP" "out of suite time (EVOTEAM_GPU_BUDGET_S=$BUDGET)"; }
 
-# The per-workload table: one row per task and workload from the evaluations' JSON, with the vendor's latency and
-# the ratio vendor/starting kernel where the evaluation has a vendor figure ("vendor" per workload), or where the
-# task's own baseline is the vendor library (gemm_bf16's cuBLAS).
+# The per-workload table (tests/gpu/latency_table.py): starting kernel and vendor latency per task and workload.
 latency_table() {  # latency_table FORMAT (text or markdown)
-  python3 - "$1" "$WORK/eval" "$ROOT/kernels" <<'PY'
-import json, os, re, sys
-fmt, eval_dir, kernels = sys.argv[1], sys.argv[2], sys.argv[3]
-def task_baseline(task):
-    try:
-        text = open(os.path.join(kernels, task, "task.json")).read()
-        return json.loads(re.sub(r"^\s*//.*$", "", text, flags=re.M)).get("baseline", {})
-    except (OSError, ValueError):
-        return {}
-def ms(seconds):
-    return "%.4f" % (seconds * 1e3) if isinstance(seconds, (int, float)) and seconds > 0 else "-"
-rows = []
-for name in sorted(os.listdir(eval_dir)) if os.path.isdir(eval_dir) else []:
-    if not name.endswith(".json"):
-        continue
-    try:
-        result = json.load(open(os.path.join(eval_dir, name)))
-    except ValueError:
-        continue
-    task = result.get("task") or name[:-5]
-    baseline = task_baseline(task)
-    if not result.get("workloads"):
-        rows.append([task, "-", "-", "-", "-", "-", result.get("verdict", "?")])
-        continue
-    for w in result["workloads"]:
-        own = (w.get("candidate") or {}).get("median_s")
-        vendor, vendor_s, ratio = "-", None, "-"
-        v = w.get("vendor")
-        if isinstance(v, dict):
-            vendor = v.get("name", "?")
-            if "unavailable" in v:
-                vendor += " (unavailable: %s)" % v["unavailable"]
-            vendor_s = v.get("median_s")
-            if isinstance(v.get("fraction"), (int, float)):
-                ratio = "%.3f" % v["fraction"]
-        elif baseline.get("vendor"):
-            vendor = baseline.get("name", "baseline")
-            vendor_s = (w.get("baseline") or {}).get("median_s")
-        if ratio == "-" and isinstance(vendor_s, (int, float)) and vendor_s > 0 and isinstance(own, (int, float)) and own > 0:
-            ratio = "%.3f" % (vendor_s / own)
-        rows.append([task, w.get("name", "?"), ms(own), vendor, ms(vendor_s), ratio, result.get("verdict", "?")])
-    top = result.get("vendor")
-    if isinstance(top, dict) and isinstance(top.get("geomean_fraction"), (int, float)):
-        rows.append([task, "(geomean)", "-", top.get("name", "?"), "-", "%.3f" % top["geomean_fraction"], result.get("verdict", "?")])
-    elif baseline.get("vendor") and isinstance(result.get("speedup"), (int, float)):
-        # The speedup over a vendor baseline is that baseline's latency over the starting kernel's.
-        rows.append([task, "(geomean)", "-", baseline.get("name", "baseline"), "-", "%.3f" % result["speedup"], result.get("verdict", "?")])
-head = ["task", "workload", "start ms", "vendor", "vendor ms", "vendor/start", "verdict"]
-if fmt == "markdown":
-    print("| " + " | ".join(head) + " |")
-    print("|" + "|".join("---" for _ in head) + "|")
-    for r in rows:
-        print("| " + " | ".join(r) + " |")
-else:
-    print("%-42s %-14s %-10s %-12s %-10s %-12s %s" % tuple(head))
-    for r in rows:
-        print("%-42s %-14s %-10s %-12s %-10s %-12s %s" % tuple(r))
-PY
+  python3 "$ROOT/tests/gpu/latency_table.py" "$1" "$WORK/eval" "$ROOT/kernels"
 }
 
 finish() {

@@ -419,5 +419,34 @@ TEST(CudaGpuSuite, WithoutADeviceTheSuiteSaysNoGpuExitsThreeAndWritesItsTable) {
   EXPECT_NE(read_file(dir.path() / "gpu-results.md").find("| gpu present | NO_GPU |"), std::string::npos);
 }
 
+// The suite's per-workload table reads the vendor figures an evaluation carries per workload and for the task, and
+// a task whose own baseline is the vendor library (gemm_bf16's cuBLAS) from its baseline's figures.
+TEST(CudaGpuSuite, TheLatencyTableShowsEachWorkloadsVendorFigures) {
+  evoteam::testing::TempDir dir;
+  if (run_command({"python3", "--version"}, dir.path() / "python.log").rc != 0) GTEST_SKIP() << "python3 is not installed";
+  fs::create_directories(dir.path() / "eval");
+  write_file_atomic(dir.path() / "eval" / "rmsnorm_h4096.json", R"({"task": "rmsnorm_h4096", "verdict": "PASS",
+    "workloads": [
+      {"name": "b1", "candidate": {"median_s": 2e-5}, "baseline": {"median_s": 2e-5},
+       "vendor": {"name": "flashinfer", "median_s": 1e-5, "fraction": 0.5}},
+      {"name": "b8", "candidate": {"median_s": 4e-5}, "baseline": {"median_s": 4e-5},
+       "vendor": {"name": "flashinfer", "unavailable": "not installed"}},
+      {"name": "b64", "candidate": {"median_s": 8e-5}, "baseline": {"median_s": 8e-5}}],
+    "vendor": {"name": "flashinfer", "geomean_fraction": 0.5}})");
+  write_file_atomic(dir.path() / "eval" / "gemm_bf16.json", R"({"task": "gemm_bf16", "verdict": "PASS", "speedup": 0.25,
+    "workloads": [{"name": "m128", "candidate": {"median_s": 1e-4}, "baseline": {"median_s": 2.5e-5}}]})");
+  const CommandResult table = run_command({"python3", (k_source_dir / "tests/gpu/latency_table.py").string(), "markdown",
+                                           (dir.path() / "eval").string(), (k_source_dir / "kernels").string()},
+                                          dir.path() / "table.md");
+  ASSERT_EQ(table.rc, 0) << table.output;
+  for (const std::string row : {"| gemm_bf16 | m128 | 0.1000 | cublas | 0.0250 | 0.250 | PASS |",
+                                "| gemm_bf16 | (geomean) | - | cublas | - | 0.250 | PASS |",
+                                "| rmsnorm_h4096 | b1 | 0.0200 | flashinfer | 0.0100 | 0.500 | PASS |",
+                                "| rmsnorm_h4096 | b8 | 0.0400 | flashinfer (unavailable: not installed) | - | - | PASS |",
+                                "| rmsnorm_h4096 | b64 | 0.0800 | - | - | - | PASS |",
+                                "| rmsnorm_h4096 | (geomean) | - | flashinfer | - | 0.500 | PASS |"})
+    EXPECT_NE(table.output.find(row), std::string::npos) << row << "\n" << table.output;
+}
+
 }  // namespace
 }  // namespace evoteam::eval::cuda
