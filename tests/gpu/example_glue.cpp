@@ -21,4 +21,13 @@ const char* const* evoteam_glue_axis_names(void) {
   return names;
 }
 int evoteam_glue_hook(const char*, void*, int64_t, const int64_t*, uint64_t) { return -1; }
+// No ranks axis: the rank-group functions the harness links against, as the evaluator's glue writes them for a
+// single-GPU task.
+int evoteam_glue_ranks_axis(void) { return -1; }
+void evoteam_glue_set_comm(void*, int32_t) {}
+int evoteam_glue_comm_unique_id(void*, int) { return -1; }
+int evoteam_glue_comm_init(void**, int, const void*, int) { return -1; }
+int evoteam_glue_comm_destroy(void*) { return -1; }
+int evoteam_glue_max_over_ranks(void*, double*, int64_t, void*) { return -1; }
+const char* evoteam_glue_comm_error(int) { return "the example has no ranks axis"; }
 }

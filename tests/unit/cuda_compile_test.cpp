@@ -16,6 +16,7 @@
 #include "eval/cuda/cuda_constraints.hpp"
 #include "eval/cuda/cuda_static.hpp"
 #include "eval/cuda/cuda_tools.hpp"
+#include "support/temp_dir.hpp"
 
 namespace evoteam::eval::cuda {
 namespace {
@@ -382,6 +383,69 @@ TEST(CudaTaskConstraints, TheTensorCoreWarningFiresForCudaCoresNotForWgmma) {
   };
   EXPECT_TRUE(warned("fma_kernel"));
   EXPECT_FALSE(warned("wgmma_kernel"));
+}
+
+// The GPU suite's parts that need no device (tests/gpu): the independent timer builds for sm_90a and runs, and the
+// suite itself says plainly that there is no GPU here, exits 3 and still writes its table in both forms.
+TEST(CudaGpuSuite, TheIndependentTimerBuildsForSm90aAndRuns) {
+  const std::optional<fs::path> nvcc = find_cuda_tool("nvcc");
+  if (!nvcc) GTEST_SKIP() << "nvcc is not installed (set EVOTEAM_NVCC or put it on PATH)";
+  evoteam::testing::TempDir dir;
+  const fs::path timer = dir.path() / "event_timer";
+  const CommandResult build = run_command({nvcc->string(), "-gencode", "arch=compute_90a,code=sm_90a", "-O3", "-std=c++17",
+                                           "-cudart", "shared", "-Xcompiler", "-Wall,-Wextra,-Werror", "-o", timer.string(),
+                                           (k_source_dir / "tests/gpu/event_timer.cu").string(), "-ldl"},
+                                          dir.path() / "nvcc.log");
+  ASSERT_EQ(build.rc, 0) << build.output.substr(0, 4000);
+  // No library to time: it says so before touching a device (exit 2), which shows that it links and loads here.
+  const CommandResult missing = run_command({timer.string(), (dir.path() / "absent.so").string()}, dir.path() / "run.log");
+  EXPECT_EQ(missing.rc, 2) << missing.output;
+  EXPECT_NE(missing.output.find("cannot load"), std::string::npos) << missing.output;
+}
+
+TEST(CudaGpuSuite, WithoutADeviceTheSuiteSaysNoGpuExitsThreeAndWritesItsTable) {
+  evoteam::testing::TempDir dir;
+  if (run_command({"sh", "-c", "nvidia-smi -L"}, dir.path() / "smi.log").rc == 0) GTEST_SKIP() << "this machine has a GPU";
+  const fs::path results = dir.path() / "gpu-results.txt";
+  const CommandResult suite = run_command({"env", "-u", "OUT", "EVOTEAM_GPU_RESULTS=" + results.string(),
+                                           "EVOTEAM_GPU_BUILD=" + (dir.path() / "work").string(),
+                                           (k_source_dir / "tests/gpu/run.sh").string()},
+                                          dir.path() / "suite.log");
+  EXPECT_EQ(suite.rc, 3) << suite.output;
+  EXPECT_NE(suite.output.find("NO GPU"), std::string::npos) << suite.output;
+  ASSERT_TRUE(fs::exists(results));
+  EXPECT_NE(read_file(results).find("NO_GPU"), std::string::npos);
+  ASSERT_TRUE(fs::exists(dir.path() / "gpu-results.md"));
+  EXPECT_NE(read_file(dir.path() / "gpu-results.md").find("| gpu present | NO_GPU |"), std::string::npos);
+}
+
+// The suite's per-workload table reads the vendor figures an evaluation carries per workload and for the task, and
+// a task whose own baseline is the vendor library (gemm_bf16's cuBLAS) from its baseline's figures.
+TEST(CudaGpuSuite, TheLatencyTableShowsEachWorkloadsVendorFigures) {
+  evoteam::testing::TempDir dir;
+  if (run_command({"python3", "--version"}, dir.path() / "python.log").rc != 0) GTEST_SKIP() << "python3 is not installed";
+  fs::create_directories(dir.path() / "eval");
+  write_file_atomic(dir.path() / "eval" / "rmsnorm_h4096.json", R"({"task": "rmsnorm_h4096", "verdict": "PASS",
+    "workloads": [
+      {"name": "b1", "candidate": {"median_s": 2e-5}, "baseline": {"median_s": 2e-5},
+       "vendor": {"name": "flashinfer", "median_s": 1e-5, "fraction": 0.5}},
+      {"name": "b8", "candidate": {"median_s": 4e-5}, "baseline": {"median_s": 4e-5},
+       "vendor": {"name": "flashinfer", "unavailable": "not installed"}},
+      {"name": "b64", "candidate": {"median_s": 8e-5}, "baseline": {"median_s": 8e-5}}],
+    "vendor": {"name": "flashinfer", "geomean_fraction": 0.5}})");
+  write_file_atomic(dir.path() / "eval" / "gemm_bf16.json", R"({"task": "gemm_bf16", "verdict": "PASS", "speedup": 0.25,
+    "workloads": [{"name": "m128", "candidate": {"median_s": 1e-4}, "baseline": {"median_s": 2.5e-5}}]})");
+  const CommandResult table = run_command({"python3", (k_source_dir / "tests/gpu/latency_table.py").string(), "markdown",
+                                           (dir.path() / "eval").string(), (k_source_dir / "kernels").string()},
+                                          dir.path() / "table.md");
+  ASSERT_EQ(table.rc, 0) << table.output;
+  for (const std::string row : {"| gemm_bf16 | m128 | 0.1000 | cublas | 0.0250 | 0.250 | PASS |",
+                                "| gemm_bf16 | (geomean) | - | cublas | - | 0.250 | PASS |",
+                                "| rmsnorm_h4096 | b1 | 0.0200 | flashinfer | 0.0100 | 0.500 | PASS |",
+                                "| rmsnorm_h4096 | b8 | 0.0400 | flashinfer (unavailable: not installed) | - | - | PASS |",
+                                "| rmsnorm_h4096 | b64 | 0.0800 | - | - | - | PASS |",
+                                "| rmsnorm_h4096 | (geomean) | - | flashinfer | - | 0.500 | PASS |"})
+    EXPECT_NE(table.output.find(row), std::string::npos) << row << "\n" << table.output;
 }
 
 }  // namespace
