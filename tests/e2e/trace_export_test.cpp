@@ -4,6 +4,7 @@
 // present with its type, no field the schema does not name. Also `evoteam import`'s exit codes.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -193,6 +194,31 @@ TEST(TraceExportE2E, ImportExitsZeroWithFindingsAndThreeWhenStrict) {
                                      std::chrono::seconds(60));
   EXPECT_EQ(strict.exit_code, 3) << describe(strict);
   EXPECT_FALSE(std::filesystem::exists(dir / "strict"));
+}
+
+// Import, then the stages a machine without a GPU can run: each published definition our CUDA tasks follow becomes
+// a task whose stubs pass the static stage and build for both archs with the real nvcc, the entry point's
+// signature as the definition gives it. (Running and exporting a CUDA run needs a GPU; export is checked on the
+// host run above.)
+TEST(TraceExportE2E, EachPublishedDefinitionImportsToATaskThatBuildsForBothArchs) {
+  if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc") && std::system("command -v nvcc >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "nvcc is not installed";
+  TempDir dir;
+  const std::string data = std::string(EVOTEAM_SOURCE_DIR) + "/tests/data/flashinfer_trace/";
+  for (const char* name : {"gqa_paged_decode_h32_kv8_d128_ps1", "mla_paged_decode_h16_ckv512_kpe64_ps1",
+                           "gdn_prefill_qk4_v8_d128_k_last", "gemm_n4096_k4096"}) {
+    SCOPED_TRACE(name);
+    const std::string out = (dir / name).string();
+    ProcessResult imported = run_evoteam({"import", data + "definitions/" + name + ".json", "--out", out}, std::chrono::seconds(60));
+    ASSERT_EQ(imported.exit_code, 0) << describe(imported);
+    ProcessResult built = run_evoteam({"eval", out, "--stages", "static,build", "--json", "--cache-dir", (dir / "cache").string()},
+                                      std::chrono::seconds(300));
+    EXPECT_EQ(built.exit_code, 0) << describe(built);
+    const json result = parse_stdout(built);
+    EXPECT_EQ(result.value("verdict", ""), "PASS") << built.out.text.substr(0, 2000);
+    for (const char* arch : {"sm_90a", "sm_100a"})
+      EXPECT_TRUE(result["build"]["report"]["archs"].contains(arch)) << arch << ": " << result["build"]["report"].dump();
+  }
 }
 
 }  // namespace

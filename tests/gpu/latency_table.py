@@ -4,9 +4,10 @@
     latency_table.py text|markdown EVAL_DIR KERNELS_DIR
 
 EVAL_DIR holds one `evoteam eval --json` result per task. Each row: the starting kernel's median latency and,
-where the evaluation has a vendor figure ("vendor" per workload: name, median_s and fraction = vendor median over
-the starting kernel's, or name and "unavailable" with the reason; "vendor".geomean_fraction for the whole task),
-the vendor's latency and that ratio. Where the task's own baseline is the vendor library ("vendor": true in its
+where the evaluation has a vendor baseline ("vendor" for the task: name, status, detail and fraction, the geometric
+mean; "vendor" per workload once measured: median_s and fraction, the ratio of the candidate's speedup to the
+vendor's over the same baseline, so the vendor's latency over the starting kernel's), the vendor's latency and that
+ratio, or the vendor's status and why when it was not measured. Where the task's own baseline is the vendor library ("vendor": true in its
 task.json's baseline: gemm_bf16's cuBLAS), the baseline's latency and the ratio it gives, and the task's speedup as
 the geometric mean. "-" where there is no figure.
 """
@@ -40,26 +41,30 @@ def task_rows(result, baseline):
     if not result.get("workloads"):
         return [[task, "-", "-", "-", "-", "-", verdict]]
     rows = []
+    top = result.get("vendor") if isinstance(result.get("vendor"), dict) else None
     for workload in result["workloads"]:
         own = (workload.get("candidate") or {}).get("median_s")
         vendor, vendor_s, ratio = "-", None, "-"
         figure = workload.get("vendor")
-        if isinstance(figure, dict):
-            vendor = figure.get("name", "?")
-            if "unavailable" in figure:
-                vendor += " (unavailable: %s)" % figure["unavailable"]
-            vendor_s = figure.get("median_s")
-            if number(figure.get("fraction")):
-                ratio = "%.3f" % figure["fraction"]
+        if top is not None:
+            vendor = top.get("name", "?")
+            if isinstance(figure, dict):
+                vendor_s = figure.get("median_s")
+                if number(figure.get("fraction")):
+                    ratio = "%.3f" % figure["fraction"]
+            else:
+                vendor += " (%s)" % top.get("status", "?")
         elif baseline.get("vendor"):
             vendor = baseline.get("name", "baseline")
             vendor_s = (workload.get("baseline") or {}).get("median_s")
         if ratio == "-" and number(vendor_s) and number(own):
             ratio = "%.3f" % (vendor_s / own)
         rows.append([task, workload.get("name", "?"), milliseconds(own), vendor, milliseconds(vendor_s), ratio, verdict])
-    top = result.get("vendor")
-    if isinstance(top, dict) and number(top.get("geomean_fraction")):
-        rows.append([task, "(geomean)", "-", top.get("name", "?"), "-", "%.3f" % top["geomean_fraction"], verdict])
+    if top is not None and number(top.get("fraction")):
+        rows.append([task, "(geomean)", "-", top.get("name", "?"), "-", "%.3f" % top["fraction"], verdict])
+    elif top is not None:
+        why = "%s: %s" % (top.get("status", "?"), top.get("detail", ""))
+        rows.append([task, "(geomean)", "-", "%s (%s)" % (top.get("name", "?"), why[:120]), "-", "-", verdict])
     elif baseline.get("vendor") and number(result.get("speedup")):
         # The speedup over a vendor baseline is that baseline's latency over the starting kernel's.
         rows.append([task, "(geomean)", "-", baseline.get("name", "baseline"), "-", "%.3f" % result["speedup"], verdict])

@@ -97,6 +97,16 @@ done
 wait "$!" || { say "the harness does not build"; exit 1; }
 strip "$PREP/cuda/cuda_harness" "$PREP/cuda/event_timer"
 
+# FlashInfer's headers for the vendor baselines (the device machine reaches no package index): fetched here with
+# pip by scripts/setup.sh, carried compressed (about 2.5 MiB of 33).
+# shellcheck source=scripts/setup.sh
+FLASHINFER=$(EVOTEAM_BUILD_DIR=$BUILD; source "$ROOT/scripts/setup.sh"; evoteam_fetch_flashinfer)
+if [ -n "$FLASHINFER" ]; then
+  tar -C "$(dirname "$FLASHINFER")" -cJf "$PREP/flashinfer.tar.xz" "$(basename "$FLASHINFER")"
+else
+  say "FlashInfer's headers could not be fetched: the FlashInfer rows will say unavailable"
+fi
+
 {
   echo "source_dir=$SOURCE_DIR"
   echo "helpers_dir=$HELPERS_DIR"

@@ -141,6 +141,10 @@ SOURCE_DIR=$(manifest source_dir)
 HELPERS_DIR=$(manifest helpers_dir)
 if [ -n "$SOURCE_DIR" ] && [ ! -e "$SOURCE_DIR" ]; then mkdir -p "$(dirname "$SOURCE_DIR")" && ln -s "$ROOT" "$SOURCE_DIR"; fi
 if [ -n "$HELPERS_DIR" ] && [ ! -e "$HELPERS_DIR" ]; then mkdir -p "$(dirname "$HELPERS_DIR")" && ln -s "$WORK/test-helpers" "$HELPERS_DIR"; fi
+# FlashInfer's headers, carried compressed by prepare.sh, for the vendor baselines.
+if [ -f "$PREBUILT/flashinfer.tar.xz" ]; then
+  mkdir -p "$WORK/tools" && tar -C "$WORK/tools" -xJf "$PREBUILT/flashinfer.tar.xz" && export EVOTEAM_FLASHINFER="$WORK/tools/flashinfer"
+fi
 # The tests' build cache is the evaluations' one: the references they build are built once.
 mkdir -p "$WORK/test-helpers/eval-test-cache" "$WORK/cache"
 [ -e "$WORK/test-helpers/eval-test-cache/cuda" ] || ln -s "$WORK/cache" "$WORK/test-helpers/eval-test-cache/cuda"

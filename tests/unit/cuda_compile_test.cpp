@@ -428,11 +428,14 @@ TEST(CudaGpuSuite, TheLatencyTableShowsEachWorkloadsVendorFigures) {
   write_file_atomic(dir.path() / "eval" / "rmsnorm_h4096.json", R"({"task": "rmsnorm_h4096", "verdict": "PASS",
     "workloads": [
       {"name": "b1", "candidate": {"median_s": 2e-5}, "baseline": {"median_s": 2e-5},
-       "vendor": {"name": "flashinfer", "median_s": 1e-5, "fraction": 0.5}},
-      {"name": "b8", "candidate": {"median_s": 4e-5}, "baseline": {"median_s": 4e-5},
-       "vendor": {"name": "flashinfer", "unavailable": "not installed"}},
-      {"name": "b64", "candidate": {"median_s": 8e-5}, "baseline": {"median_s": 8e-5}}],
-    "vendor": {"name": "flashinfer", "geomean_fraction": 0.5}})");
+       "vendor": {"median_s": 1e-5, "speedup": 2.0, "fraction": 0.5}},
+      {"name": "b8", "candidate": {"median_s": 4e-5}, "baseline": {"median_s": 4e-5}, "vendor": null}],
+    "vendor": {"name": "flashinfer", "status": "measured", "fraction": 0.5}})");
+  write_file_atomic(dir.path() / "eval" / "kmeans_assign.json", R"({"task": "kmeans_assign", "verdict": "PASS",
+    "workloads": [{"name": "k8", "candidate": {"median_s": 3e-5}, "baseline": {"median_s": 3e-5}}],
+    "vendor": {"name": "flashinfer", "status": "unavailable", "detail": "no C++ kernel"}})");
+  write_file_atomic(dir.path() / "eval" / "rmsnorm_bare.json", R"({"task": "rmsnorm_bare", "verdict": "PASS",
+    "workloads": [{"name": "b64", "candidate": {"median_s": 8e-5}, "baseline": {"median_s": 8e-5}}]})");
   write_file_atomic(dir.path() / "eval" / "gemm_bf16.json", R"({"task": "gemm_bf16", "verdict": "PASS", "speedup": 0.25,
     "workloads": [{"name": "m128", "candidate": {"median_s": 1e-4}, "baseline": {"median_s": 2.5e-5}}]})");
   const CommandResult table = run_command({"python3", (k_source_dir / "tests/gpu/latency_table.py").string(), "markdown",
@@ -442,9 +445,11 @@ TEST(CudaGpuSuite, TheLatencyTableShowsEachWorkloadsVendorFigures) {
   for (const std::string row : {"| gemm_bf16 | m128 | 0.1000 | cublas | 0.0250 | 0.250 | PASS |",
                                 "| gemm_bf16 | (geomean) | - | cublas | - | 0.250 | PASS |",
                                 "| rmsnorm_h4096 | b1 | 0.0200 | flashinfer | 0.0100 | 0.500 | PASS |",
-                                "| rmsnorm_h4096 | b8 | 0.0400 | flashinfer (unavailable: not installed) | - | - | PASS |",
-                                "| rmsnorm_h4096 | b64 | 0.0800 | - | - | - | PASS |",
-                                "| rmsnorm_h4096 | (geomean) | - | flashinfer | - | 0.500 | PASS |"})
+                                "| rmsnorm_h4096 | b8 | 0.0400 | flashinfer (measured) | - | - | PASS |",
+                                "| rmsnorm_h4096 | (geomean) | - | flashinfer | - | 0.500 | PASS |",
+                                "| kmeans_assign | k8 | 0.0300 | flashinfer (unavailable) | - | - | PASS |",
+                                "| kmeans_assign | (geomean) | - | flashinfer (unavailable: no C++ kernel) | - | - | PASS |",
+                                "| rmsnorm_bare | b64 | 0.0800 | - | - | - | PASS |"})
     EXPECT_NE(table.output.find(row), std::string::npos) << row << "\n" << table.output;
 }
 
