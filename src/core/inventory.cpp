@@ -159,7 +159,8 @@ std::vector<ToolProbe> probe_inventory(ProcessRunner& runner) {
                                  "pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm and put their bin folders on PATH (SASS checks fall back to the PTX scan)"));
   probes.push_back(probe_bubblewrap(runner));
   probes.push_back(probe_version(runner, "slurm client", "sbatch", "--version",
-                                 "apt-get install slurm-client (needed only for --executor slurm)"));
+                                 "apt-get install slurm-client (informational: evoteam evaluates on this machine "
+                                 "only; it does not submit to Slurm yet)"));
   probes.push_back(probe_version(runner, "perf", "perf", "--version", "apt-get install linux-perf (host profiles then use timing only)"));
   probes.push_back(probe_key("ANTHROPIC_API_KEY"));
   probes.push_back(probe_key("OPENAI_API_KEY"));
