@@ -48,7 +48,7 @@ fs::path figures_file(const EvaluationRun& run, const VendorBuild& vendor) {
   std::string material = "vendor-timing-v1\n" + run.task.content_hash + "\n" + vendor.comparison.name + " " +
                          vendor.comparison.version + "\n" + vendor.build.library.string() + "\n" + gpu_model() + "\n" +
                          nlohmann::json(run.shared.settings.timing).dump();
-  for (const auto& [workload, sets] : run.battery.rotation) material += "\nworkload " + workload;
+  for (const auto& [workload, sets] : run.battery.rotation) material += "\nworkload " + std::to_string(workload);
   return run.shared.cache_dir / "vendor" / (sha256_hex(material).substr(0, 32) + ".json");
 }
 
