@@ -173,6 +173,9 @@ kernels/kmeans_assign SIDE=8 PER_THREAD=8 SLICE=16
 kernels/kmeans_assign SIDE=32 PER_THREAD=4 SLICE=32
 CORNERS
 
+# 5c. The Python oracle with torch on the CUDA tasks that have a python_reference (tests/gpu/oracle.sh).
+source tests/gpu/oracle.sh
+
 # 6. Agreement with an independent timer: torch CUDA events around the same kernel (the example .so), L2 flushed.
 "$NVCC" -gencode arch=compute_90a,code=sm_90a -O3 -shared -Xcompiler -fPIC -o "$BUILD/cuda/example.so" kernels/common/cuda/example_kernel.cu >/dev/null 2>&1
 if [ -n "$MEDIAN" ] && python3 -c "import torch; assert torch.cuda.is_available()" >/dev/null 2>&1; then
