@@ -121,8 +121,9 @@ std::string last_lines(const std::string& text, std::size_t count) {
   return join(lines, "; ");
 }
 
-// Runs the Python reference; nullopt when it wrote every output, else the report's status and reason.
-std::optional<std::pair<OracleStatus, std::string>> run_python(EvaluationRun& run, const fs::path& manifest) {
+// Runs the Python reference; nullopt when it wrote every output (`device` gets where it ran), else the report's
+// status and reason.
+std::optional<std::pair<OracleStatus, std::string>> run_python(EvaluationRun& run, const fs::path& manifest, std::string* device) {
   const OracleSettings& settings = run.shared.settings.oracle;
   Command command;
   command.argv = {settings.python, oracle_runner_script().string(), manifest.string()};
@@ -131,7 +132,11 @@ std::optional<std::pair<OracleStatus, std::string>> run_python(EvaluationRun& ru
   command.env = scrubbed_env({{"PYTHONDONTWRITEBYTECODE", "1"}});
   command.timeout = std::chrono::milliseconds(static_cast<long>(settings.timeout_s * 1000));
   const ProcessResult result = run.shared.runner.run(command);
-  if (result.ok()) return std::nullopt;
+  if (result.ok()) {
+    const nlohmann::json said = nlohmann::json::parse(last_lines(result.out.text, 1), nullptr, false);
+    *device = said.is_object() ? said.value("device", std::string()) : std::string();
+    return std::nullopt;
+  }
   if (!result.spawned) return std::pair{OracleStatus::skipped, settings.python + " does not run (" + result.spawn_error + "); the oracle was skipped"};
   if (result.timed_out)
     return std::pair{OracleStatus::failed, "the Python reference did not finish within " + fixed(settings.timeout_s, 0) + " s (eval.oracle.timeout_s)"};
@@ -213,7 +218,7 @@ OracleReport run_oracle(EvaluatorShared& shared, const Task& task) {
     return finish(OracleStatus::failed, "the C++ reference run failed: " + *why);
   const fs::path manifest = scratch.path() / "manifest.json";
   write_json_atomic(manifest, oracle_manifest(run, scratch.path() / "inputs", scratch.path() / "oracle"));
-  if (auto failure = run_python(run, manifest)) return finish(failure->first, failure->second);
+  if (auto failure = run_python(run, manifest, &report.device)) return finish(failure->first, failure->second);
   HarnessRun compared;
   if (std::optional<std::string> why = run_plan(run, oracle_plan(run, "compare", "oracle", scratch.path() / "oracle"), "compare",
                                                 std::nullopt, &compared))

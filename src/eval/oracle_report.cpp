@@ -72,6 +72,7 @@ nlohmann::json OracleReport::to_json() const {
                         {"trials", trials}, {"wall_s", wall_s}};
   if (!reason.empty()) out["reason"] = reason;
   if (!framework_version.empty()) out["framework_version"] = framework_version;
+  if (!device.empty()) out["device"] = device;
   nlohmann::json items = nlohmann::json::array();
   for (const OracleOutput& output : outputs) {
     nlohmann::json item = {{"tensor", output.tensor}, {"passed", output.passed()}, {"trials", output.trials},
@@ -97,7 +98,7 @@ std::string error_text(double value) {
 
 std::string OracleReport::summary() const {
   std::string text = "oracle: " + to_string(status) + " (" + framework + (framework_version.empty() ? "" : " " + framework_version) +
-                     " reference of " + task + " vs the C++ reference";
+                     " reference of " + task + (device.empty() ? "" : " on " + device) + " vs the C++ reference";
   if (trials > 0) text += ", " + std::to_string(trials) + " correctness trials";
   text += ")";
   if (!reason.empty()) text += "\n  " + reason;

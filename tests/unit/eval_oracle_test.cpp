@@ -81,6 +81,7 @@ TEST(Oracle, TheNumpyReferenceOfHostMatmulAgreesWithTheCppReference) {
   EXPECT_TRUE(report.outputs[0].passed());
   EXPECT_LE(report.outputs[0].normwise, 1e-6);
   EXPECT_FALSE(report.framework_version.empty());
+  EXPECT_EQ(report.device, "cpu");
 }
 
 TEST(Oracle, AReferenceOffByOneColumnIsReportedAsDisagreeing) {

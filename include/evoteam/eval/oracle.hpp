@@ -61,6 +61,7 @@ struct OracleReport {
   std::string python;
   std::string framework;
   std::string framework_version;
+  std::string device;  // where the Python reference ran: "cpu", or "cuda" for a torch reference of a cuda task
   int trials = 0;
   std::vector<OracleOutput> outputs;
   double wall_s = 0;

@@ -9,7 +9,7 @@ with dtype and shape. Tensors are raw little-endian files; bfloat16 and float8 a
 reads. Each output of the function (one array, a tuple in the task's output order, or a dict by name) is checked
 against its declared shape and written in its declared dtype.
 
-Exit codes: 0 done; 2 the reference failed (one line on stderr says which trial and why); 3 the framework is not
+On success it prints {"device": "cuda"|"cpu"} (where the reference ran). Exit codes: 0 done; 2 the reference failed (one line on stderr says which trial and why); 3 the framework is not
 importable (the oracle is skipped, not failed).
 """
 import importlib.util
@@ -188,6 +188,8 @@ def main(argv):
         prefix = "" if trial_id is None else f"trial {trial_id}: "
         print(f"{prefix}{error}", file=sys.stderr)
         return 2
+    # Where the reference ran: a torch reference of a cuda task falls back to the CPU without a usable GPU.
+    print(json.dumps({"device": device if torch is not None else "cpu"}))
     return 0
 
 
