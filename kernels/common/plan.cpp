@@ -92,6 +92,8 @@ Plan load_plan(const std::string& path) {
     trial.distribution = item.at("distribution").get<std::string>();
     trial.poison = item.value("poison", 0);
     trial.reference = item.value("reference", "");
+    trial.inputs = item.value("inputs", "");
+    trial.oracle = item.value("oracle", "");
     trial.deadline_s = item.value("deadline_s", 10.0);
     if (trial.workload < 0 || trial.workload >= static_cast<int>(plan.workloads.size()))
       throw std::runtime_error("plan: trial names an unknown workload");

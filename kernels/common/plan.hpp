@@ -45,6 +45,10 @@ struct TrialPlan {
   std::string distribution = "normal";
   int poison = 0;
   std::string reference;  // file prefix of the reference outputs: <prefix>.<tensor>.bin
+  // Reference mode: when set, the trial's inputs are written too, as <inputs>.<tensor>.bin (the Python oracle
+  // reads them). Compare mode: <oracle>.<tensor>.bin are the oracle's outputs, compared with the reference's.
+  std::string inputs;
+  std::string oracle;
   double deadline_s = 10;
 };
 
@@ -71,7 +75,7 @@ struct RankPlan {
 std::uint64_t rank_seed(std::uint64_t seed, int rank);
 
 struct Plan {
-  std::string mode;  // reference | correctness | timing | profile
+  std::string mode;  // reference | correctness | timing | profile | compare
   std::vector<TensorPlan> tensors;
   std::vector<WorkloadPlan> workloads;
   std::vector<TrialPlan> trials;

@@ -1,5 +1,6 @@
-// `evoteam eval TASK_DIR [--candidate PATH] [--param K=V]... [--stages LIST] [--workloads W] [--json]`: one
-// evaluation, its verdict and figures. Exit 0 only on PASS.
+// `evoteam eval TASK_DIR [--candidate PATH] [--param K=V]... [--stages LIST] [--workloads W] [--oracle] [--json]`:
+// one evaluation, its verdict and figures; with --oracle also the task's Python reference against its C++/CUDA
+// reference (eval/oracle.hpp). Exit 0 only on PASS, and with --oracle only when the oracle agreed or was skipped.
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -25,6 +26,7 @@ struct EvalArgs {
   bool no_cache = false;
   bool refresh = false;
   bool json = false;
+  bool oracle = false;
 };
 
 std::string pad(std::string text, std::size_t width) {
@@ -103,6 +105,9 @@ void add_eval(CLI::App& sub, CommandContext& context) {
   sub.add_flag("--no-cache", args->no_cache, "Neither read nor write cached results (builds stay cached)");
   sub.add_flag("--refresh", args->refresh, "Evaluate again even when a cached result exists, then store it");
   sub.add_flag("--json", args->json, "Print one JSON object (the eval.json content)");
+  sub.add_flag("--oracle", args->oracle,
+               "Also run the task's python_reference on the correctness inputs and compare it with the C++/CUDA "
+               "reference (skipped, exit unaffected, when its framework is not importable by eval.oracle.python)");
   sub.callback([&context, args] {
     context.action = [&context, args] {
       const EvalSettings settings = eval_settings(context.config);
@@ -126,10 +131,22 @@ void add_eval(CLI::App& sub, CommandContext& context) {
       const std::filesystem::path cache_dir =
           args->cache_dir.empty() ? default_cache_dir(settings) : std::filesystem::path(args->cache_dir);
       Evaluator evaluator(settings, system_runner(), cache_dir);
+      // Refused before anything runs: --oracle on a task without a Python reference is a usage mistake.
+      if (args->oracle && !task.python_reference)
+        throw Error("--oracle: task " + task.name + " has no python_reference in task.json (see kernels/README.md)", ExitCode::usage);
       EvalResult result = evaluator.evaluate(task, candidate, options);
-      if (args->json) print_json(result.to_json());
-      else print_human(result, args->candidate.empty() ? "(starting kernel)" : args->candidate);
-      return result.passed() ? static_cast<int>(ExitCode::success) : static_cast<int>(ExitCode::failure);
+      std::optional<OracleReport> oracle;
+      if (args->oracle) oracle = evaluator.check_oracle(task);
+      if (args->json) {
+        nlohmann::json out = result.to_json();
+        if (oracle) out["oracle"] = oracle->to_json();
+        print_json(out);
+      } else {
+        print_human(result, args->candidate.empty() ? "(starting kernel)" : args->candidate);
+        if (oracle) std::cout << oracle->summary() << "\n";
+      }
+      const bool oracle_ok = !oracle || oracle->status == OracleStatus::agreed || oracle->status == OracleStatus::skipped;
+      return result.passed() && oracle_ok ? static_cast<int>(ExitCode::success) : static_cast<int>(ExitCode::failure);
     };
   });
 }

@@ -4,22 +4,43 @@
 #include <memory>
 
 #include <evoteam/core/inventory.hpp>
+#include <evoteam/eval/oracle.hpp>
 #include <evoteam/report/report.hpp>
 
 #include "cli/command.hpp"
 
 namespace evoteam::cli {
+namespace {
+
+// The Python oracle's rows: the configured Python, and numpy and torch as it imports them. Never required: the
+// oracle is an extra check that says it was skipped when its framework is missing.
+std::vector<ToolProbe> oracle_rows(const PythonProbe& python) {
+  const std::string fix = "set eval.oracle.python (EVOTEAM_EVAL__ORACLE__PYTHON) to a Python with it installed";
+  if (!python.runs) return {{"python (oracle)", false, python.problem, "install python3, or " + fix, false}};
+  std::vector<ToolProbe> rows = {{"python (oracle)", true, python.executable + " " + python.version, "", false}};
+  auto row = [&](const std::string& name, const std::optional<std::string>& version, const std::string& extra) {
+    rows.push_back({name + " (oracle)", version.has_value(),
+                    version ? *version + extra : "not importable by " + python.python, version ? "" : "pip install " + name + ", or " + fix, false});
+  };
+  row("numpy", python.numpy, "");
+  row("torch", python.torch, python.torch_cuda ? ", CUDA available" : ", no CUDA");
+  return rows;
+}
+
+}  // namespace
 
 void add_doctor(CLI::App& sub, CommandContext& context) {
   auto json = std::make_shared<bool>(false);
   sub.add_flag("--json", *json, "Print one JSON object");
   sub.callback([&context, json] {
-    context.action = [json] {
+    context.action = [&context, json] {
       std::vector<ToolProbe> probes = probe_inventory(system_runner());
+      const PythonProbe python = probe_python(system_runner(), eval_settings(context.config).oracle);
+      for (ToolProbe& row : oracle_rows(python)) probes.push_back(std::move(row));
       bool missing_required = false;
       for (const ToolProbe& probe : probes) missing_required |= probe.required && !probe.usable;
       if (*json) {
-        print_json({{"tools", to_json(probes)}, {"ok", !missing_required}});
+        print_json({{"tools", to_json(probes)}, {"python_oracle", python.to_json()}, {"ok", !missing_required}});
       } else {
         for (const ToolProbe& probe : probes) {
           std::cout << (probe.usable ? "  ok   " : (probe.required ? "  FAIL " : "  --   ")) << std::left

@@ -146,6 +146,8 @@ std::vector<ConfigRule> make_rules() {
       above("eval.profile.time_s", 0),
       at_least("eval.machine.peak_gflops", 0),  // 0: measure
       at_least("eval.machine.peak_gbytes_per_s", 0),
+      any("eval.oracle.python").not_empty(),
+      above("eval.oracle.timeout_s", 0),
 
       one_of("llm.provider", {"auto", "anthropic", "openai", "scripted", "builtin"}),
       any("llm.model"),  // "": the provider's default

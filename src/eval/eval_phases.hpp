@@ -140,4 +140,7 @@ nlohmann::json static_cuda_profile(const nlohmann::json& build_report, const std
 // a finding is RUNTIME_FAULT. `report` says per tool "clean", "errors", or why nothing ran.
 std::optional<Judgement> run_cuda_sanitizer(EvaluationRun& run, const std::filesystem::path& candidate, nlohmann::json* report);
 
+// The Python oracle (oracle.cpp): Evaluator::check_oracle's work.
+OracleReport run_oracle(EvaluatorShared& shared, const Task& task);
+
 }  // namespace evoteam::eval

@@ -114,7 +114,8 @@ void to_json(nlohmann::json& out, const EvalSettings& settings) {
          {"correctness", settings.correctness},
          {"timing", settings.timing},
          {"profile", settings.profile},
-         {"machine", settings.machine}};
+         {"machine", settings.machine},
+         {"oracle", settings.oracle}};
 }
 
 void from_json(const nlohmann::json& in, EvalSettings& settings) {
@@ -135,6 +136,7 @@ void from_json(const nlohmann::json& in, EvalSettings& settings) {
   in.at("timing").get_to(settings.timing);
   in.at("profile").get_to(settings.profile);
   in.at("machine").get_to(settings.machine);
+  in.at("oracle").get_to(settings.oracle);
 }
 
 }  // namespace evoteam

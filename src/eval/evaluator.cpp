@@ -508,6 +508,8 @@ Evaluator::~Evaluator() = default;
 
 const std::filesystem::path& Evaluator::cache_dir() const { return m_impl->shared.cache_dir; }
 
+OracleReport Evaluator::check_oracle(const Task& task) { return eval::run_oracle(m_impl->shared, task); }
+
 SandboxMode Evaluator::resolve_sandbox(SandboxMode requested) {
   if (requested == SandboxMode::none) return SandboxMode::none;
   eval::EvaluatorShared& shared = m_impl->shared;

@@ -29,13 +29,14 @@ bool is_reserved_symbol(const std::string& name) {
 using task_detail::FieldReader;
 using task_detail::is_identifier;
 using task_detail::is_safe_relative_path;
+using task_detail::require_file;
 
 const std::vector<std::string> k_top_level_keys = {
     "name",    "description", "target",     "archs",       "axes",        "inputs",
     "outputs", "constraints", "entry",      "reference",   "kernel",      "hooks",
     "workloads", "distributions", "tolerances", "flops",   "bytes",       "params",
     "param_constraints", "static_constraints", "libraries", "baseline", "vendor_baseline", "deterministic",
-    "scalars", "min_devices", "ranks_axis", "expects_tensor_cores"};
+    "scalars", "min_devices", "ranks_axis", "expects_tensor_cores", "python_reference"};
 
 const std::set<std::string> k_distributions = {"normal", "uniform", "heavy_tailed", "small_int"};
 
@@ -232,19 +233,6 @@ EntryPoint parse_entry(const FieldReader& reader, const nlohmann::json& value, c
   return entry;
 }
 
-std::string require_file(const FieldReader& reader, const Task& task, const std::string& name, const std::string& field) {
-  if (!is_safe_relative_path(name)) reader.fail(field, "\"" + name + "\" must be a relative path inside the task directory");
-  if (!std::filesystem::is_regular_file(task.dir / name)) reader.fail(field, "no such file: " + (task.dir / name).string());
-  // A link could reach a file outside the task, and the run's frozen copy keeps no links: refuse it like "..".
-  std::error_code error;
-  const std::filesystem::path real = std::filesystem::canonical(task.dir / name, error);
-  const std::filesystem::path root = std::filesystem::canonical(task.dir, error);
-  const bool inside = !error && std::mismatch(root.begin(), root.end(), real.begin(), real.end()).first == root.end();
-  if (std::filesystem::is_symlink(task.dir / name) || !inside)
-    reader.fail(field, "\"" + name + "\" must be a regular file inside the task directory, not a link");
-  return name;
-}
-
 std::vector<std::string> parse_kernel_files(const FieldReader& reader, const nlohmann::json& value, const Task& task) {
   reader.object_of(value, "kernel");
   reader.only_keys(value, {"files"}, "kernel");
@@ -408,6 +396,7 @@ std::string content_hash(const Task& task, const std::string& task_text, const s
   std::vector<std::string> files = task.kernel_files;
   files.push_back(task.reference_file);
   if (!task.hooks_file.empty()) files.push_back(task.hooks_file);
+  if (task.python_reference) files.push_back(task.python_reference->file);
   if (!task.baseline.file.empty()) files.push_back(task.baseline.file);
   if (!task.vendor.file.empty()) files.push_back(task.vendor.file);
   for (const std::string& file : files) material += "\n" + file + "\n" + read_file(task.dir / file);
@@ -463,6 +452,8 @@ Task load_task(const std::filesystem::path& task_dir) {
   task.kernel_files = parse_kernel_files(reader, reader.require(root, "kernel", ""), task);
   for (const std::string& kernel_file : task.kernel_files)
     if (kernel_file == task.reference_file) reader.fail("kernel.files", "the reference cannot be a kernel file");
+  if (root.contains("python_reference"))
+    task.python_reference = task_detail::parse_python_reference(reader, root["python_reference"], task);
   if (root.contains("hooks")) task.hooks_file = require_file(reader, task, reader.string_of(root["hooks"], "hooks"), "hooks");
   for (const TensorSpec& input : task.inputs)
     if (input.generator.kind == InputGenerator::Kind::hook && task.hooks_file.empty())

@@ -36,6 +36,9 @@ class FieldReader {
 bool is_identifier(const std::string& text);
 // A file name inside the task directory: relative, no "..", no backslash.
 bool is_safe_relative_path(const std::string& text);
+// A file the task names (field `field`): a safe relative path to a regular file inside the task directory, not
+// a link. Returns `name`.
+std::string require_file(const FieldReader& reader, const Task& task, const std::string& name, const std::string& field);
 std::string join_field(const std::string& parent, const std::string& child);
 
 // `workloads`: an inline array, or a file name (JSON lines, one {"name"?, "axes": {...}} per line).
@@ -45,6 +48,9 @@ std::vector<ParamSpec> parse_params(const FieldReader& reader, const nlohmann::j
 void check_param_constraints(const FieldReader& reader, const Task& task);
 // `ranks_axis` (task_ranks.cpp): a var axis, required exactly when min_devices > 1, whose value in every
 // workload is a group size between min_devices and 64.
+// `python_reference` (python_reference.cpp): {"file": "reference.py", "framework": "numpy"|"torch",
+// "function"?: "run"}; the file must exist in the task directory and the framework must hold every dtype.
+PythonReference parse_python_reference(const FieldReader& reader, const nlohmann::json& value, const Task& task);
 std::string parse_ranks_axis(const FieldReader& reader, const nlohmann::json* value, const Task& task);
 
 }  // namespace evoteam::task_detail

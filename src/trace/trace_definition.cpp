@@ -500,9 +500,11 @@ ImportedTask translate_definition(const nlohmann::ordered_json& definition, cons
                                   const std::vector<nlohmann::ordered_json>& workload_lines,
                                   const std::string& workloads_file) {
   ImportedTask imported = Translation(definition, definition_file, workloads_file).run(workload_lines);
-  if (definition.contains("reference") && definition["reference"].is_string())
+  if (definition.contains("reference") && definition["reference"].is_string()) {
     imported.reference_py = definition["reference"].get<std::string>();
-  else
+    // The published reference is the task's Python oracle (`evoteam eval --oracle`).
+    imported.task["python_reference"] = {{"file", "reference.py"}, {"framework", "torch"}};
+  } else
     imported.findings.push_back({definition_file, "reference", "missing: no reference.py written", true});
   imported.reference_stub = trace_detail::entry_stub(imported.task, "the task's reference, reference.py in CUDA");
   imported.kernel_stub = trace_detail::entry_stub(imported.task, "the starting kernel the team optimises");

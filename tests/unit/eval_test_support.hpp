@@ -36,7 +36,7 @@ inline EvalSettings eval_test_settings() { return eval_settings(eval_test_config
 inline Task small_matmul_task(const std::filesystem::path& dir) {
   const std::filesystem::path source = install_root() / "kernels" / "host_matmul";
   std::filesystem::create_directories(dir);
-  for (const char* file : {"kernel.cpp", "reference.cpp"})
+  for (const char* file : {"kernel.cpp", "reference.cpp", "reference.py"})
     std::filesystem::copy_file(source / file, dir / file, std::filesystem::copy_options::overwrite_existing);
   nlohmann::json task = read_json_file(source / "task.json");
   task["name"] = "host_matmul_small";

@@ -138,6 +138,9 @@ TEST(TraceImport, PublishedDefinitionsGiveOurTasksUpToTheListedDifferences) {
     for (const auto& [difference, reason] : trip.expected)
       EXPECT_TRUE(found.count(difference)) << "listed difference no longer found: " << difference << " (" << reason << ")";
     EXPECT_EQ(read_file(out / "reference.py"), read_json_file(k_data / "definitions" / (trip.definition + ".json"))["reference"].get<std::string>());
+    ASSERT_TRUE(theirs.python_reference.has_value());
+    EXPECT_EQ(theirs.python_reference->file, "reference.py");
+    EXPECT_EQ(theirs.python_reference->framework, PythonFramework::torch);
     EXPECT_NE(read_file(out / "README.md").find("## Still to write"), std::string::npos);
     EXPECT_EQ(read_file(out / "task.json").rfind("// Imported from the FlashInfer-Trace definition " + trip.definition, 0), 0u);
   }

@@ -133,6 +133,12 @@ struct MachineSettings {
   double peak_gbytes_per_s = 0;
 };
 
+// eval.oracle: the Python that runs a task's python_reference, and that run's deadline.
+struct OracleSettings {
+  std::string python;
+  double timeout_s = 0;
+};
+
 // A default-constructed EvalSettings holds zeros; the defaults are configs/default.json's: eval_settings(Config()).
 struct EvalSettings {
   std::vector<Stage> pipeline;  // in pipeline order
@@ -149,6 +155,7 @@ struct EvalSettings {
   TimingSettings timing;
   ProfileSettings profile;
   MachineSettings machine;
+  OracleSettings oracle;
 };
 
 // The configuration's "eval" section, typed.
@@ -184,6 +191,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TimingSettings, warmup_s, min_samples, min_ti
                                    suspicious_speedup)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ProfileSettings, perf, events, time_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(MachineSettings, peak_gflops, peak_gbytes_per_s)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OracleSettings, python, timeout_s)
 
 // By hand where a key is a C++ keyword ("static") or may be left out (a library's "symbols" and "link").
 void to_json(nlohmann::json& out, const StageTimeouts& stages);

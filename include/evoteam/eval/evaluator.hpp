@@ -16,6 +16,7 @@
 #include <evoteam/core/process.hpp>
 #include <evoteam/task/task.hpp>
 #include <evoteam/eval/eval_settings.hpp>
+#include <evoteam/eval/oracle.hpp>
 #include <evoteam/eval/verdict.hpp>
 
 namespace evoteam {
@@ -175,6 +176,10 @@ class Evaluator {
   // Never throws for what the candidate does; throws InvalidInput only when the call itself is wrong (a
   // candidate directory that does not exist).
   EvalResult evaluate(const Task& task, const Candidate& candidate, const EvalOptions& options = {});
+
+  // Runs the task's python_reference on the correctness inputs and compares it with the C++/CUDA reference
+  // (eval/oracle.hpp). Throws InvalidInput when the task has no python_reference; everything else is in the report.
+  OracleReport check_oracle(const Task& task);
 
   // "auto" resolved: bwrap when it works here (probed once), else none.
   SandboxMode resolve_sandbox(SandboxMode requested);

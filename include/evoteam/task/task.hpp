@@ -146,6 +146,18 @@ struct EntryPoint {
   std::vector<std::string> args;
 };
 
+// A Python reference beside the C++/CUDA one, run as an extra oracle (`evoteam eval --oracle`): a module in the
+// task directory whose `function` takes the task's inputs, axes and scalars by keyword (numpy arrays, or torch
+// tensors for the torch framework) and returns its outputs. task.json's "python_reference" field.
+enum class PythonFramework { numpy, torch };
+std::string to_string(PythonFramework framework);
+
+struct PythonReference {
+  std::string file;  // relative to the task directory
+  PythonFramework framework = PythonFramework::numpy;
+  std::string function = "run";
+};
+
 struct Task {
   std::filesystem::path dir;  // absolute
   std::string name;
@@ -159,6 +171,7 @@ struct Task {
   std::vector<std::string> constraints;  // expressions over the axes that every workload must satisfy
   EntryPoint entry;
   std::string reference_file;            // relative to dir
+  std::optional<PythonReference> python_reference;
   std::vector<std::string> kernel_files;  // the starting kernel; exactly the files a candidate may edit
   std::string hooks_file;                // optional, relative to dir
   std::vector<Workload> workloads;

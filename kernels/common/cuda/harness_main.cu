@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "../record.hpp"
+#include "../oracle_files.hpp"
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
 #include "l2_flush.hpp"
@@ -215,6 +216,7 @@ int run_plan(const char* plan_path, const char* const paths[3], bool candidate_p
     else if (mode == "correctness") code = run_correctness(context);
     else if (mode == "timing") code = run_timing(context);
     else if (mode == "profile") code = run_profile(context);
+    else if (mode == "compare") code = run_compare_files(context.plan);
     else throw std::runtime_error("unknown mode " + mode);
     if (ranks) ranks->close();
     EVOTEAM_CUDA_CHECK(cudaStreamDestroy(context.stream));

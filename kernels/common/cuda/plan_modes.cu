@@ -20,6 +20,7 @@
 #include "../compare.hpp"
 #include "../generate.hpp"
 #include "../harness_abi.h"
+#include "../oracle_files.hpp"
 #include "../stop_rule.hpp"
 #include "cuda_check.hpp"
 #include "device_buffer.hpp"
@@ -199,6 +200,7 @@ int run_reference(const CudaContext& context) {
   for (const TrialPlan& trial : plan.trials) {
     if (context.ranks != nullptr) context.ranks->use_workload(trial.workload, context.stream);
     std::vector<Bytes> host = host_tensors(plan, trial, 0);
+    for (std::size_t t = 0; t < plan.tensors.size(); ++t) write_trial_input(trial, plan.tensors[t], host[t].data(), host[t].size());
     DeviceSet set = upload(plan, host);
     meet(context, trial);
     const double wall = call(context.reference, plan, trial, set, context.stream);

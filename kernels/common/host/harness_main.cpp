@@ -15,6 +15,7 @@
 #include "../compare.hpp"
 #include "../generate.hpp"
 #include "../harness_abi.h"
+#include "../oracle_files.hpp"
 #include "faults.hpp"
 #include "harness.hpp"
 
@@ -141,6 +142,9 @@ int run_reference(const HarnessContext& context) {
   const Plan& plan = context.plan;
   for (const TrialPlan& trial : plan.trials) {
     TrialBuffers buffers = make_trial_buffers(plan, trial, 0, 0);
+    // The inputs are written before the call, as generated: a reference that mutated them would not change them.
+    for (std::size_t t = 0; t < plan.tensors.size(); ++t)
+      write_trial_input(trial, plan.tensors[t], buffers.pointers[t], buffers.tensors[t].bytes());
     const double wall = call_implementation(context.reference, plan, trial, buffers.pointers, trial.deadline_s);
     for (std::size_t t = 0; t < plan.tensors.size(); ++t) {
       GuardDamage damage = buffers.tensors[t].check_guards();
@@ -283,6 +287,7 @@ int main(int argc, char** argv) {
     else if (mode == "correctness") code = run_correctness(context);
     else if (mode == "timing") code = run_timing(context);
     else if (mode == "profile") code = run_profile(context);
+    else if (mode == "compare") code = run_compare_files(context.plan);
     else throw std::runtime_error("unknown mode " + mode);
     emit(JsonLine().field("ev", "done").field("mode", mode));
     return code;
