@@ -5,6 +5,7 @@
 
 #include <evoteam/core/inventory.hpp>
 #include <evoteam/eval/oracle.hpp>
+#include <evoteam/eval/vendor_sources.hpp>
 #include <evoteam/report/report.hpp>
 
 #include "cli/command.hpp"
@@ -27,6 +28,14 @@ std::vector<ToolProbe> oracle_rows(const PythonProbe& python) {
   return rows;
 }
 
+// FlashInfer's sources, for the tasks measured against it. Never required: those tasks say it is unavailable.
+ToolProbe flashinfer_row(const EvalSettings& settings) {
+  std::string why;
+  if (const std::optional<VendorSources> found = find_flashinfer(settings.cuda.flashinfer, &why))
+    return {"flashinfer", true, found->version + " at " + found->root.string() + " (vendor baselines)", "", false};
+  return {"flashinfer", false, "not installed (the FlashInfer tasks are measured without it)", why, false};
+}
+
 }  // namespace
 
 void add_doctor(CLI::App& sub, CommandContext& context) {
@@ -37,6 +46,7 @@ void add_doctor(CLI::App& sub, CommandContext& context) {
       std::vector<ToolProbe> probes = probe_inventory(system_runner());
       const PythonProbe python = probe_python(system_runner(), eval_settings(context.config).oracle);
       for (ToolProbe& row : oracle_rows(python)) probes.push_back(std::move(row));
+      probes.push_back(flashinfer_row(eval_settings(context.config)));
       bool missing_required = false;
       for (const ToolProbe& probe : probes) missing_required |= probe.required && !probe.usable;
       if (*json) {

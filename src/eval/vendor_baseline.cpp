@@ -1,11 +1,9 @@
 #include "eval/vendor_baseline.hpp"
 
-#include <evoteam/core/config.hpp>  // install_root() only
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/text.hpp>
 
-#include <cstdlib>
 #include <fstream>
 
 #include "eval/statistics.hpp"
@@ -15,22 +13,6 @@ namespace evoteam::eval {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool holds_flashinfer(const fs::path& root) {
-  std::error_code ignored;
-  return fs::is_regular_file(root / "include" / "flashinfer" / "attention" / "decode.cuh", ignored) &&
-         fs::is_directory(root / "cccl" / "libcudacxx" / "include", ignored);
-}
-
-std::optional<VendorSources> sources_at(const fs::path& dir) {
-  for (const fs::path& root : {dir, dir / "data"}) {
-    if (!holds_flashinfer(root)) continue;
-    std::string version = "unknown";
-    if (std::ifstream file(root / "VERSION"); file) std::getline(file, version);
-    return VendorSources{fs::absolute(root), trim(version).empty() ? "unknown" : trim(version)};
-  }
-  return std::nullopt;
-}
 
 // The GPU model from the driver, without running anything: vendor figures are kept per model, never mixed.
 std::string gpu_model() {
@@ -73,21 +55,6 @@ void store_figures(const fs::path& file, const std::map<std::string, VendorWorkl
 }
 
 }  // namespace
-
-std::optional<VendorSources> find_flashinfer(const std::string& configured, std::string* why) {
-  std::vector<std::pair<fs::path, std::string>> places;
-  if (!configured.empty()) places.emplace_back(configured, "eval.cuda.flashinfer");
-  else if (const char* env = std::getenv("EVOTEAM_FLASHINFER"); env != nullptr && *env != '\0')
-    places.emplace_back(env, "EVOTEAM_FLASHINFER");
-  else places.emplace_back(install_root() / "build" / "tools" / "flashinfer", "the build tree");
-  for (const auto& [place, source] : places)
-    if (std::optional<VendorSources> found = sources_at(place)) return found;
-  if (why != nullptr)
-    *why = "FlashInfer's sources are not installed (looked in " + places.front().first.string() + ", from " +
-           places.front().second + "); scripts/setup.sh fetches the pinned " + k_flashinfer_package +
-           " wheel with pip, or set eval.cuda.flashinfer to an unpacked wheel's flashinfer/data";
-  return std::nullopt;
-}
 
 std::vector<std::string> flashinfer_flags(const VendorSources& sources) {
   const fs::path& root = sources.root;

@@ -8,23 +8,12 @@
 #include <vector>
 
 #include <evoteam/eval/evaluator.hpp>
+#include <evoteam/eval/vendor_sources.hpp>
 
 #include "eval/eval_phases.hpp"
 
 namespace evoteam::eval {
 
-// The pinned release the test command fetches (scripts/setup.sh) and the task READMEs describe.
-inline constexpr const char* k_flashinfer_package = "flashinfer-python";
-
-// FlashInfer's sources: a directory holding include/flashinfer and cccl/ (the flashinfer-python wheel's
-// flashinfer/data), or a flashinfer package directory that holds data/.
-struct VendorSources {
-  std::filesystem::path root;
-  std::string version;  // from root/VERSION, "unknown" without it
-};
-// eval.cuda.flashinfer when set, else $EVOTEAM_FLASHINFER, else build/tools/flashinfer under the install root
-// (where scripts/setup.sh unpacks the wheel). nullopt with `why` when none of them holds the headers.
-std::optional<VendorSources> find_flashinfer(const std::string& configured, std::string* why);
 // nvcc flags that build against them: FlashInfer's own (its bundled CCCL ahead of the toolkit's, fast math).
 std::vector<std::string> flashinfer_flags(const VendorSources& sources);
 
