@@ -2,7 +2,8 @@
 # Reliability figures (rerunnable; not a unit test), against the real binary on kernels/host_matmul, no key, no GPU:
 #   1. kill -9 at random instants of a builtin run and of a scripted-LLM run, each followed by `resume`: every
 #      resume continues, every journal parses (but for a torn last line), each kill's journal is a prefix of the
-#      next, and the finished run evaluated as many distinct candidates as an uninterrupted run of the same seed;
+#      next, no candidate is evaluated twice, no cycle passes its allowance, and the finished run's distinct
+#      candidates are set beside an uninterrupted run's of the same seed;
 #   2. a full disk (a small tmpfs as the runs directory) at several points of a run: exit 74 naming the path,
 #      `show` still reads the run, `resume` finishes it once the tmpfs is grown;
 #   3. a read-only runs directory (a read-only bind mount): exit 74 with the path, every file byte-identical;
