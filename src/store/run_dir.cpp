@@ -67,7 +67,7 @@ RunDir::RunDir(std::filesystem::path path, std::string id)
     : m_path(std::move(path)), m_id(std::move(id)), m_run_json_mutex(std::make_unique<std::mutex>()) {}
 
 RunDir RunDir::create(const std::filesystem::path& runs_dir, const std::string& task_name,
-                      const nlohmann::json& run_info) {
+                      const nlohmann::json& run_info, const Filler& fill) {
   if (task_name.empty() || task_name == "." || task_name == "..") {
     throw InvalidInput("a run needs a task name, got '" + task_name + "'");
   }
@@ -82,6 +82,7 @@ RunDir RunDir::create(const std::filesystem::path& runs_dir, const std::string& 
     dir.m_lock = std::make_unique<RunLock>(path);
     for (const char* name : k_subfolders) evoteam::create_directories(path / name);
     dir.m_journal = std::make_unique<Journal>(path / k_journal_name);
+    if (fill) fill(path);
 
     nlohmann::json info = run_info.is_object() ? run_info : nlohmann::json::object();
     const std::string now = utc_iso_timestamp();

@@ -44,8 +44,7 @@ EarlierBest read_earlier_best(const std::filesystem::path& run_dir, const Task& 
   return best;
 }
 
-void import_start(const RunDir& run, const EarlierBest& best) {
-  const std::filesystem::path start = run.start_dir();
+void import_start(const std::filesystem::path& start, const EarlierBest& best) {
   copy_tree(best.run_dir / "candidates" / best.candidate / "src", start / "src");
   write_json_atomic(start / "params.json", best.params);
   nlohmann::json from = {{"run", best.run_id}, {"run_dir", std::filesystem::absolute(best.run_dir).string()},

@@ -25,8 +25,9 @@ struct EarlierBest {
 // Reads the earlier run's best: the run must be of `task` (by name), have a best candidate whose files include
 // every kernel file of the task, and params the task accepts. Throws InvalidInput saying what is wrong.
 EarlierBest read_earlier_best(const std::filesystem::path& run_dir, const Task& task);
-// Copies it into the run's start/: src/, params.json and from.json (run, candidate, speedup).
-void import_start(const RunDir& run, const EarlierBest& best);
+// Copies it into `start` (the run's start/, before run.json exists): src/, params.json and from.json (run,
+// candidate, speedup).
+void import_start(const std::filesystem::path& start, const EarlierBest& best);
 // The run's imported starting point when it was started with --from (its start/ exists), else nothing.
 std::optional<StartingPoint> imported_start(const RunDir& run);
 

@@ -79,11 +79,14 @@ RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunCon
                          {"budgets", options.budgets.to_json()}, {"config", config.json()},
                          {"host", {{"target", to_string(task.target)}}}};
   if (earlier) info["from"] = earlier->run_id;
-  RunDir run = RunDir::create(options.runs_dir, task.name, info);
+  // The frozen task and the earlier best are written before run.json: a full disk or a kill -9 while they are
+  // copied must not leave a run that resume cannot load.
+  RunDir run = RunDir::create(options.runs_dir, task.name, info, [&](const std::filesystem::path& run_path) {
+    copy_tree(task.dir, run_path / "task");
+    if (earlier) import_start(run_path / "start", *earlier);
+  });
   add_log_file(run.path() / "evoteam.log");
   if (options.on_run_created) options.on_run_created(run.path());
-  copy_tree(task.dir, run.path() / "task");
-  if (earlier) import_start(run, *earlier);
   nlohmann::json start = {{"type", "run_start"}, {"task", task.name}, {"options", options_to_json(state.options)}};
   if (earlier) start["from"] = earlier->run_id;
   run.journal().append(start);

@@ -43,6 +43,10 @@ TurnOutcome run_member(TeamMember& member, TurnContext& context) {
     return outcome;
   } catch (const InvalidInput&) {
     throw;
+  } catch (const IoError&) {
+    // The file system refused a write (a full disk): the run cannot go on, and the member did not fail. Recorded
+    // as a failed turn, its cycle would close short of its evaluations and a resume would not redo them.
+    throw;
   } catch (const std::exception& error) {
     spdlog::warn("cycle {}: {} failed: {}", context.cycle, context.role.name, error.what());
     TurnOutcome outcome;

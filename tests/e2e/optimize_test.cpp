@@ -363,5 +363,31 @@ TEST(OptimizeE2E, TheWorkloadsChoiceIsRecordedAndEveryEvaluationUsesOnlyThoseWor
   EXPECT_GT(checked, 0) << "no evaluation timed any workload";
 }
 
+// A full disk while the task is frozen into the new run (here a file-size limit the copy of a large task file
+// exceeds): exit 74 naming the file, and no run is left behind whose frozen task is cut short, which resume
+// would refuse for ever.
+TEST(OptimizeE2E, AFullDiskWhileTheTaskIsFrozenLeavesNoHalfMadeRun) {
+  testing::TempDir dir;
+  const std::filesystem::path task = dir / "task";
+  copy_tree(k_task, task);
+  write_file_atomic(task / "notes.bin", std::string(256 * 1024, 'x'));
+  const std::filesystem::path runs_dir = dir / "runs";
+  // bash counts ulimit -f in KiB; SIGXFSZ ignored, so the write fails with EFBIG as on a full disk.
+  const std::string script = "trap '' XFSZ; ulimit -f 64; exec \"$0\" \"$@\"";
+  Command command;
+  command.argv = {"/bin/bash", "-c", script, EVOTEAM_BINARY, "--set",
+                  "eval.cache_dir=" + (dir / "cache").string(), "optimize", task.string(), "--provider",
+                  "builtin", "--runs-dir", runs_dir.string(), "--max-cycles", "1"};
+  command.timeout = std::chrono::seconds(120);
+  command.output_cap = 0;
+  ProcessResult result = system_runner().run(command);
+  EXPECT_EQ(result.exit_code, 74) << describe(result);
+  EXPECT_NE(result.err.text.find("notes.bin"), std::string::npos) << describe(result);
+  std::vector<std::string> left;
+  if (std::filesystem::exists(runs_dir))
+    for (const auto& entry : std::filesystem::directory_iterator(runs_dir)) left.push_back(entry.path().string());
+  EXPECT_TRUE(left.empty()) << "left behind: " << left.front();
+}
+
 }  // namespace
 }  // namespace evoteam

@@ -292,6 +292,24 @@ TEST(StoreRunDir, UnsafeTaskNameCharactersAreReplacedInTheId) {
   EXPECT_THROW(evoteam::RunDir::create(dir / "runs", "", json::object()), evoteam::InvalidInput);
 }
 
+// What the caller writes into a new run (the frozen task) is there before run.json, and a failure while it is
+// written (a full disk) removes the half-made directory: no run ever lacks it.
+TEST(StoreRunDir, FillRunsBeforeRunJsonAndAFailingFillLeavesNoDirectory) {
+  TempDir dir;
+  bool had_run_json = true;
+  evoteam::RunDir run = evoteam::RunDir::create(dir / "runs", "t", json::object(), [&](const fs::path& path) {
+    had_run_json = fs::exists(path / "run.json");
+    evoteam::write_file_atomic(path / "task" / "task.json", "{}");
+  });
+  EXPECT_FALSE(had_run_json);
+  EXPECT_TRUE(fs::exists(run.path() / "task" / "task.json"));
+
+  const fs::path other = dir / "other";
+  const auto full_disk = [](const fs::path& path) { throw evoteam::IoError("cannot copy into " + path.string()); };
+  EXPECT_THROW(evoteam::RunDir::create(other, "t", json::object(), full_disk), evoteam::IoError);
+  EXPECT_TRUE(fs::is_empty(other));
+}
+
 TEST(StoreRunDir, UpdateRunJsonMergesAndKeepsStopReason) {
   TempDir dir;
   evoteam::RunDir run = evoteam::RunDir::create(dir / "runs", "t", {{"budgets", {{"cycles", 3}}}});

@@ -403,7 +403,7 @@ TEST_F(SupervisorLoop, AnImportedStartIsTheFirstCandidateAndTheBestIsKeptInTheKn
   EXPECT_EQ(best.run_id, earlier.id());
   EXPECT_EQ(best.candidate, "c0003");
   EXPECT_EQ(best.params, (ParamValues{{"A", "4"}, {"B", "2"}}));
-  import_start(run, best);
+  import_start(run.start_dir(), best);
   state.options.budgets.max_cycles = 1;
   RunOutcome outcome = run_the_loop();
 

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/store/store.hpp>
 #include <evoteam/team/team.hpp>
@@ -187,6 +188,22 @@ TEST_F(RunTeam, ParallelRunsEveryMemberAtOnceOnItsLineage) {
   EXPECT_EQ(m_log.seen.at("debugger").evaluation_budget, 3);
   // Each member draws from its own seed, so two members of one cycle do not make the same random choices.
   EXPECT_NE(m_log.seen.at("optimizer").seed, m_log.seen.at("debugger").seed);
+}
+
+// A full disk in a member's turn is the run's failure, not the member's: it stops the run (exit 74), so the cycle
+// is not closed short of its evaluations, and resume does them once there is space again.
+TEST_F(RunTeam, AFullDiskInAMembersTurnStopsTheRunInsteadOfFailingTheMember) {
+  class FullDisk : public TeamMember {
+   public:
+    TurnOutcome act(TurnContext&) override { throw IoError("cannot write candidates/c0003/eval.json: No space left"); }
+  };
+  MemberFactory make_member = [](const RoleAssignment&) -> std::unique_ptr<TeamMember> {
+    return std::make_unique<FullDisk>();
+  };
+  for (Pattern pattern : {Pattern::solo, Pattern::parallel}) {
+    TeamSpec team = team_of(pattern, {{"optimizer", 1.0, "best"}});
+    EXPECT_THROW(run_team(team, 1, CycleBudget{2}, make_member, m_lab, m_knowledge, 42), IoError);
+  }
 }
 
 // A parallel member that crashes is recorded as failed; its peer's turn still counts.

@@ -4,6 +4,7 @@
 // knowledge. Every committed record survives kill -9.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -104,10 +105,13 @@ RunStatus run_status_from_string(const std::string& text);
 class RunDir {
  public:
   // Creates runs_dir/<UTC timestamp>-<task_name>[-N] (mkdir is the atomic claim of the id) with the lock,
-  // the standard subfolders, journal.jsonl and, last, run.json: `run_info` merged with id, task, status
-  // "running", stop_reason null, pid, started, updated. A directory without run.json is not a run.
+  // the standard subfolders, journal.jsonl, whatever `fill` writes into the new directory (the frozen task),
+  // and, last, run.json: `run_info` merged with id, task, status "running", stop_reason null, pid, started,
+  // updated. A directory without run.json is not a run, so a run never lacks what `fill` writes: a failure
+  // (a full disk) removes the half-made directory, and a kill -9 leaves one that is not listed as a run.
+  using Filler = std::function<void(const std::filesystem::path& run_path)>;
   static RunDir create(const std::filesystem::path& runs_dir, const std::string& task_name,
-                       const nlohmann::json& run_info);
+                       const nlohmann::json& run_info, const Filler& fill = {});
   // Opens an existing run for resuming: takes the lock, validates run.json, repairs a torn journal tail,
   // and records our pid in run.json (the status is the caller's to change).
   static RunDir open(const std::filesystem::path& run_dir);
