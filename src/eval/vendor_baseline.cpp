@@ -94,7 +94,9 @@ VendorBuild build_vendor(EvaluationRun& run) {
     comparison.detail = "no kernel for any of the task's archs";
     return vendor;
   }
-  vendor.build = run.backend.build(request, run.sandbox);
+  // Trusted sources, built as the harness is: outside the sandbox, which shows only the evaluation's own paths
+  // and would not see FlashInfer's headers wherever they were unpacked (a /tmp checkout, say).
+  vendor.build = run.backend.build(request, SandboxMode::none);
   if (vendor.build.status != BuildStatus::ok) {
     comparison.detail = comparison.name + " " + comparison.version + " does not build: " + vendor.build.reason;
     return vendor;

@@ -65,6 +65,8 @@ BuildOutcome CudaBuilder::build(const BuildRequest& request, SandboxMode sandbox
     for (const auto& [name, text] : request.files) material += "\nfile " + name + " " + sha256_hex(text);
     for (const std::string& flag : request.extra_flags) material += "\nextra flag " + flag;
     for (const std::string& symbol : request.extra_exports) material += "\nexport " + symbol;
+    // A failed build is cached too, and what a compiler sees differs inside and outside the sandbox.
+    material += "\nsandbox " + to_string(sandbox);
     if (request.untrusted) material += "\nconstraints " + task.content_hash;
     return cached_build(m_cache_dir / "builds", material, m_locks,
                         [&](const fs::path& dir) { return compile_and_check(request, sandbox, dir); });
