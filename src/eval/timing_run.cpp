@@ -83,6 +83,13 @@ TimingResult time_with_harness(EvaluationRun& run, const fs::path& plan_file, co
   return result;
 }
 
+// A baseline that does not build is the evaluator's problem, never the candidate's: INFRA_ERROR with its log.
+TimingResult baseline_failure(const BuildOutcome& baseline) {
+  TimingResult failed;
+  failed.failure = Judgement{Verdict::infra_error, "the baseline does not build: " + baseline.reason, {{"log", baseline.log}}};
+  return failed;
+}
+
 }  // namespace
 
 BuildOutcome build_baseline(EvaluationRun& run) {
@@ -104,11 +111,7 @@ BuildOutcome build_baseline(EvaluationRun& run) {
 
 TimingResult time_vendor(EvaluationRun& run, const fs::path& vendor) {
   const BuildOutcome baseline = build_baseline(run);
-  if (baseline.status != BuildStatus::ok) {
-    TimingResult failed;
-    failed.failure = Judgement{Verdict::infra_error, "the baseline does not build: " + baseline.reason, {{"log", baseline.log}}};
-    return failed;
-  }
+  if (baseline.status != BuildStatus::ok) return baseline_failure(baseline);
   const fs::path plan_file = write_timing_plan(run, fs::path());
   return time_with_harness(run, plan_file, vendor, baseline.library, false, true);
 }
@@ -123,11 +126,7 @@ TimingRun::TimingRun(EvaluationRun& run, fs::path candidate, bool early)
   const fs::path plan_file = is_ranked(run.task) ? fs::path() : write_timing_plan(run, m_release_file);
   m_result = std::async(std::launch::async, [this, plan_file, candidate = std::move(candidate)]() -> TimingResult {
     const BuildOutcome baseline = build_baseline(m_run);
-    if (baseline.status != BuildStatus::ok) {
-      TimingResult failed;
-      failed.failure = Judgement{Verdict::infra_error, "the baseline does not build: " + baseline.reason, {{"log", baseline.log}}};
-      return failed;
-    }
+    if (baseline.status != BuildStatus::ok) return baseline_failure(baseline);
     if (is_ranked(m_run.task)) return run_ranked_timing(m_run, candidate, baseline.library);
     return time_with_harness(m_run, plan_file, candidate, baseline.library, m_early);
   });
