@@ -4,6 +4,8 @@
 
 EVOTEAM_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 EVOTEAM_BUILD_DIR="${EVOTEAM_BUILD_DIR:-$EVOTEAM_ROOT/build}"
+# Fetched tools (cuobjdump, FlashInfer) live here, shared by every build directory (build-asan, build-tsan ...).
+EVOTEAM_TOOLS_DIR="$EVOTEAM_ROOT/build/tools"
 
 evoteam_packages=(g++ cmake make pkg-config libcli11-dev nlohmann-json3-dev libspdlog-dev libcurl4-openssl-dev
                   libgtest-dev libmuparser-dev libcpp-httplib-dev bubblewrap)
@@ -51,7 +53,7 @@ evoteam_build() {
 # wheels (fetched with pip) into the build tree, when nvcc is here but the toolkit lacks them; the static stage
 # falls back to the PTX scan without them. Prints the cuobjdump path on success.
 evoteam_fetch_cuobjdump() {
-  local dest="$EVOTEAM_BUILD_DIR/tools/cuobjdump"
+  local dest="$EVOTEAM_TOOLS_DIR/cuobjdump"
   if [ -x "$dest/bin/cuobjdump" ] && [ -x "$dest/bin/nvdisasm" ]; then echo "$dest/bin/cuobjdump"; return 0; fi
   python3 -m pip --version >/dev/null 2>&1 || return 0
   mkdir -p "$dest/bin"
@@ -91,7 +93,7 @@ PY
 # not installed. Prints the directory on success.
 evoteam_flashinfer_version=0.7.4
 evoteam_fetch_flashinfer() {
-  local dest="$EVOTEAM_BUILD_DIR/tools/flashinfer"
+  local dest="$EVOTEAM_TOOLS_DIR/flashinfer"
   if [ "$(cat "$dest/VERSION" 2>/dev/null)" = "$evoteam_flashinfer_version" ]; then echo "$dest"; return 0; fi
   python3 -m pip --version >/dev/null 2>&1 || return 0
   local wheels
@@ -137,4 +139,55 @@ evoteam_args_need_flashinfer() {
     [ -f "$arg/task.json" ] && grep -q '"kind": *"flashinfer"' "$arg/task.json" && return 0
   done
   return 1
+}
+
+# What the suite needs besides the build, for scripts/test and scripts/sanitize: with each of these here, a test
+# that needs it fails rather than skipping. Sets EVOTEAM_CUOBJDUMP, EVOTEAM_FLASHINFER, EVOTEAM_TEST_PYTHON and the
+# EVOTEAM_REQUIRE_* switches.
+evoteam_test_packages=(chromium python3 python3-venv)
+evoteam_test_environment() {
+  # Chromium opens the HTML report end to end as a person would (ReportE2E).
+  export EVOTEAM_REQUIRE_BROWSER=1
+  local have_nvcc=0
+  { command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; } && have_nvcc=1
+  # CUDA static checks read SASS when cuobjdump exists: fetch it if the toolkit lacks it, so those paths are tested.
+  if [ $have_nvcc = 1 ] && [ -z "${EVOTEAM_CUOBJDUMP:-}" ] && ! command -v cuobjdump >/dev/null 2>&1 &&
+     [ ! -x /usr/local/cuda/bin/cuobjdump ]; then
+    local cuobjdump_path
+    cuobjdump_path=$(evoteam_fetch_cuobjdump)
+    [ -n "$cuobjdump_path" ] && export EVOTEAM_CUOBJDUMP="$cuobjdump_path"
+  fi
+  # FlashInfer's headers for the vendor baselines (built, not run, without a GPU).
+  if [ $have_nvcc = 1 ] && [ -z "${EVOTEAM_FLASHINFER:-}" ]; then
+    local flashinfer_path
+    flashinfer_path=$(evoteam_fetch_flashinfer)
+    [ -n "$flashinfer_path" ] && export EVOTEAM_FLASHINFER="$flashinfer_path" EVOTEAM_REQUIRE_FLASHINFER=1
+  fi
+  # A virtual environment with numpy from PyPI (by name, pinned) for the oracle's tests. Torch is not installed
+  # here: tests/gpu/oracle.sh runs the torch references.
+  local numpy_version=2.4.6 oracle_env="$EVOTEAM_BUILD_DIR/pyenv"
+  if ! "$oracle_env/bin/python" -c "import numpy, sys; sys.exit(numpy.__version__ != '$numpy_version')" 2>/dev/null; then
+    echo "evoteam: installing numpy==$numpy_version into $oracle_env" >&2
+    { python3 -m venv "$oracle_env" && "$oracle_env/bin/python" -m pip install --quiet "numpy==$numpy_version"; } >&2 ||
+      echo "evoteam: warning: could not set up $oracle_env: the oracle tests will fail" >&2
+  fi
+  export EVOTEAM_TEST_PYTHON="$oracle_env/bin/python" EVOTEAM_REQUIRE_ORACLE=1
+}
+
+# Points the build at a sanitizer build directory of its own, built with clang (scripts/sanitize, scripts/fuzz):
+# address,undefined (build-asan, which also holds the fuzz targets) or thread (build-tsan).
+evoteam_use_sanitizers() {
+  case "$1" in
+    address,undefined)
+      EVOTEAM_BUILD_DIR="$EVOTEAM_ROOT/build-asan"
+      EVOTEAM_CMAKE_ARGS="-DEVOTEAM_SANITIZE=address,undefined -DEVOTEAM_FUZZ=ON -DEVOTEAM_BUILD_TESTS=ON" ;;
+    thread)
+      EVOTEAM_BUILD_DIR="$EVOTEAM_ROOT/build-tsan"
+      EVOTEAM_CMAKE_ARGS="-DEVOTEAM_SANITIZE=thread -DEVOTEAM_BUILD_TESTS=ON" ;;
+    *)
+      echo "evoteam: error: sanitizers are address,undefined or thread, not '$1'" >&2
+      return 2 ;;
+  esac
+  export CC=clang CXX=clang++
+  evoteam_packages+=(clang libclang-rt-dev)
 }

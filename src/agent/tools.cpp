@@ -103,7 +103,10 @@ std::string argument_problem(const ToolDefinition& tool, const nlohmann::json& i
   if (!input.is_object()) return "arguments must be a JSON object, got " + input.dump();
   for (const char* name : tool.required)
     if (!input.contains(name)) return std::string("missing argument '") + name + "'";
-  for (const auto& [key, value] : input.items()) {
+  for (const auto& item : input.items()) {
+    // Named references, not structured bindings: clang before 16 cannot capture a binding in a lambda.
+    const std::string& key = item.key();
+    const nlohmann::json& value = item.value();
     auto known = std::find_if(tool.arguments.begin(), tool.arguments.end(),
                               [&](const auto& argument) { return key == argument.first; });
     if (known == tool.arguments.end()) return "unknown argument '" + key + "'";

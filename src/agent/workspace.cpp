@@ -34,7 +34,7 @@ std::size_t count_occurrences(const std::string& text, const std::string& needle
 
 }  // namespace
 
-Workspace::Workspace(fs::path root, std::set<std::string> read_only, WorkspaceLimits limits)
+Workspace::Workspace(const fs::path& root, std::set<std::string> read_only, WorkspaceLimits limits)
     : m_read_only(std::move(read_only)), m_limits(limits) {
   std::error_code error;
   m_root = fs::canonical(root, error);

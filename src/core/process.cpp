@@ -376,7 +376,7 @@ Command with_settings(const Command& given) {
 
 class SystemRunner final : public ProcessRunner {
  public:
-  ProcessResult run(const Command& command) override;
+  ProcessResult run(const Command& given) override;
 };
 
 ProcessResult SystemRunner::run(const Command& given) {

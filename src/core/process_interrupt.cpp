@@ -35,7 +35,8 @@ std::atomic<std::uint64_t> g_generation{0};
 // Handlers executing right now (on any thread). Unregistering waits for zero before a wake fd may close.
 std::atomic<int> g_handlers_running{0};
 
-static_assert(std::atomic<int>::is_always_lock_free && std::atomic<pid_t>::is_always_lock_free &&
+// pid_t is int on Linux; it is named anyway because the handler stores one.
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<pid_t>::is_always_lock_free &&  // NOLINT(misc-redundant-expression)
                   std::atomic<std::uint64_t>::is_always_lock_free,
               "the signal handler needs lock-free atomics");
 

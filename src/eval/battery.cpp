@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ranges>
 #include <set>
 
 namespace evoteam::eval {
@@ -26,9 +25,10 @@ std::uint64_t salted_seed(std::uint64_t secret, int workload, int public_seed) {
 }
 
 std::string shape_name(const std::map<std::string, std::int64_t>& axes, const Task& task) {
-  auto varying = task.axes | std::views::filter([](const Axis& axis) { return !axis.is_const; });
-  return "hidden:" +
-         join(varying, ",", [&](const Axis& axis) { return axis.name + "=" + std::to_string(axes.at(axis.name)); });
+  std::vector<std::string> varying;
+  for (const Axis& axis : task.axes)
+    if (!axis.is_const) varying.push_back(axis.name + "=" + std::to_string(axes.at(axis.name)));
+  return "hidden:" + join(varying, ",");
 }
 
 BatteryWorkload make_workload(const Task& task, const std::string& name, const std::map<std::string, std::int64_t>& axes,

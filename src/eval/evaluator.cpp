@@ -498,7 +498,7 @@ std::optional<std::string> run_stages_unavailable(const Task& task, const EvalSe
   return std::nullopt;
 }
 
-Evaluator::Evaluator(const EvalSettings& settings, ProcessRunner& runner, std::filesystem::path cache_dir)
+Evaluator::Evaluator(const EvalSettings& settings, ProcessRunner& runner, const std::filesystem::path& cache_dir)
     // Absolute: builds and harnesses run in directories of their own, and the sandbox binds paths as given.
     : m_impl(std::make_unique<Impl>(settings, runner, std::filesystem::absolute(cache_dir))) {
   evoteam::create_directories(m_impl->shared.cache_dir);

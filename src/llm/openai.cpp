@@ -1,7 +1,8 @@
 // OpenAI Chat Completions with tool calls; also what vLLM, SGLang, llama.cpp's server and Ollama speak.
-#include <ranges>
 #include <mutex>
 #include <set>
+#include <string_view>
+#include <vector>
 
 #include <evoteam/core/text.hpp>
 
@@ -45,8 +46,10 @@ std::string message_text(const nlohmann::json& content) {
 }
 
 std::string joined_text(const Message& message) {
-  const auto has_text = [](const ContentBlock& block) { return block.kind == BlockKind::text && !block.text.empty(); };
-  return join(message.content | std::views::filter(has_text) | std::views::transform(&ContentBlock::text), "\n\n");
+  std::vector<std::string_view> texts;
+  for (const ContentBlock& block : message.content)
+    if (block.kind == BlockKind::text && !block.text.empty()) texts.push_back(block.text);
+  return join(texts, "\n\n");
 }
 
 // Arguments arrive as a JSON string; local models sometimes send broken JSON, an empty string for no

@@ -16,7 +16,7 @@ namespace {
 constexpr std::size_t k_top_candidates = 10;
 
 // A table cell: pipes and line breaks would end the cell or the row.
-std::string cell(std::string text) {
+std::string cell(const std::string& text) {
   std::string out;
   for (char c : text) {
     if (c == '|') out += "\\|";

@@ -1,6 +1,7 @@
 #include <evoteam/report/status.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <thread>
 
@@ -88,7 +89,7 @@ void add_budget(RunStatusView& view, const std::string& name, double spent, doub
 }
 
 std::string format_duration(double seconds) {
-  const long long total = static_cast<long long>(seconds + 0.5);
+  const long long total = std::llround(seconds);
   std::ostringstream out;
   if (total >= 3600) out << total / 3600 << "h" << (total % 3600) / 60 << "m";
   else if (total >= 60) out << total / 60 << "m" << total % 60 << "s";

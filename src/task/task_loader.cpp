@@ -270,7 +270,9 @@ std::map<std::string, Tolerance> parse_tolerances(const FieldReader& reader, con
   std::map<std::string, Tolerance> tolerances;
   for (const TensorSpec& output : task.outputs) tolerances[output.name] = default_tolerance(output.dtype);
   if (value == nullptr) return tolerances;
-  for (const auto& [name, spec] : reader.object_of(*value, "tolerances").items()) {
+  for (const auto& item : reader.object_of(*value, "tolerances").items()) {
+    const std::string& name = item.key();
+    const nlohmann::json& spec = item.value();  // a reference, not a binding: the lambda below captures it
     const std::string field = "tolerances." + name;
     const TensorSpec* tensor = task.find_tensor(name);
     if (tensor == nullptr || tensor->role != TensorRole::output) reader.fail(field, "not an output");

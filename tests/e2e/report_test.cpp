@@ -77,7 +77,7 @@ std::vector<int> changed_cycles(const std::filesystem::path& run_dir) {
 }
 
 TEST(ReportE2E, TheMarkdownReportHoldsTheRunsFiles) {
-  const std::filesystem::path run_dir = report_run();
+  const std::filesystem::path& run_dir = report_run();
   ASSERT_FALSE(run_dir.empty());
   EXPECT_TRUE(std::filesystem::exists(run_dir / "report.html")) << "optimize writes the report as the run ends";
   EXPECT_TRUE(std::filesystem::exists(run_dir / "report.md")) << "optimize writes the report as the run ends";
@@ -114,7 +114,7 @@ TEST(ReportE2E, TheHtmlReportRendersInChromiumWithEveryCandidateAndTeamChange) {
     if (std::getenv("EVOTEAM_REQUIRE_BROWSER") != nullptr) FAIL() << "no chromium found, and EVOTEAM_REQUIRE_BROWSER is set";
     GTEST_SKIP() << "no chromium installed (scripts/test installs it)";
   }
-  const std::filesystem::path run_dir = report_run();
+  const std::filesystem::path& run_dir = report_run();
   ASSERT_FALSE(run_dir.empty());
   const ProcessResult result = run_evoteam({"report", run_dir.string()}, std::chrono::seconds(60));
   ASSERT_TRUE(result.ok()) << describe(result);
@@ -151,7 +151,7 @@ TEST(ReportE2E, TheHtmlReportRendersInChromiumWithEveryCandidateAndTeamChange) {
 }
 
 TEST(ReportE2E, CompareTwoRunsAsJsonAndHtml) {
-  const std::filesystem::path run_dir = report_run();
+  const std::filesystem::path& run_dir = report_run();
   ASSERT_FALSE(run_dir.empty());
   testing::TempDir out;
   const ProcessResult result = run_evoteam(

@@ -15,6 +15,7 @@
 namespace evoteam {
 namespace {
 
+using testing::cites;
 using testing::describe;
 using testing::evaluations;
 using testing::k_task;
@@ -30,12 +31,6 @@ std::vector<std::string> role_names(const nlohmann::json& team) {
 
 bool has(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
-}
-
-bool cites(const nlohmann::json& team, const std::string& signal) {
-  for (const nlohmann::json& evidence : team.at("evidence"))
-    if (evidence.value("signal", "") == signal) return true;
-  return false;
 }
 
 TEST(ScriptedTeamE2E, AgentsSubmitAndSupervisorAddsDebuggerThenKnowledgeIntegrator) {

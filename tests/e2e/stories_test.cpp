@@ -27,6 +27,7 @@ namespace evoteam {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::cites;
 using testing::describe;
 using testing::parse_stdout;
 using testing::run_evoteam;
@@ -92,12 +93,6 @@ nlohmann::json role_of(const nlohmann::json& team, const std::string& name) {
   for (const nlohmann::json& role : team.at("roles"))
     if (role.at("name") == name) return role;
   return nullptr;
-}
-
-bool cites(const nlohmann::json& team, const std::string& signal) {
-  for (const nlohmann::json& evidence : team.at("evidence"))
-    if (evidence.value("signal", "") == signal) return true;
-  return false;
 }
 
 // The signal as the run computed it before deciding (team.json's "signals"); null when absent.

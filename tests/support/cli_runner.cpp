@@ -56,5 +56,10 @@ std::optional<std::filesystem::path> only_run(const std::filesystem::path& runs_
   return std::nullopt;
 }
 
+bool cites(const nlohmann::json& team, const std::string& signal) {
+  for (const nlohmann::json& evidence : team.at("evidence"))
+    if (evidence.value("signal", "") == signal) return true;
+  return false;
+}
 
 }  // namespace evoteam::testing

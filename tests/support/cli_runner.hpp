@@ -25,5 +25,7 @@ std::vector<nlohmann::json> journal_records(const std::filesystem::path& run_dir
 std::vector<nlohmann::json> evaluations(const std::filesystem::path& run_dir);
 // The single run directory under runs_dir, if one exists.
 std::optional<std::filesystem::path> only_run(const std::filesystem::path& runs_dir);
+// Whether a team.json decision cites `signal` among its evidence.
+bool cites(const nlohmann::json& team, const std::string& signal);
 
 }  // namespace evoteam::testing

@@ -139,9 +139,11 @@ TEST(ConfigRules, OutOfRangeAndUnknownValuesAreRefusedNamingKeyAndSource) {
       {"eval.libraries=[{\"name\":\"x\",\"link\":\"-lx\"}]", "'eval.libraries' entry 0's \"link\" must be a list of strings"},
       {"eval.libraries=[{\"symbols\":[]}]", "'eval.libraries' entry 0 needs a non-empty string \"name\""},
   };
-  for (const auto& [assignment, expected] : rows) {
+  for (const auto& row : rows) {
+    const auto& [assignment, expected] = row;
+    const std::string& text = assignment;  // lambdas capture variables, not bindings
     Config config;
-    const std::string message = error_of([&] { config.overlay_assignment(assignment, std::string("--set ") + assignment); });
+    const std::string message = error_of([&] { config.overlay_assignment(text, std::string("--set ") + text); });
     EXPECT_NE(message.find(expected), std::string::npos) << assignment << " -> " << message;
     EXPECT_EQ(message.rfind(std::string("--set ") + assignment + ": ", 0), 0u) << message;
   }

@@ -161,7 +161,7 @@ TEST_F(EvalEvaluator, EvaluatesFromSeveralThreadsAtOnce) {
   Evaluator evaluator(evoteam::testing::eval_test_settings(), system_runner(), evoteam::testing::eval_test_cache());
   EvalOptions options;
   options.result_cache = CachePolicy::bypass;
-  auto run = [&](ParamAssignment params) { return evaluator.evaluate(m_task, Candidate{m_task.dir, params}, options); };
+  auto run = [&](const ParamAssignment& params) { return evaluator.evaluate(m_task, Candidate{m_task.dir, params}, options); };
   auto first = std::async(std::launch::async, run, ParamAssignment{});
   auto second = std::async(std::launch::async, run, ParamAssignment{{"ACC_IN_REGISTERS", "1"}, {"TILE_N", "64"}, {"REG_ROWS", "4"}});
   EvalResult a = first.get();

@@ -9,7 +9,8 @@
 
 #include "kernels/gemm_bf16/cpu_reference.hpp"
 
-namespace {
+// Named, not anonymous: unity builds compile several test files as one, and helper names here repeat elsewhere.
+namespace gemm_bf16_reference_test {
 
 namespace ref = evoteam_kernels::gemm_bf16;
 
@@ -44,7 +45,6 @@ void expect_near_all(const std::vector<double>& actual, const std::vector<double
     EXPECT_NEAR(actual[i], expected[i], relative * (1.0 + std::fabs(expected[i]))) << "element " << i;
 }
 
-}  // namespace
 
 TEST(GemmBf16CpuReference, HandComputedTwoByFour) {
   // A is 2 x 3; B is 4 x 3 (four output columns, each a row of B).
@@ -107,3 +107,5 @@ TEST(GemmBf16CpuReference, NegativeSizeThrows) {
   const std::vector<float> none;
   EXPECT_THROW(ref::gemm(none.data(), none.data(), -1, 2, 2), std::invalid_argument);
 }
+
+}  // namespace gemm_bf16_reference_test

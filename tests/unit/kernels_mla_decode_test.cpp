@@ -13,7 +13,8 @@
 
 #include "kernels/mla_paged_decode_h16_ckv512_kpe64_ps1/cpu_reference.hpp"
 
-namespace {
+// Named, not anonymous: unity builds compile several test files as one, and helper names here repeat elsewhere.
+namespace mla_decode_reference_test {
 
 namespace mla = evoteam_kernels::mla_paged_decode_h16_ckv512_kpe64_ps1;
 
@@ -98,14 +99,14 @@ TEST(MlaDecodeCpuReference, HandComputedTwoTokens) {
   // Logits ln 3 and 0 give weights 3/4 and 1/4; a head whose rope query is zero weighs both tokens equally.
   MlaCase c = zero_case(1, 8);
   c.sm_scale = std::log(3.0);
-  for (int h = 0; h < k_heads; ++h) c.q_pe[static_cast<std::size_t>(h * k_kpe)] = h == 1 ? 0.0f : 1.0f;
+  for (int h = 0; h < k_heads; ++h) c.q_pe[static_cast<std::size_t>(h) * k_kpe] = h == 1 ? 0.0f : 1.0f;
   c.kpe[5 * k_kpe] = 1.0f;  // page 5: rope key (1, 0, ...) -> logit ln 3
   c.ckv[5 * k_ckv + 0] = 4.0f;
   c.ckv[2 * k_ckv + 1] = 8.0f;  // page 2: logit 0
   c.add_sequence({5, 2});
   const Outputs r = c.run();
   for (int h = 0; h < k_heads; ++h) {
-    const double* out = &r.output[static_cast<std::size_t>(h * k_ckv)];
+    const double* out = &r.output[static_cast<std::size_t>(h) * k_ckv];
     const double expected0 = h == 1 ? 2.0 : 3.0;
     const double expected1 = h == 1 ? 4.0 : 2.0;
     EXPECT_NEAR(out[0], expected0, 1e-12) << "head " << h;
@@ -124,7 +125,7 @@ TEST(MlaDecodeCpuReference, ZeroScaleAveragesTheLatentRows) {
     EXPECT_NEAR(r.lse[static_cast<std::size_t>(h)], std::log2(5.0), 1e-12);
     for (int d = 0; d < k_ckv; d += 37) {
       double mean = 0;
-      for (int t = 0; t < 5; ++t) mean += c.ckv[static_cast<std::size_t>(c.indices[static_cast<std::size_t>(t)] * k_ckv + d)];
+      for (int t = 0; t < 5; ++t) mean += c.ckv[static_cast<std::size_t>(c.indices[static_cast<std::size_t>(t)]) * k_ckv + d];
       EXPECT_NEAR(r.output[static_cast<std::size_t>(h * k_ckv + d)], mean / 5.0, 1e-12);
     }
   }
@@ -143,7 +144,7 @@ TEST(MlaDecodeCpuReference, WeightsSumToOneAndOutputIsAConvexCombination) {
       for (int d = 0; d < k_ckv; ++d) {
         double low = std::numeric_limits<double>::infinity(), high = -low;
         for (std::int32_t i = c.indptr[static_cast<std::size_t>(b)]; i < c.indptr[static_cast<std::size_t>(b + 1)]; ++i) {
-          const double v = c.ckv[static_cast<std::size_t>(c.indices[static_cast<std::size_t>(i)] * k_ckv + d)];
+          const double v = c.ckv[static_cast<std::size_t>(c.indices[static_cast<std::size_t>(i)]) * k_ckv + d];
           low = std::min(low, v);
           high = std::max(high, v);
         }
@@ -243,7 +244,7 @@ TEST(MlaDecodeCpuReference, EmptySequenceGivesZeroRowsAndMinusInfinityLse) {
   add_random_sequences(c, {4, 0, 6}, 62);
   const Outputs r = c.run();
   for (int h = 0; h < k_heads; ++h) {
-    const std::size_t row = static_cast<std::size_t>(1 * k_heads + h);
+    const std::size_t row = static_cast<std::size_t>(k_heads + h);
     EXPECT_TRUE(std::isinf(r.lse[row]) && r.lse[row] < 0) << "head " << h << ": " << r.lse[row];
     for (int d = 0; d < k_ckv; ++d) ASSERT_EQ(r.output[row * k_ckv + static_cast<std::size_t>(d)], 0.0);
     EXPECT_TRUE(std::isfinite(r.lse[static_cast<std::size_t>(h)]));
@@ -261,7 +262,7 @@ TEST(MlaDecodeCpuReference, EmptySequenceGivesZeroRowsAndMinusInfinityLse) {
 TEST(MlaDecodeCpuReference, HugeLogitsStayFinite) {
   // Heavy-tailed inputs give logits in the thousands: the softmax becomes one-hot on the largest logit.
   MlaCase c = zero_case(1, 4);
-  for (int h = 0; h < k_heads; ++h) c.q_pe[static_cast<std::size_t>(h * k_kpe)] = 1000.0f;
+  for (int h = 0; h < k_heads; ++h) c.q_pe[static_cast<std::size_t>(h) * k_kpe] = 1000.0f;
   c.kpe[0 * k_kpe] = 30.0f;
   c.kpe[1 * k_kpe] = 20.0f;
   c.ckv[0 * k_ckv + 3] = 5.0f;
@@ -285,4 +286,4 @@ TEST(MlaDecodeCpuReference, RejectsPagesOutsideTheCache) {
   EXPECT_THROW(d.run(), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace mla_decode_reference_test

@@ -507,7 +507,7 @@ TEST_F(LabWithFakeEvaluator, TheRuleToolMakesARejectionBinding) {
 TEST(SourceDiff, ChangedRegionsCountSeparateEdits) {
   std::string base;
   for (int i = 0; i < 30; ++i) base += "line " + std::to_string(i) + "\n";
-  auto with = [&](std::vector<std::pair<int, std::string>> edits) {
+  auto with = [&](const std::vector<std::pair<int, std::string>>& edits) {
     std::string text;
     for (int i = 0; i < 30; ++i) {
       std::string line = "line " + std::to_string(i);

@@ -8,7 +8,8 @@
 
 #include "support/temp_dir.hpp"
 
-namespace {
+// Named, not anonymous: unity builds compile several test files as one, and helper names here repeat elsewhere.
+namespace task_python_reference_test {
 
 namespace fs = std::filesystem;
 using evoteam::InvalidInput;
@@ -98,4 +99,4 @@ TEST(TaskPythonReference, IsPartOfTheContentHash) {
   EXPECT_NE(evoteam::load_task(dir.path()).content_hash, before);
 }
 
-}  // namespace
+}  // namespace task_python_reference_test

@@ -18,7 +18,7 @@ class Config;
 // A refused or failed workspace operation; the tools turn it into an error result for the model.
 class WorkspaceError : public Error {
  public:
-  explicit WorkspaceError(std::string message) : Error(std::move(message)) {}
+  explicit WorkspaceError(const std::string& message) : Error(message) {}
 };
 
 struct WorkspaceLimits {
@@ -38,7 +38,7 @@ struct WorkspaceFile {
 class Workspace {
  public:
   // Opens an existing directory as a workspace; `read_only` names files (relative) that may not be written.
-  Workspace(std::filesystem::path root, std::set<std::string> read_only, WorkspaceLimits limits = {});
+  Workspace(const std::filesystem::path& root, std::set<std::string> read_only, WorkspaceLimits limits = {});
 
   // Creates `root` (it may exist) and copies the files in, overwriting earlier copies; read-only copies are
   // chmod a-w. Throws InvalidInput for a name that is absolute or escapes, IoError when a copy fails.

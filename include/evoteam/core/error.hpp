@@ -27,8 +27,8 @@ enum class ExitCode : int {
 
 class Error : public std::runtime_error {
  public:
-  explicit Error(std::string message, ExitCode code = ExitCode::failure)
-      : std::runtime_error(std::move(message)), m_code(code) {}
+  explicit Error(const std::string& message, ExitCode code = ExitCode::failure)
+      : std::runtime_error(message), m_code(code) {}
   ExitCode code() const { return m_code; }
 
  private:
@@ -38,13 +38,13 @@ class Error : public std::runtime_error {
 // Invalid user input: a task, config or run directory. The message names the file and field.
 class InvalidInput : public Error {
  public:
-  explicit InvalidInput(std::string message) : Error(std::move(message), ExitCode::invalid_input) {}
+  explicit InvalidInput(const std::string& message) : Error(message, ExitCode::invalid_input) {}
 };
 
 // The file system refused an operation (ENOSPC, EROFS, EACCES ...).
 class IoError : public Error {
  public:
-  explicit IoError(std::string message) : Error(std::move(message), ExitCode::io) {}
+  explicit IoError(const std::string& message) : Error(message, ExitCode::io) {}
 };
 
 [[noreturn]] void throw_check_failure(const char* file, int line, const std::string& message);

@@ -11,9 +11,11 @@ namespace evoteam {
 
 // The items of `items` with `separator` between each two: the names {"a", "b", "c"} joined with ", " give
 // "a, b, c". No items give ""; an empty item still counts, so {"", "b"} joined with "," gives ",b".
+// clang-format off (clang-format 14 cannot lay out requires-clauses)
 template <std::ranges::input_range Range>
   requires std::convertible_to<std::ranges::range_reference_t<Range>, std::string_view>
 std::string join(Range&& items, std::string_view separator) {
+  // clang-format on
   std::string text;
   bool first = true;
   for (auto&& item : items) {
@@ -26,9 +28,11 @@ std::string join(Range&& items, std::string_view separator) {
 
 // The same with each item written by `to_text` first, for lists of things that are not strings:
 // join(ranks, ", ", [](int rank) { return std::to_string(rank); }).
+// clang-format off
 template <std::ranges::input_range Range, typename ToText>
   requires std::invocable<ToText&, std::ranges::range_reference_t<Range>>
 std::string join(Range&& items, std::string_view separator, ToText to_text) {
+  // clang-format on
   std::string text;
   bool first = true;
   for (auto&& item : items) {

@@ -168,7 +168,7 @@ std::optional<std::string> run_stages_unavailable(const Task& task, const EvalSe
 class Evaluator {
  public:
   // `cache_dir` holds build outputs, cached results and measured machine peaks; created when missing.
-  Evaluator(const EvalSettings& settings, ProcessRunner& runner, std::filesystem::path cache_dir);
+  Evaluator(const EvalSettings& settings, ProcessRunner& runner, const std::filesystem::path& cache_dir);
   ~Evaluator();
   Evaluator(const Evaluator&) = delete;
   Evaluator& operator=(const Evaluator&) = delete;

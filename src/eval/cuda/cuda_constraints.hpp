@@ -29,6 +29,6 @@ struct ConstraintVerdict {
   std::vector<std::string> warnings;       // constraints that could not be judged (no SASS without cuobjdump)
 };
 
-ConstraintVerdict judge_task_constraints(const Task& task, const CudaBuildTexts& texts);
+ConstraintVerdict judge_task_constraints(const Task& task, const CudaBuildTexts& build);
 
 }  // namespace evoteam::eval::cuda

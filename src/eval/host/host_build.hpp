@@ -63,7 +63,7 @@ class HostBuilder : public TargetBackend {
   CompileSlots& compile_slots() { return m_slots; }
 
  private:
-  ProcessResult run_tool(std::vector<std::string> argv, const std::filesystem::path& cwd, double timeout_s,
+  ProcessResult run_tool(const std::vector<std::string>& argv, const std::filesystem::path& cwd, double timeout_s,
                          SandboxMode sandbox, const std::filesystem::path& writable);
   std::filesystem::path harness_objects();
   BuildOutcome compile_and_check(const BuildRequest& request, SandboxMode sandbox, const std::filesystem::path& dir);

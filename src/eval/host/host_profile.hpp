@@ -26,8 +26,8 @@ nlohmann::json parse_perf_csv(const std::string& text);
 // only software events). Runs perf once.
 bool perf_counts_hardware(ProcessRunner& runner, const std::filesystem::path& perf);
 
-// `samples`: the candidate's per-call times on `workload`; `perf`: parse_perf_csv's result, or null.
-nlohmann::json profile_summary(const BatteryWorkload& workload, const SampleStats& samples, const nlohmann::json& perf,
+// `stats`: the candidate's per-call times on `workload`; `perf`: parse_perf_csv's result, or null.
+nlohmann::json profile_summary(const BatteryWorkload& workload, const SampleStats& stats, const nlohmann::json& perf,
                                const std::optional<Peaks>& peaks);
 
 }  // namespace evoteam::eval

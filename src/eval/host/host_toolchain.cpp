@@ -159,7 +159,7 @@ std::string HostBuilder::harness_version() {
   return m_harness_version;
 }
 
-ProcessResult HostBuilder::run_tool(std::vector<std::string> argv, const fs::path& cwd, double timeout_s,
+ProcessResult HostBuilder::run_tool(const std::vector<std::string>& argv, const fs::path& cwd, double timeout_s,
                                     SandboxMode sandbox, const fs::path& writable) {
   return run_compile_tool(m_runner, m_slots, argv, cwd, timeout_s, sandbox, writable, toolchain().max_address_space);
 }

@@ -1,0 +1,16 @@
+// run.json as status, resume's checks and the report read it: input is run.json beside a valid journal.
+#include <evoteam/report/run_report.hpp>
+#include <evoteam/report/status.hpp>
+#include <evoteam/store/store.hpp>
+
+#include "fuzz/fuzz_support.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::filesystem::path run =
+      evoteam::fuzz::run_dir_with(evoteam::fuzz::as_text(data, size), evoteam::fuzz::valid_journal());
+  evoteam::fuzz::expect_clean_outcome([&] { evoteam::recorded_exit_code(evoteam::read_run_json(run)); });
+  evoteam::fuzz::expect_clean_outcome([&] { evoteam::format_run_status(evoteam::run_status(run)); });
+  evoteam::fuzz::expect_clean_outcome(
+      [&] { evoteam::render_report_markdown(evoteam::load_run_report(run)); });
+  return 0;
+}
