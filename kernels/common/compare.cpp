@@ -13,15 +13,19 @@ namespace {
 constexpr int k_poison_patterns = 3;
 
 const std::uint32_t k_poison32[k_poison_patterns] = {0x7FC5A5A5u, 0xFF7FA5A5u, 0x7F7FA55Au};
-const std::uint64_t k_poison64[k_poison_patterns] = {0x7FF8A5A5A5A5A5A5ull, 0xFFEFA5A5A5A5A5A5ull, 0x7FEFA55AA55AA55Aull};
+const std::uint64_t k_poison64[k_poison_patterns] = {0x7FF8A5A5A5A5A5A5ull, 0xFFEFA5A5A5A5A5A5ull,
+                                                     0x7FEFA55AA55AA55Aull};
 const std::uint32_t k_poison_i32[k_poison_patterns] = {0xA5A5A5A5u, 0x5AA55AA5u, 0x7FFFFFA5u};
-const std::uint64_t k_poison_i64[k_poison_patterns] = {0xA5A5A5A5A5A5A5A5ull, 0x5AA55AA55AA55AA5ull, 0x7FFFFFFFFFFFFFA5ull};
+const std::uint64_t k_poison_i64[k_poison_patterns] = {0xA5A5A5A5A5A5A5A5ull, 0x5AA55AA55AA55AA5ull,
+                                                       0x7FFFFFFFFFFFFFA5ull};
 const std::uint8_t k_poison_u8[k_poison_patterns] = {0xA5, 0x5A, 0xC3};
 // A NaN with a payload, then the most negative and a large positive finite value of each 16-bit type.
 const std::uint16_t k_poison_bf16[k_poison_patterns] = {0x7FC5u, 0xFF7Fu, 0x7F5Au};
 const std::uint16_t k_poison_f16[k_poison_patterns] = {0x7E5Au, 0xFBFFu, 0x7BA5u};
 
-float widen(std::uint16_t bits, DType dtype) { return dtype == DType::bfloat16 ? bfloat16_to_float(bits) : half_to_float(bits); }
+float widen(std::uint16_t bits, DType dtype) {
+  return dtype == DType::bfloat16 ? bfloat16_to_float(bits) : half_to_float(bits);
+}
 
 std::vector<float> widen_all(const void* data, std::int64_t count, DType dtype) {
   const auto* bits = static_cast<const std::uint16_t*>(data);
@@ -129,7 +133,8 @@ CompareResult compare_floats(const T* y, const T* r, std::int64_t count, const T
     const double difference = std::fabs(static_cast<double>(y[i]) - reference);
     sum_d2 += difference * difference;
     if (difference > result.max_abs) result.max_abs = difference;
-    if (reference != 0 && difference / std::fabs(reference) > result.max_rel) result.max_rel = difference / std::fabs(reference);
+    if (reference != 0 && difference / std::fabs(reference) > result.max_rel)
+      result.max_rel = difference / std::fabs(reference);
     const double allowed = tolerance.atol + tolerance.atol_rms * rms + tolerance.rtol * std::fabs(reference);
     if (difference > allowed) {
       ++result.bad_count;
@@ -158,8 +163,10 @@ CompareResult compare_ints(const T* y, const T* r, std::int64_t count, Bits pois
       result.reference_value = static_cast<double>(r[i]);
     }
   }
-  if (result.unwritten > 0) result.status = "unwritten_output";
-  else if (result.bad_count > 0) result.status = "numeric_mismatch";
+  if (result.unwritten > 0)
+    result.status = "unwritten_output";
+  else if (result.bad_count > 0)
+    result.status = "numeric_mismatch";
   result.normwise = result.bad_count > 0 ? 1.0 : 0.0;
   return result;
 }
@@ -185,15 +192,20 @@ CompareResult compare_output(const void* candidate, const void* reference, std::
   const int index = slot(poison);
   switch (dtype) {
     case DType::float32:
-      return compare_floats(static_cast<const float*>(candidate), static_cast<const float*>(reference), count, tolerance, k_poison32[index]);
+      return compare_floats(static_cast<const float*>(candidate), static_cast<const float*>(reference), count,
+                            tolerance, k_poison32[index]);
     case DType::float64:
-      return compare_floats(static_cast<const double*>(candidate), static_cast<const double*>(reference), count, tolerance, k_poison64[index]);
+      return compare_floats(static_cast<const double*>(candidate), static_cast<const double*>(reference), count,
+                            tolerance, k_poison64[index]);
     case DType::int32:
-      return compare_ints(static_cast<const std::int32_t*>(candidate), static_cast<const std::int32_t*>(reference), count, k_poison_i32[index]);
+      return compare_ints(static_cast<const std::int32_t*>(candidate), static_cast<const std::int32_t*>(reference),
+                          count, k_poison_i32[index]);
     case DType::int64:
-      return compare_ints(static_cast<const std::int64_t*>(candidate), static_cast<const std::int64_t*>(reference), count, k_poison_i64[index]);
+      return compare_ints(static_cast<const std::int64_t*>(candidate), static_cast<const std::int64_t*>(reference),
+                          count, k_poison_i64[index]);
     case DType::uint8:
-      return compare_ints(static_cast<const std::uint8_t*>(candidate), static_cast<const std::uint8_t*>(reference), count, k_poison_u8[index]);
+      return compare_ints(static_cast<const std::uint8_t*>(candidate), static_cast<const std::uint8_t*>(reference),
+                          count, k_poison_u8[index]);
     case DType::float16:
     case DType::bfloat16: {
       // Widening is exact, so the poison's float image identifies it as surely as its 16 bits do.

@@ -43,11 +43,13 @@ void fill_float(T* data, std::int64_t count, const std::string& distribution, Xo
 
 // 16-bit floats: the same values as float32, rounded to the type (so a heavy tail stays finite in bf16 and
 // saturates to the largest half where fp16 cannot hold it: 1e3 fits, so it never does with these scales).
-void fill_16bit(std::uint16_t* data, std::int64_t count, const std::string& distribution, Xoshiro256& rng, DType dtype) {
+void fill_16bit(std::uint16_t* data, std::int64_t count, const std::string& distribution, Xoshiro256& rng,
+                DType dtype) {
   std::vector<float> wide(static_cast<std::size_t>(count));
   fill_float(wide.data(), count, distribution, rng);
   for (std::int64_t i = 0; i < count; ++i)
-    data[i] = dtype == DType::bfloat16 ? float_to_bfloat16(wide[static_cast<std::size_t>(i)]) : float_to_half(wide[static_cast<std::size_t>(i)]);
+    data[i] = dtype == DType::bfloat16 ? float_to_bfloat16(wide[static_cast<std::size_t>(i)])
+                                       : float_to_half(wide[static_cast<std::size_t>(i)]);
 }
 
 template <typename T>
@@ -85,7 +87,9 @@ bool generate_input(void* data, const Plan& plan, std::size_t tensor_index, cons
     case DType::int64: fill_int(static_cast<std::int64_t*>(data), count, low, high, rng); break;
     case DType::uint8: fill_int(static_cast<std::uint8_t*>(data), count, low, high, rng); break;
     case DType::float16:
-    case DType::bfloat16: fill_16bit(static_cast<std::uint16_t*>(data), count, trial.distribution, rng, tensor.dtype); break;
+    case DType::bfloat16:
+      fill_16bit(static_cast<std::uint16_t*>(data), count, trial.distribution, rng, tensor.dtype);
+      break;
     case DType::other: *error = "unsupported dtype"; return false;
   }
   return true;

@@ -19,8 +19,7 @@ std::vector<unsigned char> read_exactly(const std::string& path, std::size_t byt
   unsigned char extra = 0;
   const bool longer = std::fread(&extra, 1, 1, file) == 1;
   std::fclose(file);
-  if (read != bytes || longer)
-    throw std::runtime_error(path + " does not hold " + std::to_string(bytes) + " bytes");
+  if (read != bytes || longer) throw std::runtime_error(path + " does not hold " + std::to_string(bytes) + " bytes");
   return data;
 }
 
@@ -48,7 +47,10 @@ int run_compare_files(const Plan& plan) {
       const CompareResult result =
           compare_output(oracle.data(), reference.data(), workload.elements[t], tensor.dtype, plan.tolerances[t], 0);
       JsonLine line;
-      line.field("ev", "compare").field("trial", trial.id).field("workload", trial.workload).field("tensor", tensor.name);
+      line.field("ev", "compare")
+          .field("trial", trial.id)
+          .field("workload", trial.workload)
+          .field("tensor", tensor.name);
       line.field("status", result.status).field("max_abs", result.max_abs).field("max_rel", result.max_rel);
       line.field("normwise", result.normwise);
       if (result.status != "ok") {

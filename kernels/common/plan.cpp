@@ -31,10 +31,13 @@ std::uint64_t rank_seed(std::uint64_t seed, int rank) {
 
 std::size_t dtype_size(DType dtype) {
   switch (dtype) {
-    case DType::float32: case DType::int32: return 4;
-    case DType::float64: case DType::int64: return 8;
+    case DType::float32:
+    case DType::int32: return 4;
+    case DType::float64:
+    case DType::int64: return 8;
     case DType::uint8: return 1;
-    case DType::float16: case DType::bfloat16: return 2;
+    case DType::float16:
+    case DType::bfloat16: return 2;
     case DType::other: break;
   }
   return 1;
@@ -60,7 +63,9 @@ Plan load_plan(const std::string& path) {
     tensor.is_output = item.at("output").get<bool>();
     tensor.is_scratch = item.value("scratch", false);
     tensor.dtype = parse_dtype(item.at("dtype").get<std::string>());
-    if (tensor.dtype == DType::other) throw std::runtime_error("plan: dtype " + item.at("dtype").get<std::string>() + " is not supported by the harness");
+    if (tensor.dtype == DType::other)
+      throw std::runtime_error("plan: dtype " + item.at("dtype").get<std::string>() +
+                               " is not supported by the harness");
     tensor.generator = item.value("generator", "battery");
     tensor.hook = item.value("hook", "");
     Tolerance tolerance;
@@ -141,7 +146,8 @@ Plan load_plan(const std::string& path) {
       const WorkloadPlan& workload = plan.workloads[static_cast<std::size_t>(trial.workload)];
       if (plan.ranks.axis < 0 || plan.ranks.axis >= static_cast<int>(workload.axes.size()) ||
           plan.ranks.rank >= workload.axes[static_cast<std::size_t>(plan.ranks.axis)])
-        throw std::runtime_error("plan: rank " + std::to_string(plan.ranks.rank) + " is outside workload " + workload.name + "'s group");
+        throw std::runtime_error("plan: rank " + std::to_string(plan.ranks.rank) + " is outside workload " +
+                                 workload.name + "'s group");
       trial.seed = rank_seed(trial.seed, plan.ranks.rank);
       if (!trial.reference.empty()) trial.reference += ".r" + std::to_string(plan.ranks.rank);
     }

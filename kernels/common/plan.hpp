@@ -33,8 +33,8 @@ struct WorkloadPlan {
   int id = 0;
   std::string name;
   bool hidden = false;
-  std::vector<std::int64_t> axes;          // in evoteam_glue_axis_names() order
-  std::vector<std::int64_t> elements;      // per tensor
+  std::vector<std::int64_t> axes;               // in evoteam_glue_axis_names() order
+  std::vector<std::int64_t> elements;           // per tensor
   std::vector<std::int64_t> int_low, int_high;  // per tensor, for uniform_int generators
 };
 
@@ -63,10 +63,10 @@ struct TimingWorkloadPlan {
 struct RankPlan {
   bool enabled = false;
   int rank = 0;
-  int device = 0;           // the CUDA device this process uses
-  int axis = -1;            // index of the ranks axis in WorkloadPlan::axes: a workload's group size
-  std::string id_prefix;    // communicator ids: rank 0 publishes <id_prefix>.<n>.id for its n-th communicator
-  std::string abort_file;   // created by the evaluator when another rank of the group failed
+  int device = 0;               // the CUDA device this process uses
+  int axis = -1;                // index of the ranks axis in WorkloadPlan::axes: a workload's group size
+  std::string id_prefix;        // communicator ids: rank 0 publishes <id_prefix>.<n>.id for its n-th communicator
+  std::string abort_file;       // created by the evaluator when another rank of the group failed
   double init_timeout_s = 120;  // waiting for an id file, and for the communicator to form
 };
 

@@ -1,9 +1,9 @@
 #include "record.hpp"
 
+#include <unistd.h>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <unistd.h>
 
 namespace evoteam_harness {
 namespace {

@@ -40,7 +40,9 @@ struct HeadView {
   const float* v(std::int64_t t) const { return inputs.v + (t * dims.num_v_heads + head) * dims.head_size; }
   std::size_t gate(std::int64_t t) const { return index(t * dims.num_v_heads + head); }
   std::size_t out(std::int64_t t) const { return index((t * dims.num_v_heads + head) * dims.head_size); }
-  std::int64_t state_offset(std::int64_t seq) const { return (seq * dims.num_v_heads + head) * dims.head_size * dims.head_size; }
+  std::int64_t state_offset(std::int64_t seq) const {
+    return (seq * dims.num_v_heads + head) * dims.head_size * dims.head_size;
+  }
 };
 
 Result make_result(const Inputs& inputs, const Dims& dims) {
@@ -56,10 +58,12 @@ Result make_result(const Inputs& inputs, const Dims& dims) {
 // i.e. U = T diag(beta) V - T diag(beta exp(G)) K S0^T with T = (I + A)^-1 (unit lower triangular), then
 //   o_i = scale (exp(G_i) S0 q_i + sum_{j<=i} exp(G_i - G_j) (q_i.k_j) u_j),
 //   S   = exp(G_L) S0 + sum_j exp(G_L - G_j) u_j k_j^T.
-void chunked_head(const HeadView& view, const Gates& gates, std::int64_t begin, std::int64_t end, std::int64_t chunk_size,
-                  double scale, std::vector<double>& S, std::vector<double>& output) {
+void chunked_head(const HeadView& view, const Gates& gates, std::int64_t begin, std::int64_t end,
+                  std::int64_t chunk_size, double scale, std::vector<double>& S, std::vector<double>& output) {
   const std::int64_t D = view.dims.head_size;
-  auto mat = [](std::vector<double>& m, std::int64_t cols, std::int64_t r, std::int64_t c) -> double& { return m[index(r * cols + c)]; };
+  auto mat = [](std::vector<double>& m, std::int64_t cols, std::int64_t r, std::int64_t c) -> double& {
+    return m[index(r * cols + c)];
+  };
   for (std::int64_t c0 = begin; c0 < end; c0 += chunk_size) {
     const std::int64_t L = std::min(chunk_size, end - c0);
     std::vector<double> G(index(L)), beta(index(L));
@@ -110,7 +114,8 @@ void chunked_head(const HeadView& view, const Gates& gates, std::int64_t begin, 
     for (std::int64_t i = 0; i < L; ++i) {
       const float* qi = view.q(c0 + i);
       std::vector<double> weight(index(i + 1));
-      for (std::int64_t j = 0; j <= i; ++j) weight[index(j)] = std::exp(G[index(i)] - G[index(j)]) * dot(qi, view.k(c0 + j));
+      for (std::int64_t j = 0; j <= i; ++j)
+        weight[index(j)] = std::exp(G[index(i)] - G[index(j)]) * dot(qi, view.k(c0 + j));
       for (std::int64_t row = 0; row < D; ++row) {
         double inter = 0;
         for (std::int64_t col = 0; col < D; ++col) inter += mat(S, D, row, col) * static_cast<double>(qi[col]);
@@ -137,8 +142,8 @@ double softplus(double x) { return x > 20.0 ? x : std::log1p(std::exp(x)); }
 
 double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
-Gates compute_gates(const float* A_log, const float* a, const float* dt_bias, const float* b, std::int64_t total_seq_len,
-                    const Dims& dims) {
+Gates compute_gates(const float* A_log, const float* a, const float* dt_bias, const float* b,
+                    std::int64_t total_seq_len, const Dims& dims) {
   Gates gates;
   gates.log_decay.resize(index(total_seq_len * dims.num_v_heads));
   gates.beta.resize(gates.log_decay.size());
@@ -200,7 +205,8 @@ Result chunked(const Inputs& inputs, const Gates& gates, const Dims& dims, std::
       const HeadView view(inputs, dims, head);
       const std::int64_t offset = view.state_offset(seq);
       for (std::int64_t i = 0; i < D * D; ++i) S[index(i)] = inputs.state[offset + i];
-      chunked_head(view, gates, inputs.cu_seqlens[seq], inputs.cu_seqlens[seq + 1], chunk_size, inputs.scale, S, result.output);
+      chunked_head(view, gates, inputs.cu_seqlens[seq], inputs.cu_seqlens[seq + 1], chunk_size, inputs.scale, S,
+                   result.output);
       std::copy(S.begin(), S.end(), result.new_state.begin() + offset);
     }
   return result;

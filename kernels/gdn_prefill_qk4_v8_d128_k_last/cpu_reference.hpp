@@ -27,8 +27,8 @@ struct Gates {
   std::vector<double> beta;
 };
 
-Gates compute_gates(const float* A_log, const float* a, const float* dt_bias, const float* b, std::int64_t total_seq_len,
-                    const Dims& dims);
+Gates compute_gates(const float* A_log, const float* a, const float* dt_bias, const float* b,
+                    std::int64_t total_seq_len, const Dims& dims);
 
 // The tensors of one call. q, k: [total_seq_len][num_qk_heads][head_size]; v: [total_seq_len][num_v_heads][head_size];
 // state: [num_seqs][num_v_heads][head_size (V)][head_size (K)]; cu_seqlens: num_seqs + 1 nondecreasing offsets

@@ -22,8 +22,8 @@ std::vector<float> shard_columns(const float* full, std::int64_t rows, std::int6
   return shard;
 }
 
-void gemm_allreduce(const float* const* a_shards, const float* const* b_shards, std::int64_t world_size,
-                    std::int64_t m, std::int64_t n, std::int64_t k_shard, double* c) {
+void gemm_allreduce(const float* const* a_shards, const float* const* b_shards, std::int64_t world_size, std::int64_t m,
+                    std::int64_t n, std::int64_t k_shard, double* c) {
   if (world_size < 1) throw std::invalid_argument("gemm_allreduce::gemm_allreduce: world_size must be >= 1");
   if (m < 0 || n < 0 || k_shard < 0) throw std::invalid_argument("gemm_allreduce::gemm_allreduce: negative size");
   for (std::int64_t i = 0; i < m * n; ++i) c[i] = 0.0;
@@ -40,8 +40,8 @@ void gemm_allreduce(const float* const* a_shards, const float* const* b_shards, 
   }
 }
 
-std::vector<double> gemm_allreduce(const float* const* a_shards, const float* const* b_shards,
-                                   std::int64_t world_size, std::int64_t m, std::int64_t n, std::int64_t k_shard) {
+std::vector<double> gemm_allreduce(const float* const* a_shards, const float* const* b_shards, std::int64_t world_size,
+                                   std::int64_t m, std::int64_t n, std::int64_t k_shard) {
   if (m < 0 || n < 0) throw std::invalid_argument("gemm_allreduce::gemm_allreduce: negative size");
   std::vector<double> c(static_cast<std::size_t>(m * n));
   gemm_allreduce(a_shards, b_shards, world_size, m, n, k_shard, c.data());

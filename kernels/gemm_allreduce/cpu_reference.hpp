@@ -16,11 +16,11 @@ std::vector<float> shard_columns(const float* full, std::int64_t rows, std::int6
 
 // C[m, n] = sum over ranks r (in rank order) of A_r * B_r^T, each rank's partial accumulated in double:
 // a_shards[r] is A_r[m, k_shard], b_shards[r] is B_r[n, k_shard]. Writes m * n values to `c`.
-void gemm_allreduce(const float* const* a_shards, const float* const* b_shards, std::int64_t world_size,
-                    std::int64_t m, std::int64_t n, std::int64_t k_shard, double* c);
+void gemm_allreduce(const float* const* a_shards, const float* const* b_shards, std::int64_t world_size, std::int64_t m,
+                    std::int64_t n, std::int64_t k_shard, double* c);
 
 // The same, returning C.
-std::vector<double> gemm_allreduce(const float* const* a_shards, const float* const* b_shards,
-                                   std::int64_t world_size, std::int64_t m, std::int64_t n, std::int64_t k_shard);
+std::vector<double> gemm_allreduce(const float* const* a_shards, const float* const* b_shards, std::int64_t world_size,
+                                   std::int64_t m, std::int64_t n, std::int64_t k_shard);
 
 }  // namespace evoteam_kernels::gemm_allreduce

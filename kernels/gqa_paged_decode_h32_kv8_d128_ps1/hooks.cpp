@@ -23,7 +23,9 @@ class Rng {
     return z ^ (z >> 31);
   }
   double uniform01() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
-  std::int64_t below(std::int64_t n) { return n <= 1 ? 0 : static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(n)); }
+  std::int64_t below(std::int64_t n) {
+    return n <= 1 ? 0 : static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(n));
+  }
 
  private:
   std::uint64_t m_state;
@@ -52,7 +54,8 @@ extern "C" void evoteam_hook_ragged_kv_indptr(void* data, int64_t count, const c
   std::vector<std::int64_t> lengths(static_cast<std::size_t>(batch));
   std::int64_t assigned = 0;
   for (std::int64_t b = 0; b < batch; ++b) {
-    const auto share = static_cast<std::int64_t>(static_cast<double>(rest) * weights[static_cast<std::size_t>(b)] / total);
+    const auto share =
+        static_cast<std::int64_t>(static_cast<double>(rest) * weights[static_cast<std::size_t>(b)] / total);
     lengths[static_cast<std::size_t>(b)] = base + share;
     assigned += base + share;
   }

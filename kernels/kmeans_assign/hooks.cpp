@@ -47,7 +47,7 @@ uint16_t kmeans_grid_bf16(int m) {
   unsigned magnitude = static_cast<unsigned>(m < 0 ? -m : m);
   int exponent = 0;  // magnitude = 1.f * 2^exponent with f the bits below the leading one
   while ((magnitude >> (exponent + 1)) != 0) ++exponent;
-  const unsigned fraction = (magnitude << (7 - exponent)) & 0x7Fu;  // 7 mantissa bits
+  const unsigned fraction = (magnitude << (7 - exponent)) & 0x7Fu;    // 7 mantissa bits
   const unsigned biased = static_cast<unsigned>(127 + exponent - 4);  // divide by 16
   return static_cast<uint16_t>(sign | (biased << 7) | fraction);
 }
@@ -62,8 +62,8 @@ int kmeans_grid_draw(KmeansHookRng& rng) {
 extern "C" {
 
 // points (bfloat16, [n][d]): independent grid coordinates.
-void evoteam_hook_kmeans_grid_points(void* data, int64_t count, const char* const* axis_names, const int64_t* axis_values,
-                                     int axis_count, uint64_t seed) {
+void evoteam_hook_kmeans_grid_points(void* data, int64_t count, const char* const* axis_names,
+                                     const int64_t* axis_values, int axis_count, uint64_t seed) {
   (void)axis_names;
   (void)axis_values;
   (void)axis_count;

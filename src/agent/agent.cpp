@@ -1,8 +1,8 @@
 // The agent loop: check limits, call the provider, run the tools, append the results, save the record.
 #include <evoteam/agent/agent.hpp>
+#include <evoteam/agent/transcript.hpp>
 #include <evoteam/core/clock.hpp>
 #include <evoteam/core/process.hpp>
-#include <evoteam/agent/transcript.hpp>
 
 #include <chrono>
 
@@ -145,8 +145,12 @@ std::optional<AgentResult> AgentLoop::already_submitted() const {
 void AgentLoop::start_or_resume(const AgentPrompt& prompt) {
   if (m_state.messages.empty()) {
     m_state.system = prompt.system;
-    m_transcript.append({{"type", "message"}, {"role", "system"}, {"content", prompt.system},
-                         {"agent", m_settings.role}, {"model", m_settings.model}, {"provider", m_provider.name()}});
+    m_transcript.append({{"type", "message"},
+                         {"role", "system"},
+                         {"content", prompt.system},
+                         {"agent", m_settings.role},
+                         {"model", m_settings.model},
+                         {"provider", m_provider.name()}});
     add({Role::user, {ContentBlock::make_text(prompt.instance)}});
   } else if (m_state.messages.back().role == Role::assistant) {
     // The API rejects a tool call without its result, so calls cut off by a crash are answered first.
@@ -167,7 +171,7 @@ bool AgentLoop::context_nearly_full() const {
 
 // Every call counts as a step, a failed one too.
 LlmResult AgentLoop::ask_model() {
-  LlmRequest request{m_settings.model, m_state.system, m_state.messages, m_specs, m_settings.max_reply_tokens,
+  LlmRequest request{m_settings.model,       m_state.system, m_state.messages, m_specs, m_settings.max_reply_tokens,
                      m_settings.temperature, m_settings.role};
   LlmResult reply = m_provider.complete(request);
   ++m_result.steps;
@@ -177,8 +181,10 @@ LlmResult AgentLoop::ask_model() {
 // Charges and records a call that brought no reply; returns why the loop ends, unless it asks again.
 std::optional<Ending> AgentLoop::record_failed_call(const LlmFailure& failure) {
   m_meter.charge_unknown(failure.unknown_cost_attempts);
-  m_transcript.append({{"type", "call_failed"}, {"kind", to_string(failure.kind)},
-                       {"http_status", failure.http_status}, {"message", failure.message},
+  m_transcript.append({{"type", "call_failed"},
+                       {"kind", to_string(failure.kind)},
+                       {"http_status", failure.http_status},
+                       {"message", failure.message},
                        {"attempts", failure.attempts}});
   if (failure.kind == FailureKind::interrupted) return Ending{Stop::interrupted, failure.message};
   if (failure.kind != FailureKind::malformed_reply) return Ending{Stop::provider_failed, failure.message};
@@ -196,9 +202,13 @@ void AgentLoop::record_reply(const LlmResponse& response) {
   m_state.last_prompt_tokens = response.usage.prompt();
   Message said{Role::assistant, response.content};
   nlohmann::json record = message_record(said);
-  record.update({{"usage", to_json(response.usage)}, {"cost_usd", response.cost_usd}, {"model", response.model},
-                 {"latency_s", response.latency_s}, {"stop_reason", response.finish_raw},
-                 {"request_id", response.request_id}, {"attempts", response.attempts},
+  record.update({{"usage", to_json(response.usage)},
+                 {"cost_usd", response.cost_usd},
+                 {"model", response.model},
+                 {"latency_s", response.latency_s},
+                 {"stop_reason", response.finish_raw},
+                 {"request_id", response.request_id},
+                 {"attempts", response.attempts},
                  {"agent_elapsed_s", elapsed_s()}});
   m_transcript.append(record);
   if (!said.content.empty()) m_state.messages.push_back(std::move(said));
@@ -212,8 +222,8 @@ ToolRound AgentLoop::run_tool_calls(const LlmResponse& response) {
   for (const ContentBlock& call : response.content) {
     if (call.kind != BlockKind::tool_use) continue;
     if (round.submitted || !round.budget_spent.empty()) {
-      round.results.content.push_back(
-          ContentBlock::make_tool_result(call.id, round.submitted ? k_not_run_after_submit : k_not_run_after_budget, true));
+      round.results.content.push_back(ContentBlock::make_tool_result(
+          call.id, round.submitted ? k_not_run_after_submit : k_not_run_after_budget, true));
       continue;
     }
     ToolOutcome outcome = run_tool_call(call);
@@ -226,8 +236,8 @@ ToolRound AgentLoop::run_tool_calls(const LlmResponse& response) {
     round.results.content.push_back(ContentBlock::make_tool_result(call.id, outcome.content, outcome.is_error()));
   }
   if (round.results.content.empty())
-    round.results.content.push_back(ContentBlock::make_text(
-        response.finish == FinishReason::max_tokens ? k_cut_at_max_tokens : k_no_tool_call));
+    round.results.content.push_back(
+        ContentBlock::make_text(response.finish == FinishReason::max_tokens ? k_cut_at_max_tokens : k_no_tool_call));
   return round;
 }
 
@@ -256,21 +266,24 @@ void AgentLoop::add(Message message) {
 AgentResult AgentLoop::finish(Ending ending) {
   m_result.stop = ending.stop;
   m_result.detail = std::move(ending.detail);
-  m_transcript.append({{"type", "stop"}, {"stop", to_string(m_result.stop)}, {"detail", m_result.detail},
-                       {"steps", m_result.steps}, {"usage", to_json(m_result.usage)}, {"cost_usd", m_result.cost_usd},
-                       {"elapsed_s", elapsed_s()}, {"summary", m_result.summary}});
+  m_transcript.append({{"type", "stop"},
+                       {"stop", to_string(m_result.stop)},
+                       {"detail", m_result.detail},
+                       {"steps", m_result.steps},
+                       {"usage", to_json(m_result.usage)},
+                       {"cost_usd", m_result.cost_usd},
+                       {"elapsed_s", elapsed_s()},
+                       {"summary", m_result.summary}});
   return m_result;
 }
 
 // Time in the loop, across resumes.
-double AgentLoop::elapsed_s() const {
-  return m_state.elapsed_s + seconds_since(m_started);
-}
+double AgentLoop::elapsed_s() const { return m_state.elapsed_s + seconds_since(m_started); }
 
 }  // namespace
 
-AgentResult run_agent(const AgentSettings& settings, const AgentPrompt& prompt, LlmProvider& provider,
-                      Toolbox& tools, Meter& meter, const std::filesystem::path& transcript_path) {
+AgentResult run_agent(const AgentSettings& settings, const AgentPrompt& prompt, LlmProvider& provider, Toolbox& tools,
+                      Meter& meter, const std::filesystem::path& transcript_path) {
   AgentLoop loop(settings, provider, tools, meter, transcript_path);
   return loop.run(prompt);
 }

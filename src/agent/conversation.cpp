@@ -15,14 +15,10 @@ constexpr const char* k_cleared_stub = "[output cleared to save context; run the
 
 const std::vector<std::pair<Stop, const char*>>& stop_words() {
   static const std::vector<std::pair<Stop, const char*>> words = {
-      {Stop::submitted, "submitted"},
-      {Stop::step_limit, "step_limit"},
-      {Stop::token_limit, "token_limit"},
-      {Stop::cost_limit, "cost_limit"},
-      {Stop::time_limit, "time_limit"},
-      {Stop::malformed_replies, "malformed_replies"},
-      {Stop::interrupted, "interrupted"},
-      {Stop::provider_failed, "provider_failed"},
+      {Stop::submitted, "submitted"},       {Stop::step_limit, "step_limit"},
+      {Stop::token_limit, "token_limit"},   {Stop::cost_limit, "cost_limit"},
+      {Stop::time_limit, "time_limit"},     {Stop::malformed_replies, "malformed_replies"},
+      {Stop::interrupted, "interrupted"},   {Stop::provider_failed, "provider_failed"},
       {Stop::budget_spent, "budget_spent"},
   };
   return words;
@@ -81,7 +77,8 @@ Conversation conversation_from(const std::vector<nlohmann::json>& records) {
       continue;
     }
     if (role != "user" && role != "assistant")
-      throw InvalidInput("transcript record " + std::to_string(record.value("seq", 0)) + ": unknown role '" + role + "'");
+      throw InvalidInput("transcript record " + std::to_string(record.value("seq", 0)) + ": unknown role '" + role +
+                         "'");
     Message message{role == "user" ? Role::user : Role::assistant,
                     content_from_json(record.value("content", nlohmann::json::array()))};
     if (message.role == Role::assistant) {
@@ -95,7 +92,8 @@ Conversation conversation_from(const std::vector<nlohmann::json>& records) {
     // An empty reply is on record but was never part of the conversation (the API rejects empty turns).
     if (!message.content.empty()) conversation.messages.push_back(std::move(message));
   }
-  if (conversation.stop) conversation.elapsed_s = std::max(conversation.elapsed_s, conversation.stop->value("elapsed_s", 0.0));
+  if (conversation.stop)
+    conversation.elapsed_s = std::max(conversation.elapsed_s, conversation.stop->value("elapsed_s", 0.0));
   return conversation;
 }
 

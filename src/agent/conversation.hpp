@@ -15,10 +15,10 @@ namespace evoteam {
 struct Conversation {
   std::string system;
   std::vector<Message> messages;
-  int steps = 0;                     // provider calls recorded
+  int steps = 0;  // provider calls recorded
   Usage usage;
   double cost_usd = 0;
-  double elapsed_s = 0;              // time spent in the loop by earlier runs
+  double elapsed_s = 0;  // time spent in the loop by earlier runs
   std::uint64_t last_prompt_tokens = 0;
   std::optional<nlohmann::json> stop;  // the last stop record, if the transcript ends with one
 };

@@ -1,7 +1,7 @@
 // The agent's tools: schemas the model sees, argument checks, and dispatch to the sandbox and backends.
+#include <evoteam/agent/tools.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/text.hpp>
-#include <evoteam/agent/tools.hpp>
 
 #include <algorithm>
 
@@ -185,9 +185,7 @@ Toolbox::Toolbox(const Workspace& workspace, EvaluationBackend* evaluator, Knowl
     if (std::find(enabled.begin(), enabled.end(), name) != enabled.end()) m_enabled.push_back(name);
 }
 
-std::optional<std::string> Toolbox::budget_spent() const {
-  return m_budget_check ? m_budget_check() : std::nullopt;
-}
+std::optional<std::string> Toolbox::budget_spent() const { return m_budget_check ? m_budget_check() : std::nullopt; }
 
 std::vector<ToolSpec> Toolbox::specs() const {
   std::vector<ToolSpec> specs;
@@ -238,7 +236,8 @@ ToolOutcome Toolbox::run(const std::string& name, const nlohmann::json& input) {
     if (m_evaluator == nullptr) return error_outcome(ToolStatus::failed, "no evaluator is available to this agent");
     return from_result(m_evaluator->evaluate(m_workspace, *stage, arg("params")));
   } else if (name == "read_knowledge" || name == "record_knowledge") {
-    if (m_knowledge == nullptr) return error_outcome(ToolStatus::failed, "no knowledge base is available to this agent");
+    if (m_knowledge == nullptr)
+      return error_outcome(ToolStatus::failed, "no knowledge base is available to this agent");
     if (name == "read_knowledge") {
       outcome.content = m_knowledge->read(arg("topic"));
     } else {

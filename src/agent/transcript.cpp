@@ -1,14 +1,14 @@
 // Append-only JSONL transcripts, one fdatasync'd record per message.
+#include <evoteam/agent/transcript.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/timestamp.hpp>
-#include <evoteam/agent/transcript.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <sstream>
-#include <unistd.h>
 
 namespace evoteam {
 
@@ -66,7 +66,8 @@ void Transcript::append(nlohmann::json record) {
   line += '\n';
   if (const int err = write_all(m_fd, line); err != 0)
     throw IoError("transcript " + m_path.string() + ": write failed: " + errno_text(err));
-  if (::fdatasync(m_fd) != 0) throw IoError("transcript " + m_path.string() + ": fdatasync failed: " + errno_text(errno));
+  if (::fdatasync(m_fd) != 0)
+    throw IoError("transcript " + m_path.string() + ": fdatasync failed: " + errno_text(errno));
   ++m_next_seq;
 }
 

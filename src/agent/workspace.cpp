@@ -1,6 +1,6 @@
 // The workspace sandbox: every path is checked after resolving symlinks, and writes stay inside.
-#include <evoteam/core/fs.hpp>
 #include <evoteam/agent/workspace.hpp>
+#include <evoteam/core/fs.hpp>
 
 #include <algorithm>
 #include <system_error>
@@ -55,11 +55,11 @@ Workspace Workspace::create(const fs::path& root, const std::vector<WorkspaceFil
     const fs::path target = root / fs::path(file.name).lexically_normal();
     evoteam::create_directories(target.parent_path());
     std::error_code error;
-    if (fs::exists(target, error))
-      fs::permissions(target, fs::perms::owner_write, fs::perm_options::add, error);
+    if (fs::exists(target, error)) fs::permissions(target, fs::perms::owner_write, fs::perm_options::add, error);
     fs::copy_file(file.source, target, fs::copy_options::overwrite_existing, error);
-    if (error) throw IoError("workspace: cannot copy " + file.source.string() + " to " + target.string() + ": " +
-                             error.message());
+    if (error)
+      throw IoError("workspace: cannot copy " + file.source.string() + " to " + target.string() + ": " +
+                    error.message());
     if (!writable)
       fs::permissions(target, fs::perms::owner_write | fs::perms::group_write | fs::perms::others_write,
                       fs::perm_options::remove, error);
@@ -166,7 +166,8 @@ std::vector<std::string> Workspace::files() const {
   std::vector<std::string> result;
   std::error_code error;
   for (fs::recursive_directory_iterator it(m_root, error), end; !error && it != end; it.increment(error))
-    if (fs::is_regular_file(it->symlink_status())) result.push_back(it->path().lexically_relative(m_root).generic_string());
+    if (fs::is_regular_file(it->symlink_status()))
+      result.push_back(it->path().lexically_relative(m_root).generic_string());
   std::sort(result.begin(), result.end());
   return result;
 }

@@ -42,8 +42,10 @@ const Subcommand k_subcommands[] = {
      "evoteam compare runs/A runs/B runs/C --html compare.html", add_compare},
     {"eval", "Evaluate a task's starting kernel or a candidate: verdict, timing, speedup, roofline fraction",
      "evoteam eval kernels/host_matmul --param TILE_N=256 --json", add_eval},
-    {"import", "Write a task directory from a FlashInfer-Trace Definition and its workloads; reports what it cannot carry",
-     "evoteam import gqa_paged_decode_h32_kv8_d128_ps1.json --workloads gqa.jsonl --out kernels/gqa_imported", add_import},
+    {"import",
+     "Write a task directory from a FlashInfer-Trace Definition and its workloads; reports what it cannot carry",
+     "evoteam import gqa_paged_decode_h32_kv8_d128_ps1.json --workloads gqa.jsonl --out kernels/gqa_imported",
+     add_import},
     {"export", "Write a run's best candidate as a FlashInfer-Trace Solution and a Trace per workload",
      "evoteam export runs/20261129T184500Z-host_matmul --out /tmp/trace", add_export},
 };
@@ -82,7 +84,8 @@ int cli_main(int argc, char** argv) {
   app.add_flag("-v,--verbose", context.globals.verbose, "More console output (-vv for debug)");
   app.add_flag("-q,--quiet", context.globals.quiet, "Only warnings and errors on the console");
   app.add_option("--config", context.globals.config_file, "Configuration file layered over configs/default.json");
-  app.add_option("--set", context.globals.assignments, "Override one configuration key: --set eval.timing.min_samples=30")
+  app.add_option("--set", context.globals.assignments,
+                 "Override one configuration key: --set eval.timing.min_samples=30")
       ->type_name("KEY=VALUE");
   for (const cli::Subcommand& command : cli::k_subcommands) {
     CLI::App* sub = app.add_subcommand(command.name, command.description);

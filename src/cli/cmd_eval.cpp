@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include <evoteam/core/error.hpp>
+#include <evoteam/core/text.hpp>
 #include <evoteam/eval/evaluator.hpp>
 #include <evoteam/task/task.hpp>
-#include <evoteam/core/text.hpp>
 
 #include "cli/command.hpp"
 
@@ -49,26 +49,32 @@ void print_human(const EvalResult& result, const std::string& candidate_label) {
   out << "\nsandbox " << result.sandbox << "; speedup is relative to " << result.baseline << "\n";
   out << "verdict " << to_string(result.verdict) << (result.reason.empty() ? "" : ": " + result.reason) << "\n";
   out << "stages:";
-  for (const StageRecord& stage : result.stages) out << " " << stage.name << " " << to_string(stage.status) << " (" << fixed(stage.wall_s, 2) << " s)";
+  for (const StageRecord& stage : result.stages)
+    out << " " << stage.name << " " << to_string(stage.status) << " (" << fixed(stage.wall_s, 2) << " s)";
   out << (result.result_cache_hit ? " [cached result]" : "") << "\n";
   if (!result.workloads.empty()) {
-    out << "\n" << pad("workload", 18) << pad("median", 12) << pad("p10", 12) << pad("p90", 12) << pad("relstd", 8)
+    out << "\n"
+        << pad("workload", 18) << pad("median", 12) << pad("p10", 12) << pad("p90", 12) << pad("relstd", 8)
         << pad("n", 6) << pad("baseline", 12) << pad("speedup [95% interval]", 26) << pad("roofline", 10)
         << (result.vendor && result.vendor->status == "measured" ? "vs " + result.vendor->name : "") << "\n";
     for (const WorkloadResult& workload : result.workloads) {
       out << pad(workload.name, 18) << pad(human_duration(workload.candidate.median_s), 12)
           << pad(human_duration(workload.candidate.p10_s), 12) << pad(human_duration(workload.candidate.p90_s), 12)
-          << pad(fixed(workload.candidate.relstdev * 100, 1) + "%", 8) << pad(std::to_string(workload.candidate.samples), 6)
-          << pad(human_duration(workload.baseline.median_s), 12)
-          << pad(fixed(workload.speedup, 2) + "x [" + fixed(workload.speedup_low, 2) + ", " + fixed(workload.speedup_high, 2) + "]", 26)
+          << pad(fixed(workload.candidate.relstdev * 100, 1) + "%", 8)
+          << pad(std::to_string(workload.candidate.samples), 6) << pad(human_duration(workload.baseline.median_s), 12)
+          << pad(fixed(workload.speedup, 2) + "x [" + fixed(workload.speedup_low, 2) + ", " +
+                     fixed(workload.speedup_high, 2) + "]",
+                 26)
           << pad(workload.roofline_fraction ? fixed(*workload.roofline_fraction, 3) : std::string("-"), 10)
-          << (workload.vendor ? fixed(workload.vendor->fraction, 3) + "x (" + human_duration(workload.vendor->median_s) + ")" : "")
+          << (workload.vendor
+                  ? fixed(workload.vendor->fraction, 3) + "x (" + human_duration(workload.vendor->median_s) + ")"
+                  : "")
           << (workload.stop == "cap" ? "  (did not converge)" : "") << "\n";
     }
   }
   if (result.speedup) {
-    out << "\nspeedup (geometric mean) " << fixed(*result.speedup, 3) << "x [" << fixed(result.speedup_low.value_or(0), 3)
-        << ", " << fixed(result.speedup_high.value_or(0), 3) << "]";
+    out << "\nspeedup (geometric mean) " << fixed(*result.speedup, 3) << "x ["
+        << fixed(result.speedup_low.value_or(0), 3) << ", " << fixed(result.speedup_high.value_or(0), 3) << "]";
     if (result.roofline_fraction) out << ", roofline fraction " << fixed(*result.roofline_fraction, 3);
     out << "\n";
   }
@@ -76,13 +82,15 @@ void print_human(const EvalResult& result, const std::string& candidate_label) {
   if (result.profile.is_object()) {
     out << "profile (" << result.profile.value("tool", "timing") << "): ";
     if (result.profile.contains("gflops")) out << fixed(result.profile["gflops"].get<double>(), 2) << " GFLOP/s, ";
-    if (result.profile.contains("gbytes_per_s")) out << fixed(result.profile["gbytes_per_s"].get<double>(), 2) << " GB/s, ";
+    if (result.profile.contains("gbytes_per_s"))
+      out << fixed(result.profile["gbytes_per_s"].get<double>(), 2) << " GB/s, ";
     if (result.profile.contains("bound")) out << "bound: " << result.profile["bound"].get<std::string>();
     out << "\n";
   }
   for (const std::string& warning : result.static_warnings) out << "warning: " << warning << "\n";
   if (!result.passed() && !result.evidence.empty()) out << "evidence: " << result.evidence.dump() << "\n";
-  if (result.verdict == Verdict::compile_error && !result.build_log.empty()) out << "build log:\n" << result.build_log << "\n";
+  if (result.verdict == Verdict::compile_error && !result.build_log.empty())
+    out << "build log:\n" << result.build_log << "\n";
   out << "wall " << fixed(result.wall_s, 2) << " s (build " << fixed(result.build_s, 2) << " s, timed work "
       << fixed(result.timed_s, 2) << " s)\n";
   std::cout << out.str();
@@ -93,11 +101,14 @@ void print_human(const EvalResult& result, const std::string& candidate_label) {
 void add_eval(CLI::App& sub, CommandContext& context) {
   auto args = std::make_shared<EvalArgs>();
   sub.add_option("TASK_DIR", args->task_dir, "Task directory (holds task.json)")->required();
-  sub.add_option("--candidate", args->candidate, "Directory with the candidate's kernel files (default: the starting kernel)");
+  sub.add_option("--candidate", args->candidate,
+                 "Directory with the candidate's kernel files (default: the starting kernel)");
   sub.add_option("--param", args->params, "Set a tunable param: --param TILE_N=256 (repeatable)")->type_name("K=V");
-  sub.add_option("--stages", args->stages, "Stages to run: static,build,correctness,timing,profile (default: eval.pipeline)");
+  sub.add_option("--stages", args->stages,
+                 "Stages to run: static,build,correctness,timing,profile (default: eval.pipeline)");
   sub.add_option("--sandbox", args->sandbox, "auto, bwrap or none (default: eval.sandbox)");
-  sub.add_option("--cache-dir", args->cache_dir, "Build and result cache (default: eval.cache_dir or ~/.cache/evoteam)");
+  sub.add_option("--cache-dir", args->cache_dir,
+                 "Build and result cache (default: eval.cache_dir or ~/.cache/evoteam)");
   sub.add_option("--workloads", args->workloads,
                  "The task's workloads to evaluate: published (those published with the definition the task follows), "
                  "ours, or all (default)")
@@ -117,23 +128,28 @@ void add_eval(CLI::App& sub, CommandContext& context) {
       if (!args->candidate.empty()) candidate.source_dir = args->candidate;
       for (const std::string& assignment : args->params) {
         const std::size_t eq = assignment.find('=');
-        if (eq == std::string::npos || eq == 0) throw Error("--param " + assignment + ": expected NAME=VALUE", ExitCode::usage);
+        if (eq == std::string::npos || eq == 0)
+          throw Error("--param " + assignment + ": expected NAME=VALUE", ExitCode::usage);
         candidate.params[assignment.substr(0, eq)] = assignment.substr(eq + 1);
       }
       EvalOptions options;
       if (!args->stages.empty()) options.stages = parse_stage_list(args->stages, "--stages");
       if (!args->sandbox.empty()) {
         options.sandbox = parse_sandbox_mode(args->sandbox);
-        if (!options.sandbox) throw Error("--sandbox " + args->sandbox + ": expected auto, bwrap or none", ExitCode::usage);
+        if (!options.sandbox)
+          throw Error("--sandbox " + args->sandbox + ": expected auto, bwrap or none", ExitCode::usage);
       }
-      if (args->no_cache) options.result_cache = CachePolicy::bypass;
-      else if (args->refresh) options.result_cache = CachePolicy::refresh;
+      if (args->no_cache)
+        options.result_cache = CachePolicy::bypass;
+      else if (args->refresh)
+        options.result_cache = CachePolicy::refresh;
       const std::filesystem::path cache_dir =
           args->cache_dir.empty() ? default_cache_dir(settings) : std::filesystem::path(args->cache_dir);
       Evaluator evaluator(settings, system_runner(), cache_dir);
       // Refused before anything runs: --oracle on a task without a Python reference is a usage mistake.
       if (args->oracle && !task.python_reference)
-        throw Error("--oracle: task " + task.name + " has no python_reference in task.json (see kernels/README.md)", ExitCode::usage);
+        throw Error("--oracle: task " + task.name + " has no python_reference in task.json (see kernels/README.md)",
+                    ExitCode::usage);
       EvalResult result = evaluator.evaluate(task, candidate, options);
       std::optional<OracleReport> oracle;
       if (args->oracle) oracle = evaluator.check_oracle(task);
@@ -145,7 +161,8 @@ void add_eval(CLI::App& sub, CommandContext& context) {
         print_human(result, args->candidate.empty() ? "(starting kernel)" : args->candidate);
         if (oracle) std::cout << oracle->summary() << "\n";
       }
-      const bool oracle_ok = !oracle || oracle->status == OracleStatus::agreed || oracle->status == OracleStatus::skipped;
+      const bool oracle_ok =
+          !oracle || oracle->status == OracleStatus::agreed || oracle->status == OracleStatus::skipped;
       return result.passed() && oracle_ok ? static_cast<int>(ExitCode::success) : static_cast<int>(ExitCode::failure);
     };
   });

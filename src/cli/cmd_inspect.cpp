@@ -21,7 +21,8 @@ std::vector<ToolProbe> oracle_rows(const PythonProbe& python) {
   std::vector<ToolProbe> rows = {{"python (oracle)", true, python.executable + " " + python.version, "", false}};
   auto row = [&](const std::string& name, const std::optional<std::string>& version, const std::string& extra) {
     rows.push_back({name + " (oracle)", version.has_value(),
-                    version ? *version + extra : "not importable by " + python.python, version ? "" : "pip install " + name + ", or " + fix, false});
+                    version ? *version + extra : "not importable by " + python.python,
+                    version ? "" : "pip install " + name + ", or " + fix, false});
   };
   row("numpy", python.numpy, "");
   row("torch", python.torch, python.torch_cuda ? ", CUDA available" : ", no CUDA");
@@ -55,7 +56,9 @@ void add_doctor(CLI::App& sub, CommandContext& context) {
         for (const ToolProbe& probe : probes) {
           std::cout << (probe.usable ? "  ok   " : (probe.required ? "  FAIL " : "  --   ")) << std::left
                     << std::setw(20) << probe.name << probe.detail << "\n";
-          if (!probe.fix.empty()) std::cout << "         " << std::setw(20) << "" << "fix: " << probe.fix << "\n";
+          if (!probe.fix.empty())
+            std::cout << "         " << std::setw(20) << ""
+                      << "fix: " << probe.fix << "\n";
         }
       }
       return missing_required ? 1 : 0;
@@ -95,8 +98,10 @@ void add_show(CLI::App& sub, CommandContext& context) {
     context.action = [&context, run, runs_dir, json] {
       const std::filesystem::path dir = context.runs_dir(*runs_dir);
       nlohmann::json description = describe_run(resolve_run(*run, dir));
-      if (*json) print_json(description);
-      else std::cout << format_run_description(description);
+      if (*json)
+        print_json(description);
+      else
+        std::cout << format_run_description(description);
       return 0;
     };
   });

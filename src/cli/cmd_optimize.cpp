@@ -7,8 +7,8 @@
 #include <evoteam/core/detach.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/log.hpp>
-#include <evoteam/llm/meter.hpp>
 #include <evoteam/core/process.hpp>
+#include <evoteam/llm/meter.hpp>
 #include <evoteam/report/report.hpp>
 #include <evoteam/report/run_report.hpp>
 #include <evoteam/store/store.hpp>
@@ -45,8 +45,8 @@ struct OptimizeFlags {
 // written (a full disk) costs the user a warning, never the run's exit code: the run itself is complete.
 void write_report_of(const RunOutcome& outcome) {
   try {
-    const std::vector<std::filesystem::path> written =
-        write_run_report(load_run_report(outcome.run_dir), outcome.run_dir, {ReportFormat::html, ReportFormat::markdown});
+    const std::vector<std::filesystem::path> written = write_run_report(
+        load_run_report(outcome.run_dir), outcome.run_dir, {ReportFormat::html, ReportFormat::markdown});
     spdlog::info("report: {}", written.front().string());
   } catch (const std::exception& error) {
     spdlog::warn("the run's report was not written ({}); `evoteam report {}` writes it later", error.what(),
@@ -59,10 +59,12 @@ int finish_run(const RunOutcome& outcome, bool json) {
   if (json) {
     print_json(outcome.to_json());
   } else {
-    std::cout << "run " << outcome.run_dir.string() << ": " << outcome.status << " ("
-              << to_string(outcome.stop_reason) << ") after " << outcome.cycles << " cycles and " << outcome.evaluations << " evaluations; best ";
-    if (outcome.best_speedup) std::cout << outcome.best_candidate << " at " << *outcome.best_speedup << "x";
-    else std::cout << "none";
+    std::cout << "run " << outcome.run_dir.string() << ": " << outcome.status << " (" << to_string(outcome.stop_reason)
+              << ") after " << outcome.cycles << " cycles and " << outcome.evaluations << " evaluations; best ";
+    if (outcome.best_speedup)
+      std::cout << outcome.best_candidate << " at " << *outcome.best_speedup << "x";
+    else
+      std::cout << "none";
     std::cout << "\n";
   }
   return static_cast<int>(outcome.exit_code);
@@ -100,8 +102,10 @@ int start_detached_optimize(const std::vector<std::string>& arguments, bool json
     if (argument != "--detach") daemon_arguments.push_back(argument);
   const DetachedStart start = start_detached(daemon_arguments);
   if (!start.announced) return start.exit_code;
-  if (json) print_json({{"run_dir", *start.announced}, {"pid", start.pid}});
-  else std::cout << *start.announced << std::endl;
+  if (json)
+    print_json({{"run_dir", *start.announced}, {"pid", start.pid}});
+  else
+    std::cout << *start.announced << std::endl;
   return 0;
 }
 
@@ -113,15 +117,20 @@ RunContext process_run_context() { return RunContext(system_runner(), process_me
 void add_optimize(CLI::App& sub, CommandContext& context) {
   auto flags = std::make_shared<OptimizeFlags>();
   sub.add_option("TASK_DIR", flags->task_dir, "Task directory (holding task.json)")->required();
-  sub.add_option("--provider", flags->provider, "builtin (offline team), anthropic, openai or scripted (default: builtin unless a key is set)");
+  sub.add_option("--provider", flags->provider,
+                 "builtin (offline team), anthropic, openai or scripted (default: builtin unless a key is set)");
   sub.add_option("--model", flags->model, "Model name for LLM providers");
   sub.add_option("--team", flags->team, "evolving (default), fixed or single");
-  sub.add_option("--max-cycles", flags->max_cycles, "Stop after this many cycles (0: no limit)")->check(k_finite_non_negative);
-  sub.add_option("--budget-tokens", flags->tokens, "Stop when this many tokens were spent")->check(k_finite_non_negative);
+  sub.add_option("--max-cycles", flags->max_cycles, "Stop after this many cycles (0: no limit)")
+      ->check(k_finite_non_negative);
+  sub.add_option("--budget-tokens", flags->tokens, "Stop when this many tokens were spent")
+      ->check(k_finite_non_negative);
   sub.add_option("--budget-usd", flags->usd, "Stop when this many dollars were spent")->check(k_finite_non_negative);
   sub.add_option("--budget-hours", flags->hours, "Stop after this much wall time")->check(k_finite_non_negative);
-  sub.add_option("--budget-gpu-seconds", flags->gpu_seconds, "Stop after this much GPU time")->check(k_finite_non_negative);
-  sub.add_option("--budget-evaluations", flags->evaluations, "Stop after this many evaluations")->check(k_finite_non_negative);
+  sub.add_option("--budget-gpu-seconds", flags->gpu_seconds, "Stop after this much GPU time")
+      ->check(k_finite_non_negative);
+  sub.add_option("--budget-evaluations", flags->evaluations, "Stop after this many evaluations")
+      ->check(k_finite_non_negative);
   sub.add_option("--target-speedup", flags->target_speedup, "Stop as soon as the best verified speedup reaches this")
       ->check(k_finite_non_negative);
   sub.add_option("--runs-dir", flags->runs_dir, "Where to create the run directory (default: store.runs_dir)");

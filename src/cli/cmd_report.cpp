@@ -29,7 +29,8 @@ void add_report(CLI::App& sub, CommandContext& context) {
       if (*format == "html") formats = {ReportFormat::html};
       if (*format == "md") formats = {ReportFormat::markdown};
       const RunReport report = load_run_report(dir);
-      for (const auto& path : write_run_report(report, out_dir->empty() ? dir : std::filesystem::path(*out_dir), formats))
+      for (const auto& path :
+           write_run_report(report, out_dir->empty() ? dir : std::filesystem::path(*out_dir), formats))
         std::cout << path.string() << "\n";
       return 0;
     };

@@ -31,7 +31,10 @@ void add_import(CLI::App& sub, CommandContext& context) {
       if (*json) {
         nlohmann::json findings = nlohmann::json::array();
         for (const TraceFinding& finding : imported.findings)
-          findings.push_back({{"file", finding.file}, {"field", finding.field}, {"message", finding.message}, {"blocking", finding.blocking}});
+          findings.push_back({{"file", finding.file},
+                              {"field", finding.field},
+                              {"message", finding.message},
+                              {"blocking", finding.blocking}});
         print_json({{"task_dir", *out_dir}, {"findings", findings}, {"remaining", imported.remaining}});
         return 0;
       }
@@ -54,17 +57,21 @@ void add_export(CLI::App& sub, CommandContext& context) {
   sub.add_option("RUN", *run, "Run directory, or a run id under --runs-dir")->required();
   sub.add_option("--runs-dir", *runs_dir, "Directory holding run directories (default: store.runs_dir)");
   sub.add_option("--out", *out_dir, "Write solutions/ and traces/ here (default: RUN/flashinfer_trace)");
-  sub.add_option("--definition", *definition, "The FlashInfer-Trace definition the task follows (default: the task's name)");
+  sub.add_option("--definition", *definition,
+                 "The FlashInfer-Trace definition the task follows (default: the task's name)");
   sub.add_flag("--json", *json, "Print the written files and the notes as JSON");
   sub.callback([&context, run, runs_dir, out_dir, definition, json] {
     context.action = [&context, run, runs_dir, out_dir, definition, json] {
       const std::filesystem::path dir = resolve_run(*run, context.runs_dir(*runs_dir));
       ExportOptions options;
       options.definition = *definition;
-      const ExportedRun exported = export_run(dir, out_dir->empty() ? dir / "flashinfer_trace" : std::filesystem::path(*out_dir), options);
+      const ExportedRun exported =
+          export_run(dir, out_dir->empty() ? dir / "flashinfer_trace" : std::filesystem::path(*out_dir), options);
       if (*json) {
-        print_json({{"solution", exported.solution_file.string()}, {"traces", exported.traces_file.string()},
-                    {"definition", exported.definition}, {"notes", exported.notes}});
+        print_json({{"solution", exported.solution_file.string()},
+                    {"traces", exported.traces_file.string()},
+                    {"definition", exported.definition},
+                    {"notes", exported.notes}});
         return 0;
       }
       std::cout << exported.solution_file.string() << "\n" << exported.traces_file.string() << "\n";

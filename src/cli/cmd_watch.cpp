@@ -27,8 +27,10 @@ void add_status(CLI::App& sub, CommandContext& context) {
   sub.callback([&context, run, runs_dir, json] {
     context.action = [&context, run, runs_dir, json] {
       const RunStatusView view = run_status(resolve_run(*run, context.runs_dir(*runs_dir)));
-      if (*json) print_json(to_json(view));
-      else std::cout << format_run_status(view);
+      if (*json)
+        print_json(to_json(view));
+      else
+        std::cout << format_run_status(view);
       return 0;
     };
   });

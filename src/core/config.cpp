@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
-#include <optional>
 #include <cstdlib>
+#include <optional>
 
 #include <evoteam/core/config_rules.hpp>
 #include <evoteam/core/error.hpp>
@@ -172,8 +172,7 @@ void Config::overlay_env(const std::map<std::string, std::string>& environment) 
 
 void Config::overlay_assignment(const std::string& assignment, const std::string& source) {
   std::size_t eq = assignment.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw InvalidInput(source + ": expected KEY=VALUE, got '" + assignment + "'");
+  if (eq == std::string::npos || eq == 0) throw InvalidInput(source + ": expected KEY=VALUE, got '" + assignment + "'");
   overlay(layer_for(assignment.substr(0, eq), assignment.substr(eq + 1), source), source);
 }
 

@@ -50,7 +50,8 @@ ConfigRule one_of(const char* path, std::vector<std::string> choices) {
 // eval.libraries: [{"name": "...", "symbols": ["glob", ...], "link": ["-l...", ...]}, ...]
 std::optional<std::string> library_entries_shape(const nlohmann::json& libraries) {
   auto strings = [](const nlohmann::json& list) {
-    return list.is_array() && std::all_of(list.begin(), list.end(), [](const nlohmann::json& x) { return x.is_string(); });
+    return list.is_array() &&
+           std::all_of(list.begin(), list.end(), [](const nlohmann::json& x) { return x.is_string(); });
   };
   for (std::size_t i = 0; i < libraries.size(); ++i) {
     const nlohmann::json& entry = libraries[i];
@@ -254,7 +255,8 @@ const ConfigRule* find_config_rule(const std::string& path) {
 
 std::optional<std::string> rule_violation(const ConfigRule& rule, const nlohmann::json& value) {
   // json::empty() is false for every string, so a string's emptiness is asked of the string.
-  const bool empty = value.is_string() ? value.get_ref<const std::string&>().empty() : value.is_array() && value.empty();
+  const bool empty =
+      value.is_string() ? value.get_ref<const std::string&>().empty() : value.is_array() && value.empty();
   if (rule.non_empty && empty) return std::string("must not be empty");
   if (rule.shape)
     if (std::optional<std::string> wrong = rule.shape(value)) return wrong;

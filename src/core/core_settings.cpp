@@ -10,8 +10,7 @@ namespace evoteam {
 
 ProcessSettings process_settings(const Config& config) {
   ProcessSettings settings;
-  settings.kill_grace =
-      std::chrono::milliseconds(std::llround(config.get<double>("process.kill_grace_s") * 1000));
+  settings.kill_grace = std::chrono::milliseconds(std::llround(config.get<double>("process.kill_grace_s") * 1000));
   settings.output_cap = config.get<std::size_t>("process.output_cap_bytes");
   settings.max_open_files = config.get<std::uint64_t>("process.max_open_files");
   return settings;

@@ -76,9 +76,12 @@ DetachedStart start_detached(const std::vector<std::string>& args) {
   char buffer[4096];
   for (;;) {
     const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
-    if (n > 0) text.append(buffer, static_cast<std::size_t>(n));
-    else if (n < 0 && errno == EINTR) continue;
-    else break;
+    if (n > 0)
+      text.append(buffer, static_cast<std::size_t>(n));
+    else if (n < 0 && errno == EINTR)
+      continue;
+    else
+      break;
   }
   ::close(fds[0]);
 

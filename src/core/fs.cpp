@@ -114,7 +114,8 @@ nlohmann::json read_json_file(const std::filesystem::path& path) {
     if (open_quote != std::string::npos && close_quote > open_quote) {
       const auto at = text.find(reason.substr(open_quote + 1, close_quote - open_quote - 1));
       if (at != std::string::npos)
-        where = " at line " + std::to_string(1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+        where = " at line " +
+                std::to_string(1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
     }
     throw InvalidInput(path.string() + " is not valid JSON" + where + ": " + reason);
   }

@@ -52,11 +52,10 @@ bool nvcc_supports(ProcessRunner& runner, const std::filesystem::path& nvcc, con
   std::filesystem::path source = dir / "probe.cu";
   write_file_atomic(source, "__global__ void probe(int* x) { if (x) *x = 1; }\n");
   std::string number = arch.substr(3);  // "sm_90a" -> "90a"
-  ProcessResult result =
-      run_quietly(runner,
-                  {nvcc.string(), "-c", "-gencode", "arch=compute_" + number + ",code=sm_" + number, source.string(),
-                   "-o", (dir / ("probe_" + number + ".o")).string()},
-                  std::chrono::seconds(120));
+  ProcessResult result = run_quietly(runner,
+                                     {nvcc.string(), "-c", "-gencode", "arch=compute_" + number + ",code=sm_" + number,
+                                      source.string(), "-o", (dir / ("probe_" + number + ".o")).string()},
+                                     std::chrono::seconds(120));
   std::error_code ignored;
   std::filesystem::remove_all(dir, ignored);
   return result.ok();
@@ -79,8 +78,7 @@ ToolProbe probe_gpu(ProcessRunner& runner) {
   std::optional<std::string> gpu = detect_gpu(runner);
   probe.usable = gpu.has_value();
   probe.detail = gpu.value_or("none visible (nvidia-smi absent or no device)");
-  if (!probe.usable)
-    probe.fix = "timing CUDA tasks needs an NVIDIA GPU: run evoteam on a machine with one";
+  if (!probe.usable) probe.fix = "timing CUDA tasks needs an NVIDIA GPU: run evoteam on a machine with one";
   return probe;
 }
 
@@ -95,11 +93,13 @@ ToolProbe probe_bubblewrap(ProcessRunner& runner) {
       runner, {bwrap->string(), "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-net", "--die-with-parent", "true"},
       std::chrono::seconds(20));
   probe.usable = result.ok();
-  probe.detail = bwrap->string() + (probe.usable ? ": works (no network, read-only root)"
-                                                 : ": present but cannot create a sandbox here (" +
-                                                       first_line(result.err.text) + ")");
-  if (probe.usable) probe.fix.clear();
-  else probe.fix = "allow unprivileged user namespaces, or run with --sandbox none";
+  probe.detail = bwrap->string() +
+                 (probe.usable ? ": works (no network, read-only root)"
+                               : ": present but cannot create a sandbox here (" + first_line(result.err.text) + ")");
+  if (probe.usable)
+    probe.fix.clear();
+  else
+    probe.fix = "allow unprivileged user namespaces, or run with --sandbox none";
   return probe;
 }
 
@@ -152,16 +152,19 @@ std::vector<ToolProbe> probe_inventory(ProcessRunner& runner) {
   probes.push_back(cxx);
   probes.push_back(probe_nvcc(runner));
   probes.push_back(probe_gpu(runner));
-  probes.push_back(probe_version(runner, "ncu", "ncu", "--version", "install Nsight Compute (profiles fall back to static ptxas/PTX signals)"));
+  probes.push_back(probe_version(runner, "ncu", "ncu", "--version",
+                                 "install Nsight Compute (profiles fall back to static ptxas/PTX signals)"));
   probes.push_back(probe_version(runner, "compute-sanitizer", "compute-sanitizer", "--version",
                                  "install the CUDA toolkit's compute-sanitizer (memcheck of new bests is skipped)"));
   probes.push_back(probe_version(runner, "cuobjdump", "cuobjdump", "--version",
-                                 "pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm and put their bin folders on PATH (SASS checks fall back to the PTX scan)"));
+                                 "pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm and put their bin folders on "
+                                 "PATH (SASS checks fall back to the PTX scan)"));
   probes.push_back(probe_bubblewrap(runner));
   probes.push_back(probe_version(runner, "slurm client", "sbatch", "--version",
                                  "apt-get install slurm-client (informational: evoteam evaluates on this machine "
                                  "only; it does not submit to Slurm yet)"));
-  probes.push_back(probe_version(runner, "perf", "perf", "--version", "apt-get install linux-perf (host profiles then use timing only)"));
+  probes.push_back(probe_version(runner, "perf", "perf", "--version",
+                                 "apt-get install linux-perf (host profiles then use timing only)"));
   probes.push_back(probe_key("ANTHROPIC_API_KEY"));
   probes.push_back(probe_key("OPENAI_API_KEY"));
   return probes;
@@ -170,7 +173,10 @@ std::vector<ToolProbe> probe_inventory(ProcessRunner& runner) {
 nlohmann::json to_json(const std::vector<ToolProbe>& probes) {
   nlohmann::json items = nlohmann::json::array();
   for (const ToolProbe& probe : probes)
-    items.push_back({{"name", probe.name}, {"usable", probe.usable}, {"detail", probe.detail}, {"fix", probe.fix},
+    items.push_back({{"name", probe.name},
+                     {"usable", probe.usable},
+                     {"detail", probe.detail},
+                     {"fix", probe.fix},
                      {"required", probe.required}});
   return items;
 }

@@ -12,18 +12,18 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <system_error>
 #include <limits>
 #include <mutex>
 #include <optional>
+#include <system_error>
 
 namespace evoteam {
 namespace {
@@ -73,9 +73,9 @@ class OutputCapture {
     std::size_t head_keep = m_head.size();
     for (std::size_t back = 1; back <= std::min<std::size_t>(3, m_head.size()); ++back) {
       const auto byte = static_cast<unsigned char>(m_head[m_head.size() - back]);
-      if ((byte & 0xC0) == 0x80) continue;                                   // continuation: look further back
+      if ((byte & 0xC0) == 0x80) continue;  // continuation: look further back
       const std::size_t length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1;
-      if (length > back) head_keep = m_head.size() - back;                  // incomplete: drop it
+      if (length > back) head_keep = m_head.size() - back;  // incomplete: drop it
       break;
     }
     m_head.resize(head_keep);
@@ -89,7 +89,8 @@ class OutputCapture {
     if (m_mode == CaptureMode::head_only) {
       output.text = std::move(m_head);
     } else {
-      output.text = std::move(m_head) + "\n[... " + std::to_string(output.elided_bytes) + " bytes elided ...]\n" + m_tail;
+      output.text =
+          std::move(m_head) + "\n[... " + std::to_string(output.elided_bytes) + " bytes elided ...]\n" + m_tail;
     }
     return output;
   }
@@ -182,8 +183,7 @@ detail::SpawnOutcome spawn_on_pipes(const Command& command, RunPipes& pipes) {
   if (record) {
     pipes.streams.push_back({std::move(record->read), OutputCapture(k_result_record_cap, CaptureMode::head_only)});
   }
-  const detail::ChildFds child_fds{dev_null.get(), out.write.get(), err.write.get(),
-                                   record ? record->write.get() : -1};
+  const detail::ChildFds child_fds{dev_null.get(), out.write.get(), err.write.get(), record ? record->write.get() : -1};
   return detail::spawn_child(command, child_fds);
 }
 
@@ -205,8 +205,7 @@ struct KillOnUnwind {
 // for as long as this object lives.
 class RunningChild {
  public:
-  RunningChild(const Command& command, pid_t pid, Clock::time_point started, std::uint64_t generation,
-               RunPipes& pipes)
+  RunningChild(const Command& command, pid_t pid, Clock::time_point started, std::uint64_t generation, RunPipes& pipes)
       : m_command(command),
         m_pid(pid),
         m_generation(generation),
@@ -309,8 +308,8 @@ class RunningChild {
     }
     for (Stream& stream : m_pipes.streams) {
       if (!stream.fd) continue;
-      const auto it = std::find_if(m_poll_fds.begin(), m_poll_fds.end(),
-                                   [&](const pollfd& p) { return p.fd == stream.fd.get(); });
+      const auto it =
+          std::find_if(m_poll_fds.begin(), m_poll_fds.end(), [&](const pollfd& p) { return p.fd == stream.fd.get(); });
       if (it != m_poll_fds.end() && it->revents != 0 && !read_available(stream)) stream.fd.reset();
     }
     if (m_poll_fds.back().revents != 0) drain_wake_pipe(m_pipes.wake.read.get());

@@ -15,7 +15,7 @@ constexpr std::array<std::string_view, 10> k_allowed_names = {
     "PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TERM", "LD_LIBRARY_PATH"};
 constexpr std::array<std::string_view, 4> k_allowed_prefixes = {"LC_", "CUDA_", "NVIDIA_", "SLURM_"};
 // Checked after the allowlist: a prefix such as SLURM_ also covers SLURM_JWT, an authentication token.
-constexpr std::array<std::string_view, 6> k_denied_fragments = {"API_KEY", "TOKEN",      "SECRET",
+constexpr std::array<std::string_view, 6> k_denied_fragments = {"API_KEY",  "TOKEN",      "SECRET",
                                                                 "PASSWORD", "CREDENTIAL", "JWT"};
 
 bool looks_like_credential(std::string_view name) {

@@ -122,8 +122,7 @@ bool is_executable_file(const std::string& path) {
 
 // execvp's search, done in the parent against the child's PATH (the child cannot allocate).
 // Returns the path to execute, or sets `error`.
-std::string resolve_program(const Command& command, const std::map<std::string, std::string>& env,
-                            std::string& error) {
+std::string resolve_program(const Command& command, const std::map<std::string, std::string>& env, std::string& error) {
   const std::string& name = command.argv.front();
   if (name.find('/') != std::string::npos) return name;  // relative ones resolve after chdir, like execve
   std::string search_path = "/usr/local/bin:/usr/bin:/bin";
@@ -151,8 +150,7 @@ std::string describe_failure(const ChildFailure& failure, const std::string& pro
   switch (failure.step) {
     case ChildStep::process_group: return "cannot create a process group: " + reason;
     case ChildStep::descriptors: return "cannot set up the child's descriptors: " + reason;
-    case ChildStep::working_directory:
-      return "cannot change directory to '" + command.cwd.string() + "': " + reason;
+    case ChildStep::working_directory: return "cannot change directory to '" + command.cwd.string() + "': " + reason;
     case ChildStep::limits: return "cannot set resource limits: " + reason;
     case ChildStep::exec: return "cannot execute '" + program + "': " + reason;
   }

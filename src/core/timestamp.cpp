@@ -27,8 +27,7 @@ std::string utc_compact_timestamp() {
 std::string utc_iso_timestamp() {
   const auto now = std::chrono::system_clock::now();
   const std::tm parts = utc_now(now);
-  const auto millis =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
   char buffer[40];
   const std::size_t n = std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &parts);
   char with_millis[48];

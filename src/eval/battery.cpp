@@ -21,7 +21,8 @@ std::uint64_t splitmix(std::uint64_t value) {
 
 // GPU MODE style: public seed indices combined with a secret, so the public numbers do not reveal the inputs.
 std::uint64_t salted_seed(std::uint64_t secret, int workload, int public_seed) {
-  return splitmix(secret ^ splitmix(static_cast<std::uint64_t>(workload) * 1000003ull + static_cast<std::uint64_t>(public_seed)));
+  return splitmix(
+      secret ^ splitmix(static_cast<std::uint64_t>(workload) * 1000003ull + static_cast<std::uint64_t>(public_seed)));
 }
 
 std::string shape_name(const std::map<std::string, std::int64_t>& axes, const Task& task) {
@@ -31,8 +32,8 @@ std::string shape_name(const std::map<std::string, std::int64_t>& axes, const Ta
   return "hidden:" + join(varying, ",");
 }
 
-BatteryWorkload make_workload(const Task& task, const std::string& name, const std::map<std::string, std::int64_t>& axes,
-                              bool hidden) {
+BatteryWorkload make_workload(const Task& task, const std::string& name,
+                              const std::map<std::string, std::int64_t>& axes, bool hidden) {
   BatteryWorkload workload;
   workload.name = name;
   workload.axes = axes;
@@ -45,8 +46,10 @@ BatteryWorkload make_workload(const Task& task, const std::string& name, const s
     workload.set_bytes += static_cast<std::uint64_t>(count) * dtype_size(tensor->dtype);
     std::int64_t low = 0, high = 1;
     if (tensor->generator.kind == InputGenerator::Kind::uniform_int) {
-      low = static_cast<std::int64_t>(std::floor(evaluate_expression(tensor->generator.low, values, tensor->name + ".generate.low")));
-      high = static_cast<std::int64_t>(std::floor(evaluate_expression(tensor->generator.high, values, tensor->name + ".generate.high")));
+      low = static_cast<std::int64_t>(
+          std::floor(evaluate_expression(tensor->generator.low, values, tensor->name + ".generate.low")));
+      high = static_cast<std::int64_t>(
+          std::floor(evaluate_expression(tensor->generator.high, values, tensor->name + ".generate.high")));
     }
     workload.int_low.push_back(low);
     workload.int_high.push_back(std::max(high, low + 1));
@@ -58,8 +61,9 @@ BatteryWorkload make_workload(const Task& task, const std::string& name, const s
 
 }  // namespace
 
-std::vector<std::map<std::string, std::int64_t>> hidden_shapes(const Task& task, const std::vector<std::int64_t>& edge_values,
-                                                             std::int64_t edge_base) {
+std::vector<std::map<std::string, std::int64_t>> hidden_shapes(const Task& task,
+                                                               const std::vector<std::int64_t>& edge_values,
+                                                               std::int64_t edge_base) {
   if (!task.ranks_axis.empty()) return ranked_hidden_shapes(task, edge_values, edge_base);
   std::vector<std::string> var_axes;
   for (const Axis& axis : task.axes)
@@ -120,7 +124,8 @@ Battery design_battery(const Task& task, const CorrectnessSettings& correctness,
     trial.public_seed = public_seed;
     trial.seed = salted_seed(secret, workload, public_seed);
     // Seeds cycle through the distributions, so every workload sees each of them.
-    trial.distribution = battery.distributions[static_cast<std::size_t>(public_seed - 1) % battery.distributions.size()];
+    trial.distribution =
+        battery.distributions[static_cast<std::size_t>(public_seed - 1) % battery.distributions.size()];
     trial.poison = trial.id % 3;
     trial.correctness = for_correctness;
     std::string key = task.content_hash + "|" + battery.workloads[static_cast<std::size_t>(workload)].name + "|" +
@@ -135,7 +140,8 @@ Battery design_battery(const Task& task, const CorrectnessSettings& correctness,
     for (int seed = 1; seed <= battery.seeds; ++seed) add_trial(static_cast<int>(w), seed, true);
   // Hidden shapes are cheap: one trial each, distributions cycling across shapes.
   for (std::size_t w = visible; w < battery.workloads.size(); ++w)
-    add_trial(static_cast<int>(w), static_cast<int>(w - visible) % static_cast<int>(battery.distributions.size()) + 1, true);
+    add_trial(static_cast<int>(w), static_cast<int>(w - visible) % static_cast<int>(battery.distributions.size()) + 1,
+              true);
   battery.determinism_trial = battery.trials.empty() ? -1 : 0;
 
   const int min_sets = timing.rotation_min_sets;
@@ -164,13 +170,14 @@ nlohmann::json Battery::describe() const {
   for (const BatteryWorkload& workload : workloads) hidden += workload.hidden ? 1 : 0;
   for (const Trial& trial : trials) correctness_trials += trial.correctness ? 1 : 0;
   nlohmann::json rotation_json = nlohmann::json::object();
-  for (const auto& [workload, sets] : rotation) rotation_json[workloads[static_cast<std::size_t>(workload)].name] = sets.size();
+  for (const auto& [workload, sets] : rotation)
+    rotation_json[workloads[static_cast<std::size_t>(workload)].name] = sets.size();
   nlohmann::json description = {{"seeds_per_workload", seeds},
-                                 {"distributions", distributions},
-                                 {"correctness_trials", correctness_trials},
-                                 {"hidden_shapes", hidden},
-                                 {"determinism_check", determinism_trial >= 0},
-                                 {"rotation_sets", rotation_json}};
+                                {"distributions", distributions},
+                                {"correctness_trials", correctness_trials},
+                                {"hidden_shapes", hidden},
+                                {"determinism_check", determinism_trial >= 0},
+                                {"rotation_sets", rotation_json}};
   if (!skipped_workloads.empty()) description["skipped_workloads"] = skipped_workloads;
   return description;
 }

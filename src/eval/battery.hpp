@@ -18,9 +18,9 @@ struct BatteryWorkload {
   std::string name;
   std::map<std::string, std::int64_t> axes;  // every axis
   bool hidden = false;
-  std::vector<std::int64_t> elements;        // per tensor, task order
+  std::vector<std::int64_t> elements;           // per tensor, task order
   std::vector<std::int64_t> int_low, int_high;  // per tensor, for uniform_int generators
-  std::uint64_t set_bytes = 0;               // all tensors of one input set
+  std::uint64_t set_bytes = 0;                  // all tensors of one input set
   double flops = 0;
   double bytes = 0;
 };
@@ -28,12 +28,12 @@ struct BatteryWorkload {
 struct Trial {
   int id = 0;
   int workload = 0;
-  int public_seed = 0;         // what evidence shows; the salted seed stays secret
-  std::uint64_t seed = 0;      // salted
+  int public_seed = 0;     // what evidence shows; the salted seed stays secret
+  std::uint64_t seed = 0;  // salted
   std::string distribution;
   int poison = 0;
-  bool correctness = true;     // false: an extra rotation set for timing only
-  std::string reference_key;   // file name stem of the cached reference outputs
+  bool correctness = true;    // false: an extra rotation set for timing only
+  std::string reference_key;  // file name stem of the cached reference outputs
 };
 
 struct Battery {
@@ -58,7 +58,8 @@ Battery design_battery(const Task& task, const CorrectnessSettings& correctness,
                        std::uint64_t secret, double llc_bytes);
 
 // The hidden edge shapes for a task (also used by tests): var axes set from eval.correctness.edge_values.
-std::vector<std::map<std::string, std::int64_t>> hidden_shapes(const Task& task, const std::vector<std::int64_t>& edge_values,
-                                                             std::int64_t edge_base);
+std::vector<std::map<std::string, std::int64_t>> hidden_shapes(const Task& task,
+                                                               const std::vector<std::int64_t>& edge_values,
+                                                               std::int64_t edge_base);
 
 }  // namespace evoteam::eval

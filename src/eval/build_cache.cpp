@@ -16,9 +16,14 @@ using Clock = std::chrono::steady_clock;
 }  // namespace
 
 nlohmann::json to_json(const BuildOutcome& outcome) {
-  return {{"status", to_string(outcome.status)}, {"reason", outcome.reason}, {"evidence", outcome.evidence},
-          {"log", outcome.log},                  {"report", outcome.report}, {"warnings", outcome.warnings},
-          {"wall_s", outcome.wall_s},            {"static_s", outcome.static_s},
+  return {{"status", to_string(outcome.status)},
+          {"reason", outcome.reason},
+          {"evidence", outcome.evidence},
+          {"log", outcome.log},
+          {"report", outcome.report},
+          {"warnings", outcome.warnings},
+          {"wall_s", outcome.wall_s},
+          {"static_s", outcome.static_s},
           {"adopted_constraints", outcome.adopted_constraints}};
 }
 

@@ -43,8 +43,8 @@ nlohmann::json trial_evidence(const Battery& battery, int trial_id) {
   const BatteryWorkload& workload = battery.workloads[static_cast<std::size_t>(trial.workload)];
   nlohmann::json axes = nlohmann::json::object();
   for (const auto& [axis, value] : workload.axes) axes[axis] = value;
-  return {{"trial", trial.id},          {"workload", workload.name}, {"axes", axes},
-          {"hidden", workload.hidden},  {"seed", trial.public_seed}, {"distribution", trial.distribution}};
+  return {{"trial", trial.id},         {"workload", workload.name}, {"axes", axes},
+          {"hidden", workload.hidden}, {"seed", trial.public_seed}, {"distribution", trial.distribution}};
 }
 
 std::optional<Judgement> judge_process(const HarnessRun& run, const Battery& battery, bool trusted_stage) {
@@ -64,7 +64,10 @@ std::optional<Judgement> judge_process(const HarnessRun& run, const Battery& bat
     if (phase != "candidate") return make(Verdict::infra_error, "the " + phase + " crashed (" + signal + ")", evidence);
     const std::string region = fault->value("region", "unknown");
     if (fault->value("write", false) && fault->contains("tensor") && region != "payload")
-      return blame(Verdict::oob_write, "write outside " + fault->value("tensor", std::string("a buffer")) + " (" + region + ", " + signal + ")", evidence);
+      return blame(
+          Verdict::oob_write,
+          "write outside " + fault->value("tensor", std::string("a buffer")) + " (" + region + ", " + signal + ")",
+          evidence);
     return blame(Verdict::runtime_fault, signal, evidence);
   }
   if (const nlohmann::json* hang = run.last("hang")) {
@@ -72,8 +75,8 @@ std::optional<Judgement> judge_process(const HarnessRun& run, const Battery& bat
     nlohmann::json evidence = trial_evidence(battery, hang->value("trial", -1));
     evidence["deadline_ms"] = hang->value("deadline_ms", 0);
     if (phase != "candidate") return make(Verdict::infra_error, "the " + phase + " ran past its deadline", evidence);
-    return blame(Verdict::hang_timeout, "a call ran past its deadline of " +
-                                            fixed(hang->value("deadline_ms", 0) / 1000.0, 3) + " s",
+    return blame(Verdict::hang_timeout,
+                 "a call ran past its deadline of " + fixed(hang->value("deadline_ms", 0) / 1000.0, 3) + " s",
                  evidence);
   }
   if (const nlohmann::json* error = run.last("cuda_error")) {
@@ -89,11 +92,14 @@ std::optional<Judgement> judge_process(const HarnessRun& run, const Battery& bat
       return make(Verdict::infra_error, "CUDA call failed in the harness (" + phase + "): " + name, evidence);
     if (phase == "baseline") return make(Verdict::infra_error, "the baseline failed: " + name, evidence);
     if (error->value("who", "harness") != "candidate" || kind == "INFRA_ERROR")
-      return make(Verdict::infra_error, "CUDA call failed in the harness: " + name + " (" + error->value("call", std::string("?")) + ")", evidence);
+      return make(Verdict::infra_error,
+                  "CUDA call failed in the harness: " + name + " (" + error->value("call", std::string("?")) + ")",
+                  evidence);
     return blame(Verdict::runtime_fault, kind == "LAUNCH_ERROR" ? "bad launch: " + name : name, evidence);
   }
   if (const nlohmann::json* missing = run.last("no_device"))
-    return make(Verdict::infra_error, "no usable CUDA device: " + missing->value("error", std::string("?")), nlohmann::json::object());
+    return make(Verdict::infra_error, "no usable CUDA device: " + missing->value("error", std::string("?")),
+                nlohmann::json::object());
   if (process.timed_out) {
     const nlohmann::json* begin = run.last("begin");
     nlohmann::json evidence = begin ? trial_evidence(battery, begin->value("trial", -1)) : nlohmann::json::object();
@@ -107,15 +113,19 @@ std::optional<Judgement> judge_process(const HarnessRun& run, const Battery& bat
     return make(Verdict::infra_error, "harness: " + message, {{"message", message}});
   }
   if (const nlohmann::json* error = run.last("error"))
-    return make(Verdict::infra_error, "harness: " + error->value("message", ""), {{"stderr", process.err.text.substr(0, 2000)}});
+    return make(Verdict::infra_error, "harness: " + error->value("message", ""),
+                {{"stderr", process.err.text.substr(0, 2000)}});
   if (run.finished() && process.ok()) return std::nullopt;
   nlohmann::json evidence = {{"process", process.describe()}, {"stderr", process.err.text.substr(0, 2000)}};
-  if (const nlohmann::json* begin = run.last("begin")) evidence.update(trial_evidence(battery, begin->value("trial", -1)));
+  if (const nlohmann::json* begin = run.last("begin"))
+    evidence.update(trial_evidence(battery, begin->value("trial", -1)));
   if (process.signal != 0)
-    return blame(Verdict::worker_crash, "the harness was " + process.describe() +
-                                            (process.signal == 9 ? " (out of memory?)" : "") + " without a record",
+    return blame(Verdict::worker_crash,
+                 "the harness was " + process.describe() + (process.signal == 9 ? " (out of memory?)" : "") +
+                     " without a record",
                  evidence);
-  return blame(Verdict::worker_crash, "the harness ended (" + process.describe() + ") without finishing its record", evidence);
+  return blame(Verdict::worker_crash, "the harness ended (" + process.describe() + ") without finishing its record",
+               evidence);
 }
 
 Judgement judge_correctness(const HarnessRun& run, const Battery& battery) {
@@ -136,7 +146,9 @@ Judgement judge_correctness(const HarnessRun& run, const Battery& battery) {
         nlohmann::json evidence = evidence_for(*record);
         const std::string tensor = record->value("tensor", std::string("?"));
         if (std::string(status) == "oob_write")
-          return make(Verdict::oob_write, "write into the guard zone " + record->value("side", std::string("after")) + " " + tensor, evidence);
+          return make(Verdict::oob_write,
+                      "write into the guard zone " + record->value("side", std::string("after")) + " " + tensor,
+                      evidence);
         return make(Verdict::input_mutated, "input " + tensor + " changed during the call", evidence);
       }
   std::vector<const nlohmann::json*> failures;
@@ -160,8 +172,10 @@ Judgement judge_correctness(const HarnessRun& run, const Battery& battery) {
     evidence["failing_trials"] = failures.size();
     evidence["trials"] = records.size();
     if (visible.empty())
-      return make(Verdict::shape_specialized, "correct on the task's workloads, wrong on hidden edge shapes (" +
-                                                  first->value("status", std::string("")) + ")", evidence);
+      return make(Verdict::shape_specialized,
+                  "correct on the task's workloads, wrong on hidden edge shapes (" +
+                      first->value("status", std::string("")) + ")",
+                  evidence);
     bool other_distribution_passed = false;
     for (const nlohmann::json* record : records) {
       const Trial& trial = battery.trial(record->value("trial", 0));
@@ -175,28 +189,35 @@ Judgement judge_correctness(const HarnessRun& run, const Battery& battery) {
       evidence["kind"] = visible_first->value("status", "");
       evidence["failing_trials"] = failures.size();
       evidence["trials"] = records.size();
-      return make(Verdict::distribution_specific, "wrong only on " + *failing_distributions.begin() + " inputs (" +
-                                                      visible_first->value("status", std::string("")) + ")", evidence);
+      return make(Verdict::distribution_specific,
+                  "wrong only on " + *failing_distributions.begin() + " inputs (" +
+                      visible_first->value("status", std::string("")) + ")",
+                  evidence);
     }
     const std::string status = first->value("status", "");
     return make(output_verdict(status), status + " in output " + first->value("tensor", std::string("?")), evidence);
   }
-  if (const nlohmann::json* determinism = run.last("determinism"); determinism && !determinism->value("identical", true)) {
+  if (const nlohmann::json* determinism = run.last("determinism");
+      determinism && !determinism->value("identical", true)) {
     nlohmann::json evidence = trial_evidence(battery, determinism->value("trial", -1));
     evidence["tensor"] = determinism->value("tensor", "");
     evidence["first_bad_index"] = determinism->value("first_bad", -1);
-    return make(Verdict::nondeterministic, "the same inputs gave different bits in output " + determinism->value("tensor", std::string("?")),
+    return make(Verdict::nondeterministic,
+                "the same inputs gave different bits in output " + determinism->value("tensor", std::string("?")),
                 evidence);
   }
   double worst_normwise = 0;
-  for (const nlohmann::json* record : records) worst_normwise = std::max(worst_normwise, record->value("normwise", 0.0));
+  for (const nlohmann::json* record : records)
+    worst_normwise = std::max(worst_normwise, record->value("normwise", 0.0));
   return make(Verdict::pass, "", {{"trials", records.size()}, {"worst_normwise", worst_normwise}});
 }
 
-std::optional<double> roofline_fraction(const BatteryWorkload& workload, double median_s, const std::optional<Peaks>& peaks) {
+std::optional<double> roofline_fraction(const BatteryWorkload& workload, double median_s,
+                                        const std::optional<Peaks>& peaks) {
   if (!peaks || median_s <= 0 || (workload.flops <= 0 && workload.bytes <= 0)) return std::nullopt;
   double fraction = 0;
-  if (peaks->gflops > 0 && workload.flops > 0) fraction = std::max(fraction, workload.flops / median_s / 1e9 / peaks->gflops);
+  if (peaks->gflops > 0 && workload.flops > 0)
+    fraction = std::max(fraction, workload.flops / median_s / 1e9 / peaks->gflops);
   if (peaks->gbytes_per_s > 0 && workload.bytes > 0)
     fraction = std::max(fraction, workload.bytes / median_s / 1e9 / peaks->gbytes_per_s);
   return fraction;
@@ -209,7 +230,8 @@ TimingOutcome analyze_timing(const HarnessRun& run, const Battery& battery, int 
     nlohmann::json evidence = trial_evidence(battery, mutated->value("trial", -1));
     evidence["tensor"] = mutated->value("tensor", "");
     evidence["first_bad_index"] = mutated->value("first_bad", -1);
-    outcome.failure = make(Verdict::input_mutated, "input " + mutated->value("tensor", std::string("?")) + " changed during timing", evidence);
+    outcome.failure = make(Verdict::input_mutated,
+                           "input " + mutated->value("tensor", std::string("?")) + " changed during timing", evidence);
     return outcome;
   }
   if (const nlohmann::json* recheck = run.last("recheck_fail")) {
@@ -218,9 +240,13 @@ TimingOutcome analyze_timing(const HarnessRun& run, const Battery& battery, int 
     evidence["kind"] = recheck->value("status", "");
     evidence["sample"] = recheck->value("sample", 0);
     if (recheck->value("side", "") != "candidate") {
-      outcome.failure = make(Verdict::infra_error, "the baseline's timed output was wrong (" + recheck->value("status", std::string("")) + ")", evidence);
+      outcome.failure =
+          make(Verdict::infra_error,
+               "the baseline's timed output was wrong (" + recheck->value("status", std::string("")) + ")", evidence);
     } else {
-      outcome.failure = make(Verdict::recheck_fail, "a timed run's output was wrong (" + recheck->value("status", std::string("")) + ")", evidence);
+      outcome.failure =
+          make(Verdict::recheck_fail,
+               "a timed run's output was wrong (" + recheck->value("status", std::string("")) + ")", evidence);
     }
     return outcome;
   }
@@ -235,7 +261,8 @@ TimingOutcome analyze_timing(const HarnessRun& run, const Battery& battery, int 
     result.candidate = summarize(candidate);
     result.baseline = summarize(baseline);
     result.speedup = result.candidate.median_s > 0 ? result.baseline.median_s / result.candidate.median_s : 0;
-    Interval interval = bootstrap_speedup(baseline, candidate, bootstrap_resamples, 0x5eed + static_cast<std::uint64_t>(index));
+    Interval interval =
+        bootstrap_speedup(baseline, candidate, bootstrap_resamples, 0x5eed + static_cast<std::uint64_t>(index));
     result.speedup_low = interval.low;
     result.speedup_high = interval.high;
     if (result.candidate.median_s > 0) {
@@ -270,10 +297,12 @@ TimingOutcome analyze_timing(const HarnessRun& run, const Battery& battery, int 
     }
     const std::vector<double> candidate_probe = record->value("candidate_probe", std::vector<double>{});
     const std::vector<double> baseline_probe = record->value("baseline_probe", std::vector<double>{});
-    if (!candidate_probe.empty() && !baseline_probe.empty() && result.candidate.median_s > 0 && result.baseline.median_s > 0 &&
-        !outcome.failure) {
-      const double candidate_ratio = *std::min_element(candidate_probe.begin(), candidate_probe.end()) / result.candidate.median_s;
-      const double baseline_ratio = *std::min_element(baseline_probe.begin(), baseline_probe.end()) / result.baseline.median_s;
+    if (!candidate_probe.empty() && !baseline_probe.empty() && result.candidate.median_s > 0 &&
+        result.baseline.median_s > 0 && !outcome.failure) {
+      const double candidate_ratio =
+          *std::min_element(candidate_probe.begin(), candidate_probe.end()) / result.candidate.median_s;
+      const double baseline_ratio =
+          *std::min_element(baseline_probe.begin(), baseline_probe.end()) / result.baseline.median_s;
       if (candidate_ratio > fresh_ratio * std::max(1.0, baseline_ratio)) {
         nlohmann::json evidence = {{"workload", workload.name},
                                    {"median_s", result.candidate.median_s},
@@ -281,10 +310,10 @@ TimingOutcome analyze_timing(const HarnessRun& run, const Battery& battery, int 
                                    {"fresh_over_median", candidate_ratio},
                                    {"baseline_fresh_over_median", baseline_ratio},
                                    {"threshold", fresh_ratio}};
-        outcome.failure = make(Verdict::timing_inconsistent,
-                               "fresh inputs took " + fixed(candidate_ratio, 2) +
-                                   "x the median: results are being reused across calls",
-                               evidence);
+        outcome.failure = make(
+            Verdict::timing_inconsistent,
+            "fresh inputs took " + fixed(candidate_ratio, 2) + "x the median: results are being reused across calls",
+            evidence);
       }
     }
     outcome.workloads.push_back(result);

@@ -44,7 +44,8 @@ struct Peaks {
 };
 
 struct TimingOutcome {
-  std::optional<Judgement> failure;  // RECHECK_FAIL, INPUT_MUTATED, TIMING_SIDE_WORK, TIMING_INCONSISTENT; INFRA_ERROR for the baseline
+  std::optional<Judgement>
+      failure;  // RECHECK_FAIL, INPUT_MUTATED, TIMING_SIDE_WORK, TIMING_INCONSISTENT; INFRA_ERROR for the baseline
   std::vector<WorkloadResult> workloads;
   double timed_s = 0;
   bool capped = false;  // some workload hit max_time_s (NOISY)
@@ -54,6 +55,7 @@ struct TimingOutcome {
 TimingOutcome analyze_timing(const HarnessRun& run, const Battery& battery, int bootstrap_resamples, double fresh_ratio,
                              const std::optional<Peaks>& peaks);
 // Roofline fraction of one workload's candidate median under `peaks`.
-std::optional<double> roofline_fraction(const BatteryWorkload& workload, double median_s, const std::optional<Peaks>& peaks);
+std::optional<double> roofline_fraction(const BatteryWorkload& workload, double median_s,
+                                        const std::optional<Peaks>& peaks);
 
 }  // namespace evoteam::eval

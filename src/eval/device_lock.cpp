@@ -46,7 +46,9 @@ DeviceLock::~DeviceLock() {
   if (m_fd >= 0) ::close(m_fd);  // closing the last descriptor releases the flock
 }
 
-DeviceLock::DeviceLock(DeviceLock&& other) noexcept : m_fd(other.m_fd), m_waited_s(other.m_waited_s) { other.m_fd = -1; }
+DeviceLock::DeviceLock(DeviceLock&& other) noexcept : m_fd(other.m_fd), m_waited_s(other.m_waited_s) {
+  other.m_fd = -1;
+}
 
 DeviceLock& DeviceLock::operator=(DeviceLock&& other) noexcept {
   if (this != &other) {

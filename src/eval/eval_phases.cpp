@@ -13,9 +13,9 @@
 #include <thread>
 
 #include "eval/device_lock.hpp"
+#include "eval/group/rank_group.hpp"
 #include "eval/harness_run.hpp"
 #include "eval/host/host_profile.hpp"
-#include "eval/group/rank_group.hpp"
 #include "eval/sandbox.hpp"
 #include "eval/statistics.hpp"
 
@@ -30,7 +30,6 @@ std::optional<fs::path> configured_perf(const ProfileSettings& profile) {
   if (profile.perf == PerfMode::off) return std::nullopt;
   return find_program("perf");
 }
-
 
 bool references_present(const Task& task, const fs::path& dir, const Trial& trial) {
   for (const TensorSpec& output : task.outputs)
@@ -96,13 +95,15 @@ std::optional<Judgement> prepare_references(EvaluationRun& run, std::uint64_t se
   // The trials are dealt round-robin to one process per core; references are the one phase with no timing
   // to disturb.
   // One process on a GPU: several would only contend for it.
-  const std::size_t processes = run.task.target == Target::cuda ? 1 : std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 4);
+  const std::size_t processes =
+      run.task.target == Target::cuda ? 1 : std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 4);
   std::vector<std::vector<int>> chunks(std::min(processes, std::max<std::size_t>(1, missing.size() / 4)));
   for (std::size_t i = 0; i < missing.size(); ++i) chunks[i % chunks.size()].push_back(missing[i]);
   std::vector<std::future<HarnessRun>> runs;
   for (std::size_t chunk = 0; chunk < chunks.size() && !missing.empty(); ++chunk) {
     nlohmann::json plan = base_plan(run.task, run.battery, settings.correctness, "reference");
-    add_trials(plan, run.battery, chunks[chunk], run.reference_dir, std::vector<double>(run.battery.trials.size(), stage_timeout));
+    add_trials(plan, run.battery, chunks[chunk], run.reference_dir,
+               std::vector<double>(run.battery.trials.size(), stage_timeout));
     const fs::path plan_file = run.scratch / ("plan-reference-" + std::to_string(chunk) + ".json");
     write_json_atomic(plan_file, plan);
     HarnessSpec spec = harness_spec(run, plan_file, stage_timeout);
@@ -116,7 +117,8 @@ std::optional<Judgement> prepare_references(EvaluationRun& run, std::uint64_t se
     if (!failure) failure = judge_process(harness_run, run.battery, true);
     for (const nlohmann::json* record : harness_run.all("reference")) {
       const Trial& trial = run.battery.trial(record->value("trial", 0));
-      write_json_atomic(run.reference_dir / (trial.reference_key + ".json"), {{"wall_s", record->value("wall_s", 0.0)}});
+      write_json_atomic(run.reference_dir / (trial.reference_key + ".json"),
+                        {{"wall_s", record->value("wall_s", 0.0)}});
     }
   }
   if (!failure) failure = load_call_deadlines(run);
@@ -138,7 +140,8 @@ std::optional<Judgement> build_harness_and_reference(EvaluationRun& run, BuildOu
   request.role = "reference";
   *reference = run.backend.build(request, run.sandbox);
   if (reference->status != BuildStatus::ok)
-    return Judgement{Verdict::infra_error, "the reference does not build: " + reference->reason, {{"log", reference->log}}};
+    return Judgement{
+        Verdict::infra_error, "the reference does not build: " + reference->reason, {{"log", reference->log}}};
   return std::nullopt;
 }
 
@@ -149,7 +152,8 @@ std::optional<Judgement> load_call_deadlines(EvaluationRun& run) {
   run.deadlines_s.assign(run.battery.trials.size(), minimum);
   for (const Trial& trial : run.battery.trials) {
     const fs::path sidecar = run.reference_dir / (trial.reference_key + ".json");
-    if (!fs::is_regular_file(sidecar)) return infra_error("reference output missing for trial " + std::to_string(trial.id));
+    if (!fs::is_regular_file(sidecar))
+      return infra_error("reference output missing for trial " + std::to_string(trial.id));
     const double wall = read_json_file(sidecar).value("wall_s", 0.0);
     run.deadlines_s[static_cast<std::size_t>(trial.id)] = std::max(minimum, factor * wall);
   }
@@ -181,10 +185,13 @@ std::optional<DeviceLock> acquire_timing_lock(const EvaluationRun& run, std::opt
 
 std::optional<Judgement> device_unavailable(EvaluationRun& run) {
   if (run.task.target != Target::cuda) return std::nullopt;
-  const nlohmann::json evidence = {{"target", "cuda"}, {"archs", run.task.archs}, {"min_devices", run.task.min_devices}};
-  const std::string advice = ": correctness and timing need a GPU (the static and build stages ran here); "
-                             "run `evoteam eval` on a machine with one";
-  if (std::optional<std::string> why = run_stages_unavailable(run.task, run.shared.settings)) return Judgement{Verdict::infra_error, *why + advice, evidence};
+  const nlohmann::json evidence = {
+      {"target", "cuda"}, {"archs", run.task.archs}, {"min_devices", run.task.min_devices}};
+  const std::string advice =
+      ": correctness and timing need a GPU (the static and build stages ran here); "
+      "run `evoteam eval` on a machine with one";
+  if (std::optional<std::string> why = run_stages_unavailable(run.task, run.shared.settings))
+    return Judgement{Verdict::infra_error, *why + advice, evidence};
   if (is_ranked(run.task))
     if (std::optional<Judgement> unfit = too_few_gpus_for_any_group(run)) return unfit;
   try {
@@ -213,7 +220,8 @@ bool probe_gpu(EvaluationRun& run, std::string* why) {
   bool truncated = false;
   for (const nlohmann::json& record : parse_records(result.result.text, &truncated))
     if (record.value("ev", "") == "probe" && record.value("ok", false)) return true;
-  if (why != nullptr) *why = result.describe() + " " + result.result.text.substr(0, 300) + result.err.text.substr(0, 300);
+  if (why != nullptr)
+    *why = result.describe() + " " + result.result.text.substr(0, 300) + result.err.text.substr(0, 300);
   return false;
 }
 
@@ -261,14 +269,18 @@ std::optional<Judgement> check_timing_gates(EvaluationRun& run, EvalResult& resu
         workload.roofline_fraction = roofline_fraction(*entry, workload.candidate.median_s, peaks);
       if (workload.roofline_fraction) fractions.push_back(*workload.roofline_fraction);
     }
-    if (fractions.size() == result.workloads.size() && !fractions.empty()) result.roofline_fraction = geometric_mean(fractions);
+    if (fractions.size() == result.workloads.size() && !fractions.empty())
+      result.roofline_fraction = geometric_mean(fractions);
     if (const WorkloadResult* workload = over_roof()) {
-      nlohmann::json evidence = {{"workload", workload->name}, {"roofline_fraction", *workload->roofline_fraction},
-                                 {"gflops", workload->gflops}, {"gbytes_per_s", workload->gbytes_per_s},
-                                 {"median_s", workload->candidate.median_s}, {"threshold", impossible}};
+      nlohmann::json evidence = {{"workload", workload->name},
+                                 {"roofline_fraction", *workload->roofline_fraction},
+                                 {"gflops", workload->gflops},
+                                 {"gbytes_per_s", workload->gbytes_per_s},
+                                 {"median_s", workload->candidate.median_s},
+                                 {"threshold", impossible}};
       if (peaks) evidence["peaks"] = {{"gflops", peaks->gflops}, {"gbytes_per_s", peaks->gbytes_per_s}};
-      return Judgement{Verdict::impossible_perf, "faster than the machine's roofline (" +
-                                                     fixed(*workload->roofline_fraction, 3) + " of peak)",
+      return Judgement{Verdict::impossible_perf,
+                       "faster than the machine's roofline (" + fixed(*workload->roofline_fraction, 3) + " of peak)",
                        evidence};
     }
   }
@@ -282,9 +294,8 @@ std::optional<Judgement> check_timing_gates(EvaluationRun& run, EvalResult& resu
       return failure;
     }
     return Judgement{Verdict::suspicious_speedup,
-                     "speedup " + fixed(*result.speedup, 3) + "x over vendor baseline " +
-                         run.task.baseline.name + " exceeds " + fixed(suspicious, 2) +
-                         "x; re-verified with fresh seeds, held for audit",
+                     "speedup " + fixed(*result.speedup, 3) + "x over vendor baseline " + run.task.baseline.name +
+                         " exceeds " + fixed(suspicious, 2) + "x; re-verified with fresh seeds, held for audit",
                      {{"speedup", *result.speedup}, {"threshold", suspicious}, {"reverified", true}}};
   }
   if (capped) {
@@ -295,7 +306,8 @@ std::optional<Judgement> check_timing_gates(EvaluationRun& run, EvalResult& resu
                                     {"speedup_interval", {workload.speedup_low, workload.speedup_high}},
                                     {"candidate_relstdev", workload.candidate.relstdev},
                                     {"baseline_relstdev", workload.baseline.relstdev}});
-    return Judgement{Verdict::noisy, "timing did not converge within eval.timing.max_time_s",
+    return Judgement{Verdict::noisy,
+                     "timing did not converge within eval.timing.max_time_s",
                      {{"workloads", capped_workloads},
                       {"speedup_interval", {result.speedup_low.value_or(0.0), result.speedup_high.value_or(0.0)}}}};
   }
@@ -347,8 +359,8 @@ std::optional<Judgement> run_profile(EvaluationRun& run, const fs::path& candida
   if (record == nullptr) return infra_error("the profile run left no profile record");
   nlohmann::json counters;
   if (used_perf && fs::is_regular_file(perf_file)) counters = parse_perf_csv(read_file(perf_file));
-  *profile = profile_summary(*profiled_workload(run), summarize(record->value("samples", std::vector<double>{})), counters,
-                             run.shared.peaks.get(false));
+  *profile = profile_summary(*profiled_workload(run), summarize(record->value("samples", std::vector<double>{})),
+                             counters, run.shared.peaks.get(false));
   (*profile)["sandbox"] = to_string(run.sandbox);
   return std::nullopt;
 }
@@ -357,12 +369,14 @@ bool profile_needs_own_run(EvaluationRun& run) {
   if (run.task.target == Target::cuda) return true;
   EvaluatorShared& shared = run.shared;
   std::call_once(shared.perf_probe, [&shared] {
-    if (std::optional<fs::path> perf = configured_perf(shared.settings.profile)) shared.perf_counts_hardware = perf_counts_hardware(shared.runner, *perf);
+    if (std::optional<fs::path> perf = configured_perf(shared.settings.profile))
+      shared.perf_counts_hardware = perf_counts_hardware(shared.runner, *perf);
   });
   return shared.perf_counts_hardware;
 }
 
-std::optional<Judgement> profile_from_timing(EvaluationRun& run, const std::vector<WorkloadResult>& timed, nlohmann::json* profile) {
+std::optional<Judgement> profile_from_timing(EvaluationRun& run, const std::vector<WorkloadResult>& timed,
+                                             nlohmann::json* profile) {
   const BatteryWorkload* workload = profiled_workload(run);
   if (workload == nullptr) return infra_error("no workload to profile");
   for (const WorkloadResult& result : timed) {

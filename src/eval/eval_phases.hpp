@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include <evoteam/eval/evaluator.hpp>
 #include <evoteam/core/process.hpp>
+#include <evoteam/eval/evaluator.hpp>
 
 #include "eval/battery.hpp"
 #include "eval/classify.hpp"
 #include "eval/cuda/cuda_backend.hpp"
-#include "eval/device_lock.hpp"
 #include "eval/cuda/gpu_peaks.hpp"
+#include "eval/device_lock.hpp"
 #include "eval/harness_run.hpp"
 #include "eval/host/host_build.hpp"
 #include "eval/host/machine_peaks.hpp"
@@ -112,14 +112,16 @@ const BatteryWorkload* profiled_workload(const EvaluationRun& run);
 std::optional<HarnessSpec> profile_harness_spec(EvaluationRun& run, const std::filesystem::path& candidate);
 
 // The profile summary, or a failure verdict when the candidate misbehaved under the profiler.
-std::optional<Judgement> run_profile(EvaluationRun& run, const std::filesystem::path& candidate, nlohmann::json* profile);
+std::optional<Judgement> run_profile(EvaluationRun& run, const std::filesystem::path& candidate,
+                                     nlohmann::json* profile);
 
 // Whether the profile stage needs a harness run of its own: for CUDA (Nsight Compute, or the static profile),
 // and on a host where perf counts hardware events (probed once per evaluator). Elsewhere the timing stage's
 // samples give every figure such a run would (profile_from_timing).
 bool profile_needs_own_run(EvaluationRun& run);
 // The host profile from the timing stage's candidate samples on the workload run_profile would use.
-std::optional<Judgement> profile_from_timing(EvaluationRun& run, const std::vector<WorkloadResult>& timed, nlohmann::json* profile);
+std::optional<Judgement> profile_from_timing(EvaluationRun& run, const std::vector<WorkloadResult>& timed,
+                                             nlohmann::json* profile);
 
 // The profile stage started on its own thread, to run beside correctness on a host with a core to spare (it needs
 // no timing lock). Reads the machine peaks first, measuring them on a first run, so that no measurement shares the
@@ -133,12 +135,14 @@ std::future<ProfileOutcome> start_profile(EvaluationRun& run, const std::filesys
 
 // CUDA (cuda_profile.cpp): Nsight Compute on the harness's profile mode where ncu is installed, parsed into the
 // compact summary; else the static profile from the build (ptxas, PTX/SASS counts), marked "source": "static".
-std::optional<Judgement> run_cuda_profile(EvaluationRun& run, const std::filesystem::path& candidate, nlohmann::json* profile);
+std::optional<Judgement> run_cuda_profile(EvaluationRun& run, const std::filesystem::path& candidate,
+                                          nlohmann::json* profile);
 nlohmann::json static_cuda_profile(const nlohmann::json& build_report, const std::string& why);
 
 // CUDA (cuda_sanitizer.cpp): eval.cuda.sanitizer_tools under compute-sanitizer on the smallest correctness trial;
 // a finding is RUNTIME_FAULT. `report` says per tool "clean", "errors", or why nothing ran.
-std::optional<Judgement> run_cuda_sanitizer(EvaluationRun& run, const std::filesystem::path& candidate, nlohmann::json* report);
+std::optional<Judgement> run_cuda_sanitizer(EvaluationRun& run, const std::filesystem::path& candidate,
+                                            nlohmann::json* report);
 
 // The Python oracle (oracle.cpp): Evaluator::check_oracle's work.
 OracleReport run_oracle(EvaluatorShared& shared, const Task& task);

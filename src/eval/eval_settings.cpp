@@ -73,12 +73,8 @@ void to_json(nlohmann::json& out, PerfMode perf) { out = name_of(perf, k_perf_mo
 void from_json(const nlohmann::json& in, PerfMode& perf) { perf = named(in, k_perf_mode_names); }
 
 void to_json(nlohmann::json& out, const StageTimeouts& stages) {
-  out = {{"static", stages.static_checks},
-         {"build", stages.build},
-         {"reference", stages.reference},
-         {"correctness", stages.correctness},
-         {"timing", stages.timing},
-         {"profile", stages.profile}};
+  out = {{"static", stages.static_checks},    {"build", stages.build},   {"reference", stages.reference},
+         {"correctness", stages.correctness}, {"timing", stages.timing}, {"profile", stages.profile}};
 }
 
 void from_json(const nlohmann::json& in, StageTimeouts& stages) {

@@ -9,12 +9,12 @@ namespace evoteam {
 namespace {
 
 const std::pair<Stage, const char*> k_stage_names[] = {
-    {Stage::static_checks, "static"}, {Stage::build, "build"}, {Stage::correctness, "correctness"},
+    {Stage::static_checks, "static"}, {Stage::build, "build"},     {Stage::correctness, "correctness"},
     {Stage::timing, "timing"},        {Stage::profile, "profile"},
 };
 
 const std::pair<StageStatus, const char*> k_stage_status_names[] = {
-    {StageStatus::passed, "passed"}, {StageStatus::failed, "failed"},          {StageStatus::skipped, "skipped"},
+    {StageStatus::passed, "passed"}, {StageStatus::failed, "failed"},         {StageStatus::skipped, "skipped"},
     {StageStatus::cached, "cached"}, {StageStatus::static_profile, "static"},
 };
 
@@ -82,7 +82,8 @@ std::vector<Stage> parse_stage_list(const std::string& list, const std::string& 
     item.erase(item.find_last_not_of(" \t") + 1);
     if (item.empty()) continue;
     std::optional<Stage> stage = parse_stage(item);
-    if (!stage) throw InvalidInput(where + ": unknown stage \"" + item + "\" (static, build, correctness, timing, profile)");
+    if (!stage)
+      throw InvalidInput(where + ": unknown stage \"" + item + "\" (static, build, correctness, timing, profile)");
     wanted[static_cast<std::size_t>(*stage)] = true;
   }
   std::vector<Stage> stages;
@@ -120,13 +121,17 @@ EvalOptions EvalOptions::through(Stage last) {
 Candidate Candidate::starting(const Task& task) { return Candidate{task.dir, default_params(task)}; }
 
 nlohmann::json SampleStats::to_json() const {
-  return {{"samples", samples}, {"median_s", median_s}, {"mean_s", mean_s}, {"min_s", min_s}, {"p10_s", p10_s},
-          {"p90_s", p90_s},     {"relstdev", relstdev}, {"sem_s", sem_s}};
+  return {{"samples", samples}, {"median_s", median_s}, {"mean_s", mean_s},     {"min_s", min_s},
+          {"p10_s", p10_s},     {"p90_s", p90_s},       {"relstdev", relstdev}, {"sem_s", sem_s}};
 }
 
 nlohmann::json VendorComparison::to_json() const {
-  return {{"name", name},   {"version", version}, {"status", status},
-          {"detail", detail}, {"archs", archs},   {"missing_archs", missing_archs},
+  return {{"name", name},
+          {"version", version},
+          {"status", status},
+          {"detail", detail},
+          {"archs", archs},
+          {"missing_archs", missing_archs},
           {"fraction", optional_number(fraction)}};
 }
 
@@ -146,7 +151,8 @@ nlohmann::json WorkloadResult::to_json() const {
   nlohmann::json axes_json = nlohmann::json::object();
   for (const auto& [axis, value] : axes) axes_json[axis] = value;
   nlohmann::json vendor_json = nullptr;
-  if (vendor) vendor_json = {{"median_s", vendor->median_s}, {"speedup", vendor->speedup}, {"fraction", vendor->fraction}};
+  if (vendor)
+    vendor_json = {{"median_s", vendor->median_s}, {"speedup", vendor->speedup}, {"fraction", vendor->fraction}};
   return {{"name", name},
           {"axes", axes_json},
           {"candidate", candidate.to_json()},
@@ -161,8 +167,12 @@ nlohmann::json WorkloadResult::to_json() const {
           {"rotation_sets", rotation_sets},
           {"rotation_bytes", rotation_bytes},
           {"time_s",
-           {{"setup", setup_s}, {"setup_ahead", setup_ahead_s}, {"warmup", warmup_s}, {"measured", measured_s},
-            {"elapsed", elapsed_s}, {"timed", timed_s}}},
+           {{"setup", setup_s},
+            {"setup_ahead", setup_ahead_s},
+            {"warmup", warmup_s},
+            {"measured", measured_s},
+            {"elapsed", elapsed_s},
+            {"timed", timed_s}}},
           {"vendor", vendor_json}};
 }
 
@@ -184,12 +194,14 @@ nlohmann::json EvalResult::to_json() const {
   value["stages_requested"] = requested;
   nlohmann::json stage_list = nlohmann::json::array();
   for (const StageRecord& stage : stages)
-    stage_list.push_back(
-        {{"name", stage.name}, {"status", evoteam::to_string(stage.status)}, {"wall_s", stage.wall_s}, {"detail", stage.detail}});
+    stage_list.push_back({{"name", stage.name},
+                          {"status", evoteam::to_string(stage.status)},
+                          {"wall_s", stage.wall_s},
+                          {"detail", stage.detail}});
   value["stages"] = stage_list;
   value["speedup"] = optional_number(speedup);
-  value["speedup_interval"] = speedup ? nlohmann::json{optional_number(speedup_low), optional_number(speedup_high)}
-                                      : nlohmann::json(nullptr);
+  value["speedup_interval"] =
+      speedup ? nlohmann::json{optional_number(speedup_low), optional_number(speedup_high)} : nlohmann::json(nullptr);
   value["roofline_fraction"] = optional_number(roofline_fraction);
   value["vendor"] = vendor ? vendor->to_json() : nlohmann::json(nullptr);
   nlohmann::json workload_list = nlohmann::json::array();
@@ -236,7 +248,8 @@ EvalResult EvalResult::from_json(const nlohmann::json& value) {
     if (!interval[1].is_null()) result.speedup_high = interval[1].get<double>();
   }
   result.roofline_fraction = read_optional(value, "roofline_fraction");
-  if (value.contains("vendor") && value["vendor"].is_object()) result.vendor = VendorComparison::from_json(value["vendor"]);
+  if (value.contains("vendor") && value["vendor"].is_object())
+    result.vendor = VendorComparison::from_json(value["vendor"]);
   for (const auto& item : value.value("workloads", nlohmann::json::array())) {
     WorkloadResult workload;
     workload.name = item.value("name", "");
@@ -265,7 +278,8 @@ EvalResult EvalResult::from_json(const nlohmann::json& value) {
     workload.timed_s = time.value("timed", 0.0);
     if (item.contains("vendor") && item["vendor"].is_object()) {
       const nlohmann::json& vendor = item["vendor"];
-      workload.vendor = VendorWorkload{vendor.value("median_s", 0.0), vendor.value("speedup", 0.0), vendor.value("fraction", 0.0)};
+      workload.vendor =
+          VendorWorkload{vendor.value("median_s", 0.0), vendor.value("speedup", 0.0), vendor.value("fraction", 0.0)};
     }
     result.workloads.push_back(workload);
   }

@@ -1,7 +1,6 @@
 // The one write-up of an evaluation for agents (eval_writeup.hpp).
-#include <evoteam/eval/eval_writeup.hpp>
 #include <evoteam/core/text.hpp>
-
+#include <evoteam/eval/eval_writeup.hpp>
 
 namespace evoteam {
 

@@ -1,11 +1,11 @@
 // Evaluator::evaluate: the stage pipeline, as a list of steps (k_steps) over one Evaluation. Each step either
 // lets the next one run or ends the evaluation with a typed verdict; what every stage did is recorded in the
 // result. Every evaluation leaves through finish, which alone decides the GPU probe and the result cache.
-#include <evoteam/core/error.hpp>
-#include <evoteam/eval/evaluator.hpp>
-#include <evoteam/core/fs.hpp>
 #include <evoteam/core/clock.hpp>
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
 #include <evoteam/core/text.hpp>
+#include <evoteam/eval/evaluator.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -59,7 +59,8 @@ void check_gpu_after_fault(eval::EvaluationRun& run, EvalResult& result) {
   result.evidence["gpu_after_fault"] = "unusable: " + why;
   result.evidence["candidate_verdict"] = to_string(result.verdict);
   result.verdict = Verdict::infra_error;
-  result.reason = "the GPU is unusable after the candidate's " + result.reason + "; later evaluations need a healthy GPU";
+  result.reason =
+      "the GPU is unusable after the candidate's " + result.reason + "; later evaluations need a healthy GPU";
 }
 
 void record_stage(EvalResult& result, const std::string& name, StageStatus status, double wall_s,
@@ -67,7 +68,9 @@ void record_stage(EvalResult& result, const std::string& name, StageStatus statu
   result.stages.push_back({name, status, wall_s, detail});
 }
 
-StageStatus passed_or_failed(const std::optional<Judgement>& failure) { return failure ? StageStatus::failed : StageStatus::passed; }
+StageStatus passed_or_failed(const std::optional<Judgement>& failure) {
+  return failure ? StageStatus::failed : StageStatus::passed;
+}
 
 Verdict build_verdict(BuildStatus status) {
   switch (status) {
@@ -137,7 +140,11 @@ class ScratchDir {
 struct Evaluation {
   Evaluation(eval::EvaluatorShared& evaluator_shared, eval::ResultCache& result_cache, const Task& evaluated_task,
              const Candidate& evaluated, const EvalOptions& evaluation_options)
-      : shared(evaluator_shared), results(result_cache), task(evaluated_task), candidate(evaluated), options(evaluation_options) {}
+      : shared(evaluator_shared),
+        results(result_cache),
+        task(evaluated_task),
+        candidate(evaluated),
+        options(evaluation_options) {}
   Evaluation(const Evaluation&) = delete;
   Evaluation& operator=(const Evaluation&) = delete;
 
@@ -169,7 +176,7 @@ struct Evaluation {
   std::future<eval::ProfileOutcome> early_profile;
   std::optional<eval::ProfileOutcome> profiled;  // the early profile, once correctness has finished
   std::optional<eval::TimingRun> timing_run;
-  std::optional<Judgement> noisy;  // the timing's NOISY verdict, which does not stop the profile
+  std::optional<Judgement> noisy;           // the timing's NOISY verdict, which does not stop the profile
   std::optional<eval::VendorBuild> vendor;  // the task's vendor baseline, built beside the candidate
 };
 
@@ -182,14 +189,16 @@ std::optional<Judgement> wait_references(Evaluation& evaluation) {
   try {
     return evaluation.references.get();
   } catch (const std::exception& error) {
-    return Judgement{Verdict::infra_error, std::string("reference computation: ") + error.what(), nlohmann::json::object()};
+    return Judgement{Verdict::infra_error, std::string("reference computation: ") + error.what(),
+                     nlohmann::json::object()};
   }
 }
 
 Flow check_params(Evaluation& evaluation) {
   const std::optional<std::string> error = param_error(evaluation.task, evaluation.candidate.params);
   if (!error) return Flow::next;
-  conclude(evaluation.result, {Verdict::static_reject, "invalid params: " + *error, {{"params", to_json(evaluation.candidate.params)}}});
+  conclude(evaluation.result,
+           {Verdict::static_reject, "invalid params: " + *error, {{"params", to_json(evaluation.candidate.params)}}});
   record_stage(evaluation.result, "static", StageStatus::failed, seconds_since(evaluation.start), *error);
   return Flow::finish;
 }
@@ -204,9 +213,10 @@ Flow identify_toolchain(Evaluation& evaluation) {
     conclude(result, {Verdict::infra_error, error.what(), nlohmann::json::object()});
     return Flow::finish;
   }
-  evaluation.cache_key = sha256_hex("result-v1\n" + evaluation.task.content_hash + "\n" + result.candidate_hash + "\n" +
-                                    stages_text(result.stages_requested) + "\n" + result.compiler + "\n" + result.harness_version +
-                                    "\n" + nlohmann::json(evaluation.shared.settings).dump() + "\n" + result.sandbox);
+  evaluation.cache_key =
+      sha256_hex("result-v1\n" + evaluation.task.content_hash + "\n" + result.candidate_hash + "\n" +
+                 stages_text(result.stages_requested) + "\n" + result.compiler + "\n" + result.harness_version + "\n" +
+                 nlohmann::json(evaluation.shared.settings).dump() + "\n" + result.sandbox);
   return Flow::next;
 }
 
@@ -226,18 +236,20 @@ Flow prepare_run(Evaluation& evaluation) {
   const fs::path& scratch = evaluation.scratch->path();
   evaluation.evaluator_scope = settings.correctness.secret_scope == SecretScope::evaluator;
   evaluation.secret = evaluation.evaluator_scope ? shared.evaluator_secret : eval::fresh_secret();
-  eval::EvaluationRun& run = evaluation.run.emplace(
-      eval::EvaluationRun{shared, *evaluation.backend, evaluation.task, evaluation.sandbox, scratch, {}, {}, {}, {}, 0, true});
-  run.reference_dir = evaluation.evaluator_scope ? shared.cache_dir / "references" / evaluation.task.content_hash.substr(0, 24)
-                                                 : scratch / "references";
-  const bool wants_run = evaluation.wants(Stage::correctness) || evaluation.wants(Stage::timing) || evaluation.wants(Stage::profile);
+  eval::EvaluationRun& run = evaluation.run.emplace(eval::EvaluationRun{
+      shared, *evaluation.backend, evaluation.task, evaluation.sandbox, scratch, {}, {}, {}, {}, 0, true});
+  run.reference_dir = evaluation.evaluator_scope
+                          ? shared.cache_dir / "references" / evaluation.task.content_hash.substr(0, 24)
+                          : scratch / "references";
+  const bool wants_run =
+      evaluation.wants(Stage::correctness) || evaluation.wants(Stage::timing) || evaluation.wants(Stage::profile);
   // Without a usable device the build still runs (it needs none), and the evaluation then says why it stopped.
   evaluation.no_device = wants_run ? eval::device_unavailable(run) : std::nullopt;
   evaluation.needs_run = wants_run && !evaluation.no_device;
   // The reference outputs do not depend on the candidate, so they are computed while it builds.
   if (evaluation.needs_run)
-    evaluation.references =
-        std::async(std::launch::async, [&run, secret = evaluation.secret] { return eval::prepare_references(run, secret); });
+    evaluation.references = std::async(
+        std::launch::async, [&run, secret = evaluation.secret] { return eval::prepare_references(run, secret); });
   return Flow::next;
 }
 
@@ -252,7 +264,8 @@ void record_build(EvalResult& result, const BuildOutcome& build) {
   const double static_s = build.cache_hit ? 0.0 : build.static_s;
   const double build_only_s = build.cache_hit ? build.wall_s : std::max(0.0, build.wall_s - build.static_s);
   const StageStatus unless_failed = build.cache_hit ? StageStatus::cached : StageStatus::passed;
-  record_stage(result, "static", static_failed ? StageStatus::failed : unless_failed, static_s, static_failed ? build.reason : "");
+  record_stage(result, "static", static_failed ? StageStatus::failed : unless_failed, static_s,
+               static_failed ? build.reason : "");
   if (static_failed) return;
   if (build.status != BuildStatus::ok)
     record_stage(result, "build", StageStatus::failed, build_only_s, build.reason);
@@ -359,7 +372,8 @@ Flow check_correctness(Evaluation& evaluation) {
   if (!evaluation.wants(Stage::correctness)) return Flow::next;
   const auto start = Clock::now();
   std::optional<Judgement> failure = eval::run_correctness(*evaluation.run, evaluation.build.library);
-  record_stage(evaluation.result, "correctness", passed_or_failed(failure), seconds_since(start), failure ? failure->reason : "");
+  record_stage(evaluation.result, "correctness", passed_or_failed(failure), seconds_since(start),
+               failure ? failure->reason : "");
   if (!failure && evaluation.task.target == Target::cuda) failure = check_with_sanitizer(evaluation);
   if (evaluation.early_profile.valid()) evaluation.profiled = evaluation.early_profile.get();
   if (!failure) return Flow::next;
@@ -384,7 +398,8 @@ void summarise_speedups(EvalResult& result) {
 
 std::optional<Judgement> judge_timing(Evaluation& evaluation, bool capped) {
   summarise_speedups(evaluation.result);
-  std::optional<Judgement> failure = eval::check_timing_gates(*evaluation.run, evaluation.result, capped, evaluation.build.library);
+  std::optional<Judgement> failure =
+      eval::check_timing_gates(*evaluation.run, evaluation.result, capped, evaluation.build.library);
   // NOISY is a verdict about the measurement, not a failed gate: the profile still runs.
   if (failure && failure->verdict == Verdict::noisy) {
     evaluation.noisy = failure;
@@ -466,10 +481,11 @@ Flow conclude_noisy_timing(Evaluation& evaluation) {
 }
 
 // The pipeline, in order; each step returns early when its stage was not asked for.
-constexpr Step k_steps[] = {check_params,      identify_toolchain,  serve_cached_result, prepare_run,
-                            build_candidate,   build_vendor,        skip_without_device, await_references,
-                            start_beside_correctness, check_correctness, time_candidate, compare_with_vendor,
-                            profile_candidate, conclude_noisy_timing};
+constexpr Step k_steps[] = {check_params,        identify_toolchain,   serve_cached_result,
+                            prepare_run,         build_candidate,      build_vendor,
+                            skip_without_device, await_references,     start_beside_correctness,
+                            check_correctness,   time_candidate,       compare_with_vendor,
+                            profile_candidate,   conclude_noisy_timing};
 
 // A result is stored when it says something about the candidate: not the evaluator's own failure (which may not
 // recur), not a result the cache just served, and only once its key (the toolchain) is known.
@@ -494,7 +510,8 @@ std::optional<std::string> run_stages_unavailable(const Task& task, const EvalSe
   if (settings.cuda.run == CudaRun::off) return "eval.cuda.run is off";
   if (eval::gpu_device_nodes().empty()) return "no CUDA device on this machine";
   if (const int gpus = eval::visible_gpu_count(); task.min_devices > 1 && gpus < task.min_devices)
-    return "task " + task.name + " needs " + std::to_string(task.min_devices) + " GPUs; this machine has " + std::to_string(gpus);
+    return "task " + task.name + " needs " + std::to_string(task.min_devices) + " GPUs; this machine has " +
+           std::to_string(gpus);
   return std::nullopt;
 }
 
@@ -513,9 +530,11 @@ OracleReport Evaluator::check_oracle(const Task& task) { return eval::run_oracle
 SandboxMode Evaluator::resolve_sandbox(SandboxMode requested) {
   if (requested == SandboxMode::none) return SandboxMode::none;
   eval::EvaluatorShared& shared = m_impl->shared;
-  std::call_once(shared.sandbox_probe, [&shared] { shared.bwrap_usable = eval::probe_bwrap(shared.runner, &shared.bwrap_problem); });
+  std::call_once(shared.sandbox_probe,
+                 [&shared] { shared.bwrap_usable = eval::probe_bwrap(shared.runner, &shared.bwrap_problem); });
   if (shared.bwrap_usable) return SandboxMode::bwrap;
-  if (requested == SandboxMode::bwrap) throw Error("--sandbox bwrap: bubblewrap does not work here: " + shared.bwrap_problem);
+  if (requested == SandboxMode::bwrap)
+    throw Error("--sandbox bwrap: bubblewrap does not work here: " + shared.bwrap_problem);
   return SandboxMode::none;
 }
 

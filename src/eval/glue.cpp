@@ -34,8 +34,10 @@ std::string scalar_literal(const ScalarSpec& scalar) {
   std::ostringstream text;
   text.precision(17);
   text << "static_cast<" << c_type(scalar.dtype) << ">(";
-  if (is_floating(scalar.dtype)) text << std::scientific << scalar.value;
-  else text << static_cast<long long>(scalar.value) << "LL";
+  if (is_floating(scalar.dtype))
+    text << std::scientific << scalar.value;
+  else
+    text << static_cast<long long>(scalar.value) << "LL";
   text << ")";
   return text.str();
 }
@@ -54,8 +56,8 @@ std::string call_argument(const Task& task, const std::string& arg) {
 // the same functions exist and refuse, so every CUDA harness links against one set of symbols.
 void write_rank_functions(std::ostringstream& out, const Task& task) {
   const bool ranked = !task.ranks_axis.empty();
-  out << "int evoteam_glue_ranks_axis(void) { return " << (ranked ? static_cast<long long>(axis_index(task, task.ranks_axis)) : -1LL)
-      << "; }\n";
+  out << "int evoteam_glue_ranks_axis(void) { return "
+      << (ranked ? static_cast<long long>(axis_index(task, task.ranks_axis)) : -1LL) << "; }\n";
   if (!ranked) {
     out << "void evoteam_glue_set_comm(void* comm, int32_t rank) { (void)comm; (void)rank; }\n"
            "int evoteam_glue_comm_unique_id(void* id, int bytes) { (void)id; (void)bytes; return -1; }\n"
@@ -78,11 +80,14 @@ void write_rank_functions(std::ostringstream& out, const Task& task) {
          "  ncclComm_t created = nullptr;\n"
          "  const int status = static_cast<int>(ncclCommInitRank(&created, ranks, unique, rank));\n"
          "  *comm = created;\n  return status;\n}\n"
-         "int evoteam_glue_comm_destroy(void* comm) { return static_cast<int>(ncclCommDestroy(static_cast<ncclComm_t>(comm))); }\n"
+         "int evoteam_glue_comm_destroy(void* comm) { return "
+         "static_cast<int>(ncclCommDestroy(static_cast<ncclComm_t>(comm))); }\n"
          "int evoteam_glue_max_over_ranks(void* comm, double* values, int64_t count, void* stream) {\n"
          "  return static_cast<int>(ncclAllReduce(values, values, static_cast<size_t>(count), ncclFloat64, ncclMax,\n"
-         "                                        static_cast<ncclComm_t>(comm), static_cast<cudaStream_t>(stream)));\n}\n"
-         "const char* evoteam_glue_comm_error(int code) { return ncclGetErrorString(static_cast<ncclResult_t>(code)); }\n\n";
+         "                                        static_cast<ncclComm_t>(comm), "
+         "static_cast<cudaStream_t>(stream)));\n}\n"
+         "const char* evoteam_glue_comm_error(int code) { return ncclGetErrorString(static_cast<ncclResult_t>(code)); "
+         "}\n\n";
 }
 
 }  // namespace
@@ -131,7 +136,8 @@ std::string glue_source(const Task& task) {
   if (cuda) arguments.push_back("static_cast<cudaStream_t>(stream)");
   // On CUDA the call's status is returned, so the call sits inside static_cast<int>( ... ).
   out << "  " << (cuda ? "return static_cast<int>(" : "") << "reinterpret_cast<evoteam_entry_fn>(entry)("
-      << join(arguments, ", ") << ")" << (cuda ? ")" : "") << ";\n" << (cuda ? "" : "  return 0;\n") << "}\n\n";
+      << join(arguments, ", ") << ")" << (cuda ? ")" : "") << ";\n"
+      << (cuda ? "" : "  return 0;\n") << "}\n\n";
   out << "const char* evoteam_glue_entry_name(void) { return \"" << task.entry.name << "\"; }\n";
   out << "int evoteam_glue_tensor_count(void) { return " << task.tensors().size() << "; }\n";
   out << "int evoteam_glue_axis_count(void) { return " << task.axes.size() << "; }\n";
@@ -139,8 +145,8 @@ std::string glue_source(const Task& task) {
   out << "int evoteam_glue_hook(const char* name, void* data, int64_t count, const int64_t* axes, uint64_t seed) {\n";
   out << "  (void)name;\n  (void)data;\n  (void)count;\n  (void)axes;\n  (void)seed;\n";
   for (const std::string& hook : hooks)
-    out << "  if (std::strcmp(name, \"" << hook << "\") == 0) {\n    evoteam_hook_" << hook << "(data, count, k_axis_names, axes, "
-        << task.axes.size() << ", seed);\n    return 0;\n  }\n";
+    out << "  if (std::strcmp(name, \"" << hook << "\") == 0) {\n    evoteam_hook_" << hook
+        << "(data, count, k_axis_names, axes, " << task.axes.size() << ", seed);\n    return 0;\n  }\n";
   out << "  return -1;\n}\n}  // extern \"C\"\n";
   return out.str();
 }

@@ -29,7 +29,9 @@ nlohmann::json base_plan(const Task& task, const Battery& battery, const Correct
     }
     if (tensor->role == TensorRole::output) {
       const Tolerance& tolerance = task.tolerances.at(tensor->name);
-      entry["tolerance"] = {{"rtol", tolerance.rtol}, {"atol", tolerance.atol}, {"atol_rms", tolerance.atol_rms},
+      entry["tolerance"] = {{"rtol", tolerance.rtol},
+                            {"atol", tolerance.atol},
+                            {"atol_rms", tolerance.atol_rms},
                             {"normwise", tolerance.normwise}};
     }
     tensors.push_back(entry);

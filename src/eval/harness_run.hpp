@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <evoteam/eval/evaluator.hpp>
 #include <evoteam/core/process.hpp>
+#include <evoteam/eval/evaluator.hpp>
 #include <evoteam/task/task.hpp>
 
 #include "eval/battery.hpp"
@@ -36,8 +36,8 @@ struct HarnessSpec {
   std::vector<std::string> wrapper;             // a prefix such as perf stat ... --
   std::vector<std::filesystem::path> devices;   // device nodes the sandbox must expose (GPU runs)
   SandboxMode sandbox = SandboxMode::none;
-  bool rank_group = false;                      // one rank of a group: shares namespaces with its peers
-  std::filesystem::path shared_memory;          // the group's /dev/shm (rank groups under bwrap)
+  bool rank_group = false;              // one rank of a group: shares namespaces with its peers
+  std::filesystem::path shared_memory;  // the group's /dev/shm (rank groups under bwrap)
   double timeout_s = 60;
   std::uint64_t max_address_space = 0;
 };

@@ -25,7 +25,9 @@ namespace fs = std::filesystem;
 // eval.keep_scratch asks to keep them.
 class OracleScratch {
  public:
-  OracleScratch(fs::path path, bool keep) : m_path(std::move(path)), m_keep(keep) { evoteam::create_directories(m_path); }
+  OracleScratch(fs::path path, bool keep) : m_path(std::move(path)), m_keep(keep) {
+    evoteam::create_directories(m_path);
+  }
   ~OracleScratch() {
     std::error_code ignored;
     if (!m_keep) fs::remove_all(m_path, ignored);
@@ -47,7 +49,8 @@ std::vector<int> correctness_trials(const Battery& battery) {
 }
 
 // A plan over the correctness trials whose trials also carry `extra_key`: <dir>/<reference key>.
-nlohmann::json oracle_plan(const EvaluationRun& run, const std::string& mode, const std::string& extra_key, const fs::path& dir) {
+nlohmann::json oracle_plan(const EvaluationRun& run, const std::string& mode, const std::string& extra_key,
+                           const fs::path& dir) {
   nlohmann::json plan = base_plan(run.task, run.battery, run.shared.settings.correctness, mode);
   const double timeout_s = run.shared.settings.stages.reference.timeout_s;
   add_trials(plan, run.battery, correctness_trials(run.battery), run.reference_dir,
@@ -82,8 +85,12 @@ std::vector<std::int64_t> shape_of(const TensorSpec& tensor, const std::map<std:
   return shape;
 }
 
-nlohmann::json tensor_entry(const TensorSpec& tensor, const std::map<std::string, std::int64_t>& axes, const fs::path& file) {
-  return {{"name", tensor.name}, {"dtype", to_string(tensor.dtype)}, {"shape", shape_of(tensor, axes)}, {"file", file.string()}};
+nlohmann::json tensor_entry(const TensorSpec& tensor, const std::map<std::string, std::int64_t>& axes,
+                            const fs::path& file) {
+  return {{"name", tensor.name},
+          {"dtype", to_string(tensor.dtype)},
+          {"shape", shape_of(tensor, axes)},
+          {"file", file.string()}};
 }
 
 // What the runner reads: the module, and per trial its keyword arguments, input files and output files.
@@ -92,16 +99,21 @@ nlohmann::json oracle_manifest(const EvaluationRun& run, const fs::path& inputs,
   nlohmann::json trials = nlohmann::json::array();
   for (int id : correctness_trials(run.battery)) {
     const Trial& trial = run.battery.trial(id);
-    const std::map<std::string, std::int64_t>& axes = run.battery.workloads[static_cast<std::size_t>(trial.workload)].axes;
+    const std::map<std::string, std::int64_t>& axes =
+        run.battery.workloads[static_cast<std::size_t>(trial.workload)].axes;
     nlohmann::json kwargs = nlohmann::json::object();
     for (const auto& [name, value] : axes) kwargs[name] = value;
     for (const ScalarSpec& scalar : task.scalars)
-      kwargs[scalar.name] = is_floating(scalar.dtype) ? nlohmann::json(scalar.value) : nlohmann::json(std::llround(scalar.value));
-    nlohmann::json entry = {{"id", id}, {"kwargs", kwargs}, {"inputs", nlohmann::json::array()}, {"outputs", nlohmann::json::array()}};
+      kwargs[scalar.name] =
+          is_floating(scalar.dtype) ? nlohmann::json(scalar.value) : nlohmann::json(std::llround(scalar.value));
+    nlohmann::json entry = {
+        {"id", id}, {"kwargs", kwargs}, {"inputs", nlohmann::json::array()}, {"outputs", nlohmann::json::array()}};
     for (const TensorSpec& input : task.inputs)
       entry["inputs"].push_back(tensor_entry(input, axes, inputs / (trial.reference_key + "." + input.name + ".bin")));
     for (const TensorSpec& output : task.outputs)
-      if (!output.scratch) entry["outputs"].push_back(tensor_entry(output, axes, outputs / (trial.reference_key + "." + output.name + ".bin")));
+      if (!output.scratch)
+        entry["outputs"].push_back(
+            tensor_entry(output, axes, outputs / (trial.reference_key + "." + output.name + ".bin")));
     trials.push_back(entry);
   }
   const PythonReference& reference = *task.python_reference;
@@ -123,7 +135,8 @@ std::string last_lines(const std::string& text, std::size_t count) {
 
 // Runs the Python reference; nullopt when it wrote every output (`device` gets where it ran), else the report's
 // status and reason.
-std::optional<std::pair<OracleStatus, std::string>> run_python(EvaluationRun& run, const fs::path& manifest, std::string* device) {
+std::optional<std::pair<OracleStatus, std::string>> run_python(EvaluationRun& run, const fs::path& manifest,
+                                                               std::string* device) {
   const OracleSettings& settings = run.shared.settings.oracle;
   Command command;
   command.argv = {settings.python, oracle_runner_script().string(), manifest.string()};
@@ -137,18 +150,23 @@ std::optional<std::pair<OracleStatus, std::string>> run_python(EvaluationRun& ru
     *device = said.is_object() ? said.value("device", std::string()) : std::string();
     return std::nullopt;
   }
-  if (!result.spawned) return std::pair{OracleStatus::skipped, settings.python + " does not run (" + result.spawn_error + "); the oracle was skipped"};
+  if (!result.spawned)
+    return std::pair{OracleStatus::skipped,
+                     settings.python + " does not run (" + result.spawn_error + "); the oracle was skipped"};
   if (result.timed_out)
-    return std::pair{OracleStatus::failed, "the Python reference did not finish within " + fixed(settings.timeout_s, 0) + " s (eval.oracle.timeout_s)"};
+    return std::pair{OracleStatus::failed, "the Python reference did not finish within " +
+                                               fixed(settings.timeout_s, 0) + " s (eval.oracle.timeout_s)"};
   if (result.signal == 0 && result.exit_code == 3)
     return std::pair{OracleStatus::skipped, last_lines(result.err.text, 1) + "; the oracle was skipped"};
   const std::string why = last_lines(result.err.text, 3);
-  return std::pair{OracleStatus::failed, "the Python reference failed (" + result.describe() + ")" + (why.empty() ? "" : ": " + why)};
+  return std::pair{OracleStatus::failed,
+                   "the Python reference failed (" + result.describe() + ")" + (why.empty() ? "" : ": " + why)};
 }
 
 std::string describe_trial(const Battery& battery, int id) {
   const Trial& trial = battery.trial(id);
-  return "trial " + std::to_string(id) + " (" + battery.workloads[static_cast<std::size_t>(trial.workload)].name + ", " + trial.distribution + ")";
+  return "trial " + std::to_string(id) + " (" + battery.workloads[static_cast<std::size_t>(trial.workload)].name +
+         ", " + trial.distribution + ")";
 }
 
 // The compare records folded into one OracleOutput per compared output, in task order.
@@ -170,10 +188,12 @@ std::vector<OracleOutput> fold_comparisons(const Task& task, const Battery& batt
       const std::string status = record->value("status", std::string());
       if (status == "ok") continue;
       if (++output.failed_trials > 1) continue;
-      auto number = [&](const char* key) { return record->contains(key) && (*record)[key].is_number() ? (*record)[key].get<double>() : NAN; };
+      auto number = [&](const char* key) {
+        return record->contains(key) && (*record)[key].is_number() ? (*record)[key].get<double>() : NAN;
+      };
       output.first_failure = describe_trial(battery, record->value("trial", 0)) + ": " + status + " at " +
-                             std::to_string(record->value("first_bad", -1)) + ": oracle " + fixed(number("oracle_value"), 6) +
-                             " vs reference " + fixed(number("reference_value"), 6);
+                             std::to_string(record->value("first_bad", -1)) + ": oracle " +
+                             fixed(number("oracle_value"), 6) + " vs reference " + fixed(number("reference_value"), 6);
     }
   }
   return outputs;
@@ -182,7 +202,8 @@ std::vector<OracleOutput> fold_comparisons(const Task& task, const Battery& batt
 }  // namespace
 
 OracleReport run_oracle(EvaluatorShared& shared, const Task& task) {
-  if (!task.python_reference) throw InvalidInput("task " + task.name + " has no python_reference in task.json (see kernels/README.md)");
+  if (!task.python_reference)
+    throw InvalidInput("task " + task.name + " has no python_reference in task.json (see kernels/README.md)");
   const auto start = std::chrono::steady_clock::now();
   OracleReport report;
   report.task = task.name;
@@ -198,7 +219,9 @@ OracleReport run_oracle(EvaluatorShared& shared, const Task& task) {
   const PythonProbe probe = probe_python(shared.runner, shared.settings.oracle);
   if (!probe.runs) return finish(OracleStatus::skipped, probe.problem + "; the oracle was skipped");
   const std::optional<std::string>& version = probe.version_of(task.python_reference->framework);
-  if (!version) return finish(OracleStatus::skipped, report.framework + " is not importable by " + report.python + "; the oracle was skipped");
+  if (!version)
+    return finish(OracleStatus::skipped,
+                  report.framework + " is not importable by " + report.python + "; the oracle was skipped");
   report.framework_version = *version;
 
   OracleScratch scratch(unique_sibling(shared.cache_dir / "scratch" / "oracle"), shared.settings.keep_scratch);
@@ -206,26 +229,29 @@ OracleReport run_oracle(EvaluatorShared& shared, const Task& task) {
   EvaluationRun run{shared, backend, task, SandboxMode::none, scratch.path(), {}, {}, {}, {}, 0, true};
   run.reference_dir = scratch.path() / "references";
   for (const char* dir : {"references", "inputs", "oracle"}) evoteam::create_directories(scratch.path() / dir);
-  if (std::optional<Judgement> unavailable = device_unavailable(run)) return finish(OracleStatus::skipped, unavailable->reason);
+  if (std::optional<Judgement> unavailable = device_unavailable(run))
+    return finish(OracleStatus::skipped, unavailable->reason);
   run.battery = design_battery(task, shared.settings.correctness, shared.settings.timing, fresh_secret(), 0);
   report.trials = static_cast<int>(correctness_trials(run.battery).size());
   BuildOutcome reference;
-  if (std::optional<Judgement> failure = build_harness_and_reference(run, &reference)) return finish(OracleStatus::failed, failure->reason);
+  if (std::optional<Judgement> failure = build_harness_and_reference(run, &reference))
+    return finish(OracleStatus::failed, failure->reason);
 
   HarnessRun referenced;
-  if (std::optional<std::string> why = run_plan(run, oracle_plan(run, "reference", "inputs", scratch.path() / "inputs"), "reference",
-                                                reference.library, &referenced))
+  if (std::optional<std::string> why = run_plan(run, oracle_plan(run, "reference", "inputs", scratch.path() / "inputs"),
+                                                "reference", reference.library, &referenced))
     return finish(OracleStatus::failed, "the C++ reference run failed: " + *why);
   const fs::path manifest = scratch.path() / "manifest.json";
   write_json_atomic(manifest, oracle_manifest(run, scratch.path() / "inputs", scratch.path() / "oracle"));
   if (auto failure = run_python(run, manifest, &report.device)) return finish(failure->first, failure->second);
   HarnessRun compared;
-  if (std::optional<std::string> why = run_plan(run, oracle_plan(run, "compare", "oracle", scratch.path() / "oracle"), "compare",
-                                                std::nullopt, &compared))
+  if (std::optional<std::string> why = run_plan(run, oracle_plan(run, "compare", "oracle", scratch.path() / "oracle"),
+                                                "compare", std::nullopt, &compared))
     return finish(OracleStatus::failed, "comparing the outputs failed: " + *why);
   report.outputs = fold_comparisons(task, run.battery, compared);
   bool agreed = true;
-  for (const OracleOutput& output : report.outputs) agreed = agreed && output.passed() && output.trials == report.trials;
+  for (const OracleOutput& output : report.outputs)
+    agreed = agreed && output.passed() && output.trials == report.trials;
   return finish(agreed ? OracleStatus::agreed : OracleStatus::disagreed, "");
 }
 

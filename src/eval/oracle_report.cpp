@@ -19,7 +19,9 @@ std::string to_string(OracleStatus status) {
   return "failed";
 }
 
-std::filesystem::path oracle_runner_script() { return install_root() / "kernels" / "common" / "python" / "oracle_runner.py"; }
+std::filesystem::path oracle_runner_script() {
+  return install_root() / "kernels" / "common" / "python" / "oracle_runner.py";
+}
 
 const std::optional<std::string>& PythonProbe::version_of(PythonFramework framework) const {
   return framework == PythonFramework::torch ? torch : numpy;
@@ -68,16 +70,17 @@ PythonProbe probe_python(ProcessRunner& runner, const OracleSettings& settings) 
 }
 
 nlohmann::json OracleReport::to_json() const {
-  nlohmann::json out = {{"status", to_string(status)}, {"task", task}, {"python", python}, {"framework", framework},
-                        {"trials", trials}, {"wall_s", wall_s}};
+  nlohmann::json out = {{"status", to_string(status)}, {"task", task},     {"python", python},
+                        {"framework", framework},      {"trials", trials}, {"wall_s", wall_s}};
   if (!reason.empty()) out["reason"] = reason;
   if (!framework_version.empty()) out["framework_version"] = framework_version;
   if (!device.empty()) out["device"] = device;
   nlohmann::json items = nlohmann::json::array();
   for (const OracleOutput& output : outputs) {
-    nlohmann::json item = {{"tensor", output.tensor}, {"passed", output.passed()}, {"trials", output.trials},
-                           {"failed_trials", output.failed_trials}, {"max_abs", output.max_abs},
-                           {"max_rel", output.max_rel}, {"normwise", output.normwise}};
+    nlohmann::json item = {{"tensor", output.tensor},    {"passed", output.passed()},
+                           {"trials", output.trials},    {"failed_trials", output.failed_trials},
+                           {"max_abs", output.max_abs},  {"max_rel", output.max_rel},
+                           {"normwise", output.normwise}};
     if (!output.first_failure.empty()) item["first_failure"] = output.first_failure;
     items.push_back(item);
   }
@@ -97,16 +100,19 @@ std::string error_text(double value) {
 }  // namespace
 
 std::string OracleReport::summary() const {
-  std::string text = "oracle: " + to_string(status) + " (" + framework + (framework_version.empty() ? "" : " " + framework_version) +
-                     " reference of " + task + (device.empty() ? "" : " on " + device) + " vs the C++ reference";
+  std::string text = "oracle: " + to_string(status) + " (" + framework +
+                     (framework_version.empty() ? "" : " " + framework_version) + " reference of " + task +
+                     (device.empty() ? "" : " on " + device) + " vs the C++ reference";
   if (trials > 0) text += ", " + std::to_string(trials) + " correctness trials";
   text += ")";
   if (!reason.empty()) text += "\n  " + reason;
   for (const OracleOutput& output : outputs) {
-    text += "\n  " + output.tensor + ": " + (output.passed() ? "pass" : "FAIL") + "  max_abs " + error_text(output.max_abs) +
-            "  max_rel " + error_text(output.max_rel) + "  normwise " + error_text(output.normwise);
+    text += "\n  " + output.tensor + ": " + (output.passed() ? "pass" : "FAIL") + "  max_abs " +
+            error_text(output.max_abs) + "  max_rel " + error_text(output.max_rel) + "  normwise " +
+            error_text(output.normwise);
     if (!output.passed())
-      text += "\n    " + std::to_string(output.failed_trials) + " of " + std::to_string(output.trials) + " trials; first: " + output.first_failure;
+      text += "\n    " + std::to_string(output.failed_trials) + " of " + std::to_string(output.trials) +
+              " trials; first: " + output.first_failure;
   }
   return text;
 }

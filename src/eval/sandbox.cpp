@@ -27,8 +27,8 @@ bool is_within(const std::filesystem::path& inner, const std::filesystem::path& 
 
 std::vector<std::string> sandbox_argv(SandboxMode mode, const std::vector<std::string>& argv, const SandboxSpec& spec) {
   if (mode != SandboxMode::bwrap) return argv;
-  std::vector<std::string> wrapped = {bwrap_path(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                                      "--tmpfs", "/tmp"};
+  std::vector<std::string> wrapped = {bwrap_path(), "--ro-bind", "/",     "/",       "--dev",
+                                      "/dev",       "--proc",    "/proc", "--tmpfs", "/tmp"};
   // Hide the home directory (keys, caches, other runs) unless it is the root itself.
   if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
     std::filesystem::path home_path = std::filesystem::path(home).lexically_normal();
@@ -42,10 +42,11 @@ std::vector<std::string> sandbox_argv(SandboxMode mode, const std::vector<std::s
   for (const auto& path : spec.writable) wrapped.insert(wrapped.end(), {"--bind", path.string(), path.string()});
   for (const auto& path : spec.devices) wrapped.insert(wrapped.end(), {"--dev-bind-try", path.string(), path.string()});
   if (!spec.shared_memory.empty()) wrapped.insert(wrapped.end(), {"--bind", spec.shared_memory.string(), "/dev/shm"});
-  if (spec.rank_group) wrapped.insert(wrapped.end(), {"--unshare-uts", "--new-session", "--die-with-parent"});
+  if (spec.rank_group)
+    wrapped.insert(wrapped.end(), {"--unshare-uts", "--new-session", "--die-with-parent"});
   else
-    wrapped.insert(wrapped.end(), {"--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-pid",
-                                   "--new-session", "--die-with-parent"});
+    wrapped.insert(wrapped.end(), {"--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-pid", "--new-session",
+                                   "--die-with-parent"});
   if (!spec.writable.empty()) wrapped.insert(wrapped.end(), {"--chdir", spec.writable.front().string()});
   wrapped.push_back("--");
   wrapped.insert(wrapped.end(), argv.begin(), argv.end());
@@ -63,9 +64,26 @@ std::vector<std::filesystem::path> gpu_device_nodes() {
 
 bool probe_bwrap(ProcessRunner& runner, std::string* why) {
   Command command;
-  command.argv = {bwrap_path(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-                  "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-pid", "--new-session",
-                  "--die-with-parent", "--", "/bin/sh", "-c", "exit 0"};
+  command.argv = {bwrap_path(),
+                  "--ro-bind",
+                  "/",
+                  "/",
+                  "--dev",
+                  "/dev",
+                  "--proc",
+                  "/proc",
+                  "--tmpfs",
+                  "/tmp",
+                  "--unshare-net",
+                  "--unshare-ipc",
+                  "--unshare-uts",
+                  "--unshare-pid",
+                  "--new-session",
+                  "--die-with-parent",
+                  "--",
+                  "/bin/sh",
+                  "-c",
+                  "exit 0"};
   command.timeout = std::chrono::milliseconds(20'000);
   ProcessResult result = runner.run(command);
   if (result.ok()) return true;

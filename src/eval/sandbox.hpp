@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include <evoteam/eval/evaluator.hpp>
 #include <evoteam/core/process.hpp>
+#include <evoteam/eval/evaluator.hpp>
 
 namespace evoteam::eval {
 

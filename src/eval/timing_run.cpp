@@ -9,7 +9,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-
 // How long an early run waits for its word: as long as correctness, the profile beside it and the lock wait
 // may take together.
 double release_wait_s(const StageTimeouts& stages) {
@@ -86,7 +85,8 @@ TimingResult time_with_harness(EvaluationRun& run, const fs::path& plan_file, co
 // A baseline that does not build is the evaluator's problem, never the candidate's: INFRA_ERROR with its log.
 TimingResult baseline_failure(const BuildOutcome& baseline) {
   TimingResult failed;
-  failed.failure = Judgement{Verdict::infra_error, "the baseline does not build: " + baseline.reason, {{"log", baseline.log}}};
+  failed.failure =
+      Judgement{Verdict::infra_error, "the baseline does not build: " + baseline.reason, {{"log", baseline.log}}};
   return failed;
 }
 

@@ -58,9 +58,18 @@ void store_figures(const fs::path& file, const std::map<std::string, VendorWorkl
 
 std::vector<std::string> flashinfer_flags(const VendorSources& sources) {
   const fs::path& root = sources.root;
-  return {"--expt-relaxed-constexpr", "-use_fast_math", "-DFLASHINFER_ENABLE_BF16", "-DFLASHINFER_ENABLE_F16",
-          "-I", (root / "cccl" / "cub").string(), "-I", (root / "cccl" / "libcudacxx" / "include").string(),
-          "-I", (root / "cccl" / "thrust").string(), "-isystem", (root / "include").string()};
+  return {"--expt-relaxed-constexpr",
+          "-use_fast_math",
+          "-DFLASHINFER_ENABLE_BF16",
+          "-DFLASHINFER_ENABLE_F16",
+          "-I",
+          (root / "cccl" / "cub").string(),
+          "-I",
+          (root / "cccl" / "libcudacxx" / "include").string(),
+          "-I",
+          (root / "cccl" / "thrust").string(),
+          "-isystem",
+          (root / "include").string()};
 }
 
 VendorBuild build_vendor(EvaluationRun& run) {
@@ -104,7 +113,8 @@ VendorBuild build_vendor(EvaluationRun& run) {
   comparison.status = "built";
   comparison.archs = request.archs;
   comparison.detail = comparison.name + " " + comparison.version + " built for " + join(request.archs, ", ");
-  for (const auto& [arch, reason] : task.vendor.missing_archs) comparison.detail += "; no kernel for " + arch + ": " + reason;
+  for (const auto& [arch, reason] : task.vendor.missing_archs)
+    comparison.detail += "; no kernel for " + arch + ": " + reason;
   return vendor;
 }
 

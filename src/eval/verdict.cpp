@@ -57,12 +57,10 @@ VerdictClass verdict_class(Verdict verdict) {
   // No default: -Wswitch (an error in the test build) names a verdict left out.
   switch (verdict) {
     case Verdict::pass:
-    case Verdict::noisy:
-      return VerdictClass::pass;
+    case Verdict::noisy: return VerdictClass::pass;
     case Verdict::compile_error:
     case Verdict::compile_timeout:
-    case Verdict::static_reject:
-      return VerdictClass::build_failure;
+    case Verdict::static_reject: return VerdictClass::build_failure;
     case Verdict::runtime_fault:
     case Verdict::hang_timeout:
     case Verdict::worker_crash:
@@ -74,15 +72,12 @@ VerdictClass verdict_class(Verdict verdict) {
     case Verdict::nondeterministic:
     case Verdict::shape_specialized:
     case Verdict::distribution_specific:
-    case Verdict::recheck_fail:
-      return VerdictClass::test_failure;
+    case Verdict::recheck_fail: return VerdictClass::test_failure;
     case Verdict::timing_side_work:
     case Verdict::timing_inconsistent:
     case Verdict::impossible_perf:
-    case Verdict::suspicious_speedup:
-      return VerdictClass::timing_integrity;
-    case Verdict::infra_error:
-      return VerdictClass::infra;
+    case Verdict::suspicious_speedup: return VerdictClass::timing_integrity;
+    case Verdict::infra_error: return VerdictClass::infra;
   }
   return VerdictClass::infra;
 }

@@ -67,7 +67,8 @@ EvaluationRecord EvaluationRecord::from_json(const nlohmann::json& value) {
   if (record.evaluated()) {
     std::optional<Verdict> parsed = parse_verdict(verdict);
     if (!parsed)
-      throw InvalidInput("evaluation record " + record.candidate_id + ": field 'verdict': unknown verdict '" + verdict + "'");
+      throw InvalidInput("evaluation record " + record.candidate_id + ": field 'verdict': unknown verdict '" + verdict +
+                         "'");
     record.verdict = *parsed;
   }
   if (value.contains("speedup") && value["speedup"].is_number()) record.speedup = value["speedup"].get<double>();
@@ -107,8 +108,7 @@ RoleUsage RoleUsage::from_json(const nlohmann::json& value) {
 std::optional<EvaluationRecord> RunHistory::best() const {
   std::optional<EvaluationRecord> best;
   for (const EvaluationRecord& record : evaluations)
-    if (record.passed() && !record.rejected && (!best || *record.speedup > *best->speedup))
-      best = record;
+    if (record.passed() && !record.rejected && (!best || *record.speedup > *best->speedup)) best = record;
   return best;
 }
 

@@ -39,8 +39,9 @@ nlohmann::json TeamSpec::to_json() const {
   nlohmann::json role_list = nlohmann::json::array();
   for (const RoleAssignment& role : roles)
     role_list.push_back({{"name", role.name}, {"budget_share", role.budget_share}, {"lineage", role.lineage}});
-  return {{"roles", role_list},         {"pattern", to_string(pattern)}, {"directives", directives},
-          {"knowledge", to_string(knowledge)}, {"rationale", rationale},  {"evidence", evidence},
+  return {{"roles", role_list},       {"pattern", to_string(pattern)},
+          {"directives", directives}, {"knowledge", to_string(knowledge)},
+          {"rationale", rationale},   {"evidence", evidence},
           {"decided_by", decided_by}};
 }
 
@@ -70,16 +71,24 @@ TeamSpec team_spec_from_json(const nlohmann::json& value, const std::set<std::st
   }
   if (std::fabs(total - 1.0) > 0.01) fail("budget shares must sum to 1, got " + std::to_string(total));
   std::string pattern = value.value("pattern", std::string("solo"));
-  if (pattern == "solo") spec.pattern = Pattern::solo;
-  else if (pattern == "pipeline") spec.pattern = Pattern::pipeline;
-  else if (pattern == "parallel") spec.pattern = Pattern::parallel;
-  else fail("'pattern' must be solo, pipeline or parallel, got '" + pattern + "'");
+  if (pattern == "solo")
+    spec.pattern = Pattern::solo;
+  else if (pattern == "pipeline")
+    spec.pattern = Pattern::pipeline;
+  else if (pattern == "parallel")
+    spec.pattern = Pattern::parallel;
+  else
+    fail("'pattern' must be solo, pipeline or parallel, got '" + pattern + "'");
   if (spec.pattern == Pattern::solo && spec.roles.size() != 1) fail("pattern 'solo' takes exactly one role");
   std::string knowledge = value.value("knowledge", std::string("digest"));
-  if (knowledge == "none") spec.knowledge = KnowledgeMode::none;
-  else if (knowledge == "digest") spec.knowledge = KnowledgeMode::digest;
-  else if (knowledge == "curated") spec.knowledge = KnowledgeMode::curated;
-  else fail("'knowledge' must be none, digest or curated");
+  if (knowledge == "none")
+    spec.knowledge = KnowledgeMode::none;
+  else if (knowledge == "digest")
+    spec.knowledge = KnowledgeMode::digest;
+  else if (knowledge == "curated")
+    spec.knowledge = KnowledgeMode::curated;
+  else
+    fail("'knowledge' must be none, digest or curated");
   if (value.contains("directives")) {
     if (!value["directives"].is_array()) fail("'directives' must be an array of strings");
     for (const nlohmann::json& directive : value["directives"]) {

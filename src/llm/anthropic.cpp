@@ -116,7 +116,8 @@ LlmResult parse_anthropic_reply(const std::string& body) {
   nlohmann::json reply = nlohmann::json::parse(body, nullptr, false);
   if (reply.is_discarded()) return malformed("body is not JSON (" + std::to_string(body.size()) + " bytes)");
   if (!reply.is_object()) return malformed("body is not an object");
-  if (reply.value("type", "") == "error") return malformed("error object in a 200 reply: " + reply.dump().substr(0, 200));
+  if (reply.value("type", "") == "error")
+    return malformed("error object in a 200 reply: " + reply.dump().substr(0, 200));
   if (!reply.contains("content") || !reply.at("content").is_array()) return malformed("no content array");
   LlmResponse response;
   for (const nlohmann::json& item : reply.at("content")) {
@@ -128,9 +129,9 @@ LlmResult parse_anthropic_reply(const std::string& body) {
     } else if (type == "tool_use") {
       if (!item.contains("id") || !item.at("id").is_string() || !item.contains("name") || !item.at("name").is_string())
         return malformed("tool_use block without id or name");
-      ContentBlock block = ContentBlock::make_tool_use(item.at("id").get<std::string>(),
-                                                       item.at("name").get<std::string>(),
-                                                       item.value("input", nlohmann::json::object()));
+      ContentBlock block =
+          ContentBlock::make_tool_use(item.at("id").get<std::string>(), item.at("name").get<std::string>(),
+                                      item.value("input", nlohmann::json::object()));
       if (!block.input.is_object()) block.input_error_text = block.input.dump();
       response.content.push_back(std::move(block));
     }

@@ -102,8 +102,8 @@ nlohmann::json to_json(const ContentBlock& block) {
       return value;
     }
     case BlockKind::tool_result:
-      return {{"type", "tool_result"}, {"tool_use_id", block.id}, {"content", block.text},
-              {"is_error", block.is_error}};
+      return {
+          {"type", "tool_result"}, {"tool_use_id", block.id}, {"content", block.text}, {"is_error", block.is_error}};
   }
   return nullptr;
 }

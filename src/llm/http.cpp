@@ -129,8 +129,8 @@ double jitter() {
 
 // Sleeps in short slices so an interrupt is noticed quickly; false if interrupted.
 bool sleep_unless_interrupted(double seconds) {
-  const auto end = std::chrono::steady_clock::now() +
-                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                          std::chrono::duration<double>(seconds));
   while (std::chrono::steady_clock::now() < end) {
     if (interrupted()) return false;
     const std::chrono::steady_clock::duration left = end - std::chrono::steady_clock::now();
@@ -215,8 +215,7 @@ Outcome post(const Request& request, const HttpSettings& settings, const std::st
     double delay = backoff_delay(retry, settings, jitter());
     if (server_delay && *server_delay > 0) delay = std::min(*server_delay, settings.retry_after_max_s);
     spdlog::warn("{}: {}; retry {}/{} in {:.2f} s", what,
-                 failure == Failure::http_status ? "HTTP " + std::to_string(outcome.response.status)
-                                                 : outcome.error,
+                 failure == Failure::http_status ? "HTTP " + std::to_string(outcome.response.status) : outcome.error,
                  retry + 1, settings.max_retries, delay);
     if (!sleep_unless_interrupted(delay)) return finish(Failure::interrupted);
   }

@@ -27,8 +27,8 @@ enum class Failure { none, network, timeout, http_status, interrupted };
 
 struct Outcome {
   Failure failure = Failure::none;
-  Response response;              // the last response received (also for http_status failures)
-  std::string error;              // transport error text for network / timeout failures
+  Response response;  // the last response received (also for http_status failures)
+  std::string error;  // transport error text for network / timeout failures
   int attempts = 0;
   int unknown_cost_attempts = 0;  // attempts that failed after the request may have been processed
   double latency_s = 0;           // from the first attempt to the end

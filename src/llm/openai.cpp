@@ -123,9 +123,8 @@ nlohmann::json openai_request_body(const LlmRequest& request, const std::string&
       for (const ContentBlock& block : message.content) {
         if (block.kind != BlockKind::tool_use) continue;
         const std::string arguments = block.input_valid() ? block.input.dump() : block.input_error_text;
-        calls.push_back({{"id", block.id},
-                         {"type", "function"},
-                         {"function", {{"name", block.name}, {"arguments", arguments}}}});
+        calls.push_back(
+            {{"id", block.id}, {"type", "function"}, {"function", {{"name", block.name}, {"arguments", arguments}}}});
       }
       if (!calls.empty()) out["tool_calls"] = calls;
       if (!text.empty() || !calls.empty()) messages.push_back(out);
@@ -145,9 +144,9 @@ nlohmann::json openai_request_body(const LlmRequest& request, const std::string&
   if (!request.tools.empty()) {
     nlohmann::json tools = nlohmann::json::array();
     for (const ToolSpec& tool : request.tools)
-      tools.push_back({{"type", "function"},
-                       {"function",
-                        {{"name", tool.name}, {"description", tool.description}, {"parameters", tool.input_schema}}}});
+      tools.push_back(
+          {{"type", "function"},
+           {"function", {{"name", tool.name}, {"description", tool.description}, {"parameters", tool.input_schema}}}});
     body["tools"] = tools;
   }
   return body;

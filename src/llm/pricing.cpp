@@ -26,16 +26,14 @@ ModelInfo parse_model(const std::string& name, const nlohmann::json& entry, cons
       {"input_cost_per_token_above_200k_tokens", &info.input_cost_per_token_above_200k_tokens},
       {"output_cost_per_token_above_200k_tokens", &info.output_cost_per_token_above_200k_tokens},
       {"cache_read_input_token_cost_above_200k_tokens", &info.cache_read_input_token_cost_above_200k_tokens},
-      {"cache_creation_input_token_cost_above_200k_tokens",
-       &info.cache_creation_input_token_cost_above_200k_tokens},
+      {"cache_creation_input_token_cost_above_200k_tokens", &info.cache_creation_input_token_cost_above_200k_tokens},
   };
   const std::map<std::string, std::uint64_t*> sizes = {{"max_input_tokens", &info.max_input_tokens},
-                                                        {"max_output_tokens", &info.max_output_tokens}};
+                                                       {"max_output_tokens", &info.max_output_tokens}};
   for (const auto& [key, value] : entry.items()) {
     const std::string field = where + "." + key;
     if (auto price = prices.find(key); price != prices.end()) {
-      if (!value.is_number() || value.get<double>() < 0)
-        throw InvalidInput(field + ": must be a non-negative number");
+      if (!value.is_number() || value.get<double>() < 0) throw InvalidInput(field + ": must be a non-negative number");
       *price->second = value.get<double>();
     } else if (auto size = sizes.find(key); size != sizes.end()) {
       if (!value.is_number_integer() || value.get<std::int64_t>() < 0)
@@ -108,9 +106,8 @@ double PriceTable::cost(const std::string& model, const Usage& usage) const {
              tier(p.output_cost_per_token, p.output_cost_per_token_above_200k_tokens, long_context) +
          static_cast<double>(usage.cache_read) *
              tier(p.cache_read_input_token_cost, p.cache_read_input_token_cost_above_200k_tokens, long_context) +
-         static_cast<double>(usage.cache_write) * tier(p.cache_creation_input_token_cost,
-                                                       p.cache_creation_input_token_cost_above_200k_tokens,
-                                                       long_context);
+         static_cast<double>(usage.cache_write) *
+             tier(p.cache_creation_input_token_cost, p.cache_creation_input_token_cost_above_200k_tokens, long_context);
 }
 
 }  // namespace evoteam

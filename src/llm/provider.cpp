@@ -20,8 +20,7 @@ std::unique_ptr<LlmProvider> make_provider(const ProviderSettings& settings, con
   resolved.base_url = without_trailing_slash(resolved.base_url);
   if (resolved.model.empty()) resolved.model = prices.default_model(resolved.provider);
   if (resolved.provider == "scripted") {
-    return make_scripted_provider(resolved.scripted_file, resolved.model.empty() ? "scripted" : resolved.model,
-                                  prices);
+    return make_scripted_provider(resolved.scripted_file, resolved.model.empty() ? "scripted" : resolved.model, prices);
   }
   if (resolved.provider != "anthropic" && resolved.provider != "openai")
     throw InvalidInput("llm.provider: '" + resolved.provider + "' is not an LLM provider");

@@ -69,15 +69,16 @@ class ScriptedProvider : public LlmProvider {
     if (interrupted()) return LlmFailure{FailureKind::interrupted, 0, "scripted: interrupted", 0, 0};
     const Reply* next = take_reply_for(request.caller);
     if (next == nullptr)
-      return LlmFailure{FailureKind::script_ended, 0, "scripted: no reply left" +
-                                                          (request.caller.empty() ? "" : " for " + request.caller) +
-                                                          " after " + std::to_string(m_replies.size()), 1, 0};
+      return LlmFailure{FailureKind::script_ended, 0,
+                        "scripted: no reply left" + (request.caller.empty() ? "" : " for " + request.caller) +
+                            " after " + std::to_string(m_replies.size()),
+                        1, 0};
     wait_for_the_model(next->latency_s);
     const std::string& where = next->where;
     const nlohmann::json& reply = next->reply;
     if (reply.contains("malformed"))
-      return LlmFailure{FailureKind::malformed_reply, 0, "scripted: malformed reply (" + where + "): " +
-                                                             reply.at("malformed").dump(), 1, 0};
+      return LlmFailure{FailureKind::malformed_reply, 0,
+                        "scripted: malformed reply (" + where + "): " + reply.at("malformed").dump(), 1, 0};
     if (reply.contains("failure")) {
       const nlohmann::json& spec = reply.at("failure");
       return LlmFailure{failure_kind(spec.value("kind", ""), where), spec.value("http_status", 0),
@@ -116,8 +117,9 @@ class ScriptedProvider : public LlmProvider {
   }
 
   static void wait_for_the_model(double seconds) {
-    const auto until = std::chrono::steady_clock::now() +
-                       std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+    const auto until =
+        std::chrono::steady_clock::now() +
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
     while (std::chrono::steady_clock::now() < until && !interrupted())
       std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
           std::chrono::milliseconds(20), until - std::chrono::steady_clock::now()));

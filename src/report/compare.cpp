@@ -16,7 +16,8 @@ namespace {
 constexpr double k_reached_fraction = 0.9;
 
 // Enough distinct colours for an ablation (three modes) over a few seeds; more runs reuse them.
-constexpr const char* k_line_colours[] = {"#1c7ed6", "#e8590c", "#2f9e44", "#9c36b5", "#c92a2a", "#495057", "#0ca678", "#f08c00"};
+constexpr const char* k_line_colours[] = {"#1c7ed6", "#e8590c", "#2f9e44", "#9c36b5",
+                                          "#c92a2a", "#495057", "#0ca678", "#f08c00"};
 
 double spent(const RunReport& report, const std::string& budget) {
   for (const BudgetBurn& burn : report.budgets)
@@ -62,24 +63,25 @@ RunComparison compare_entry(const RunReport& report) {
 }
 
 nlohmann::json to_json(const RunComparison& run) {
-  return {{"run", run.run},
-          {"dir", run.dir},
-          {"task", run.task},
-          {"team_mode", run.team_mode},
-          {"provider", run.provider},
-          {"model", run.model},
-          {"status", run.status},
-          {"stop_reason", run.stop_reason},
-          {"evaluations", run.evaluations},
-          {"tokens", run.tokens},
-          {"cost_usd", run.cost_usd},
-          {"hours", run.hours},
-          {"gpu_seconds", run.gpu_seconds},
-          {"best_speedup", optional_json(run.best_speedup)},
-          {"evaluations_to_90", run.evaluations_to_90 ? nlohmann::json(*run.evaluations_to_90) : nlohmann::json(nullptr)},
-          {"tokens_to_90", optional_json(run.tokens_to_90)},
-          {"auc_best", run.auc_best},
-          {"budgets", run.budget_limits}};
+  return {
+      {"run", run.run},
+      {"dir", run.dir},
+      {"task", run.task},
+      {"team_mode", run.team_mode},
+      {"provider", run.provider},
+      {"model", run.model},
+      {"status", run.status},
+      {"stop_reason", run.stop_reason},
+      {"evaluations", run.evaluations},
+      {"tokens", run.tokens},
+      {"cost_usd", run.cost_usd},
+      {"hours", run.hours},
+      {"gpu_seconds", run.gpu_seconds},
+      {"best_speedup", optional_json(run.best_speedup)},
+      {"evaluations_to_90", run.evaluations_to_90 ? nlohmann::json(*run.evaluations_to_90) : nlohmann::json(nullptr)},
+      {"tokens_to_90", optional_json(run.tokens_to_90)},
+      {"auc_best", run.auc_best},
+      {"budgets", run.budget_limits}};
 }
 
 std::vector<std::string> budget_differences(const std::vector<RunComparison>& runs) {
@@ -102,8 +104,9 @@ std::string format_comparison_table(const std::vector<RunComparison>& runs) {
   std::ostringstream out;
   out << std::left << std::setw(36) << "run" << std::setw(10) << "mode" << std::setw(16) << "provider" << std::right
       << std::setw(7) << "evals" << std::setw(11) << "tokens" << std::setw(9) << "USD" << std::setw(8) << "hours"
-      << std::setw(8) << "GPU-s" << std::setw(9) << "best" << std::setw(9) << "evals90" << std::setw(11)
-      << "tokens90" << std::setw(8) << "AUC" << "\n";
+      << std::setw(8) << "GPU-s" << std::setw(9) << "best" << std::setw(9) << "evals90" << std::setw(11) << "tokens90"
+      << std::setw(8) << "AUC"
+      << "\n";
   for (const RunComparison& run : runs) {
     const std::string provider = run.provider + (run.model.empty() ? "" : "/" + run.model);
     out << std::left << std::setw(36) << run.run << std::setw(10) << run.team_mode << std::setw(16) << provider
@@ -127,7 +130,8 @@ std::string render_comparison_html(const std::vector<RunComparison>& runs) {
     const std::string css = "l" + std::to_string(i);
     const char* colour = k_line_colours[i % std::size(k_line_colours)];
     ChartLine line{runs[i].run + " (" + runs[i].team_mode + ")", css, {}};
-    for (std::size_t j = 0; j < runs[i].best_so_far.size(); ++j) line.steps.emplace_back(j + 1.0, runs[i].best_so_far[j]);
+    for (std::size_t j = 0; j < runs[i].best_so_far.size(); ++j)
+      line.steps.emplace_back(j + 1.0, runs[i].best_so_far[j]);
     chart.lines.push_back(line);
     style << "svg .line." << css << "{stroke:" << colour << "}";
     legend << "<tr><td><span style=\"color:" << colour << "\">\u2014\u2014</span> " << html_escape(runs[i].run)
@@ -135,19 +139,23 @@ std::string render_comparison_html(const std::vector<RunComparison>& runs) {
            << "</td><td class=\"num\">" << runs[i].evaluations << "</td><td class=\"num\">" << fixed(runs[i].tokens, 0)
            << "</td><td class=\"num\">" << fixed(runs[i].cost_usd, 2) << "</td><td class=\"num\">"
            << speedup_text(runs[i].best_speedup) << "</td><td class=\"num\">"
-           << (runs[i].evaluations_to_90 ? std::to_string(*runs[i].evaluations_to_90) : "-") << "</td><td class=\"num\">"
-           << fixed(runs[i].auc_best, 2) << "</td></tr>";
+           << (runs[i].evaluations_to_90 ? std::to_string(*runs[i].evaluations_to_90) : "-")
+           << "</td><td class=\"num\">" << fixed(runs[i].auc_best, 2) << "</td></tr>";
   }
   std::ostringstream out;
   out << "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>evoteam compare</title><style>"
          "body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;padding:0 16px}"
-         "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #dde2ea;padding:3px 8px}.num{text-align:right}"
-         "svg.chart{width:100%;height:auto;border:1px solid #e6e9ef}svg .grid{stroke:#eef0f4}svg .axis,svg .tickmark{stroke:#8a93a3}"
+         "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #dde2ea;padding:3px "
+         "8px}.num{text-align:right}"
+         "svg.chart{width:100%;height:auto;border:1px solid #e6e9ef}svg .grid{stroke:#eef0f4}svg .axis,svg "
+         ".tickmark{stroke:#8a93a3}"
          "svg .tick{font-size:11px;fill:#6b7482}svg .label{font-size:12px}svg .line{fill:none;stroke-width:2}"
-      << style.str() << "</style></head><body><h1>Runs compared</h1><table><tr><th>run</th><th>mode</th><th>provider</th>"
+      << style.str()
+      << "</style></head><body><h1>Runs compared</h1><table><tr><th>run</th><th>mode</th><th>provider</th>"
          "<th>evaluations</th><th>tokens</th><th>USD</th><th>best</th><th>evaluations to 90%</th><th>AUC</th></tr>"
       << legend.str() << "</table>";
-  for (const std::string& difference : budget_differences(runs)) out << "<p>note: " << html_escape(difference) << "</p>";
+  for (const std::string& difference : budget_differences(runs))
+    out << "<p>note: " << html_escape(difference) << "</p>";
   out << "<h2>Best so far against evaluations</h2>" << render_chart_svg(chart, 0) << "</body></html>\n";
   return out.str();
 }

@@ -36,7 +36,8 @@ std::string verdict_text(const ReportCandidate& candidate) {
 std::string vendor_text(const RunReport& report) {
   if (report.vendor_name.empty()) return "";
   if (report.vendor_fraction)
-    return fixed(*report.vendor_fraction, 2) + "x of " + report.vendor_name + "'s speed (geometric mean; above 1 is faster)";
+    return fixed(*report.vendor_fraction, 2) + "x of " + report.vendor_name +
+           "'s speed (geometric mean; above 1 is faster)";
   return report.vendor_name + " " + report.vendor_note;
 }
 
@@ -50,7 +51,8 @@ std::string interval_text(std::optional<double> low, std::optional<double> high)
 std::string budget_text(const BudgetBurn& burn) {
   const int digits = burn.name == "hours" || burn.name == "usd" || burn.name == "gpu_seconds" ? 2 : 0;
   std::string text = fixed(burn.spent, digits);
-  if (burn.limit > 0) return text + " of " + fixed(burn.limit, digits) + " (" + fixed(burn.percent.value_or(0), 0) + "%)";
+  if (burn.limit > 0)
+    return text + " of " + fixed(burn.limit, digits) + " (" + fixed(burn.percent.value_or(0), 0) + "%)";
   return text + " (no limit)";
 }
 

@@ -67,10 +67,9 @@ void summary_section(std::ostringstream& out, const RunReport& report) {
   row("team mode", report.team_mode);
   row("status", report.status + (report.stop_reason.empty() ? "" : " (" + report.stop_reason + ")"));
   row("started", report.started);
-  row("best", report.best_candidate.empty()
-                  ? "none passed"
-                  : report.best_candidate + " " + speedup_text(report.best_speedup) + " " +
-                        interval_text(report.best_low, report.best_high));
+  row("best", report.best_candidate.empty() ? "none passed"
+                                            : report.best_candidate + " " + speedup_text(report.best_speedup) + " " +
+                                                  interval_text(report.best_low, report.best_high));
   if (!report.vendor_name.empty()) row("vs " + report.vendor_name, vendor_text(report));
   for (const BudgetBurn& burn : report.budgets) row(burn.name, budget_text(burn));
   out << "</dl>";
@@ -106,7 +105,8 @@ void progress_chart(std::ostringstream& out, const RunReport& report, const std:
   }
   chart.lines.push_back(line);
   for (const ReportCycle& cycle : report.cycles)
-    if (cycle.changed() && cycle.cycle > 1) chart.marks.push_back({mark_x(cycle), cycle.cycle, change_label(cycle), change_detail(cycle)});
+    if (cycle.changed() && cycle.cycle > 1)
+      chart.marks.push_back({mark_x(cycle), cycle.cycle, change_label(cycle), change_detail(cycle)});
   out << render_chart_svg(chart, k_max_points_per_chart);
   const std::size_t drawn = plotted_points(chart, k_max_points_per_chart);
   out << "<p class=\"caption\" id=\"" << e(id) << "-count\">" << drawn << " of " << chart.points.size()
@@ -116,20 +116,29 @@ void progress_chart(std::ostringstream& out, const RunReport& report, const std:
 
 void progress_section(std::ostringstream& out, const RunReport& report) {
   out << "<h2>Progress</h2><div class=\"legend\">";
-  for (const auto& [css, name] : std::vector<std::pair<const char*, const char*>>{
-           {"v-pass", "passed"}, {"v-rejected", "rejected by a ruling"}, {"v-build", "build/static"},
-           {"v-incorrect", "incorrect"}, {"v-crash", "crash/hang"}, {"v-timing", "timing refused"}, {"v-infra", "infrastructure"}})
+  for (const auto& [css, name] :
+       std::vector<std::pair<const char*, const char*>>{{"v-pass", "passed"},
+                                                        {"v-rejected", "rejected by a ruling"},
+                                                        {"v-build", "build/static"},
+                                                        {"v-incorrect", "incorrect"},
+                                                        {"v-crash", "crash/hang"},
+                                                        {"v-timing", "timing refused"},
+                                                        {"v-infra", "infrastructure"}})
     out << "<span class=\"" << css << "\"><i></i>" << name << "</span>";
   out << "<span>\u2014 best so far</span><span style=\"color:#c2410c\">\u2506 team change</span></div>";
-  progress_chart(out, report, "chart-evaluations", "evaluations",
-                 [](const ReportCandidate& c) { return static_cast<double>(c.ordinal); },
-                 [](const ReportCycle& c) { return c.evaluations_before + 0.5; });
-  progress_chart(out, report, "chart-tokens", "tokens", [](const ReportCandidate& c) { return c.tokens; },
-                 [](const ReportCycle& c) { return c.tokens_before; });
-  progress_chart(out, report, "chart-usd", "USD", [](const ReportCandidate& c) { return c.cost_usd; },
-                 [](const ReportCycle& c) { return c.cost_before; });
-  progress_chart(out, report, "chart-wall", "wall time (s)", [](const ReportCandidate& c) { return c.wall_s; },
-                 [](const ReportCycle& c) { return c.wall_before; });
+  progress_chart(
+      out, report, "chart-evaluations", "evaluations",
+      [](const ReportCandidate& c) { return static_cast<double>(c.ordinal); },
+      [](const ReportCycle& c) { return c.evaluations_before + 0.5; });
+  progress_chart(
+      out, report, "chart-tokens", "tokens", [](const ReportCandidate& c) { return c.tokens; },
+      [](const ReportCycle& c) { return c.tokens_before; });
+  progress_chart(
+      out, report, "chart-usd", "USD", [](const ReportCandidate& c) { return c.cost_usd; },
+      [](const ReportCycle& c) { return c.cost_before; });
+  progress_chart(
+      out, report, "chart-wall", "wall time (s)", [](const ReportCandidate& c) { return c.wall_s; },
+      [](const ReportCycle& c) { return c.wall_before; });
 }
 
 void cycle_details(std::ostringstream& out, const RunReport& report);
@@ -158,10 +167,13 @@ void timeline_section(std::ostringstream& out, const RunReport& report) {
     out << "</tr>";
   }
   out << "<tr><th>pattern</th>";
-  for (const ReportCycle& cycle : report.cycles) out << "<td title=\"" << e(cycle.pattern) << "\">" << e(cycle.pattern.substr(0, 2)) << "</td>";
+  for (const ReportCycle& cycle : report.cycles)
+    out << "<td title=\"" << e(cycle.pattern) << "\">" << e(cycle.pattern.substr(0, 2)) << "</td>";
   out << "</tr><tr><th>decided by</th>";
-  for (const ReportCycle& cycle : report.cycles) out << "<td title=\"" << e(cycle.decided_by) << "\">" << e(cycle.decided_by.substr(0, 1)) << "</td>";
-  out << "</tr></table></div><p class=\"caption\">Patterns: so = solo, pi = pipeline, pa = parallel. Decided by: r = rules, "
+  for (const ReportCycle& cycle : report.cycles)
+    out << "<td title=\"" << e(cycle.decided_by) << "\">" << e(cycle.decided_by.substr(0, 1)) << "</td>";
+  out << "</tr></table></div><p class=\"caption\">Patterns: so = solo, pi = pipeline, pa = parallel. Decided by: r = "
+         "rules, "
          "l = LLM, f = fixed team, s = single agent. An orange edge marks a cycle whose team changed.</p>";
   cycle_details(out, report);
 }
@@ -198,8 +210,10 @@ void best_section(std::ostringstream& out, const RunReport& report) {
     out << "</table>";
   }
   if (report.best_roofline_fraction || !report.best_bound.empty())
-    out << "<p>Roofline: " << (report.best_roofline_fraction ? fixed(100 * *report.best_roofline_fraction, 1) + "% of peak" : "")
-        << (report.best_bound.empty() ? " (not profiled)" : ", " + e(report.best_bound) + "-bound (profiled)") << "</p>";
+    out << "<p>Roofline: "
+        << (report.best_roofline_fraction ? fixed(100 * *report.best_roofline_fraction, 1) + "% of peak" : "")
+        << (report.best_bound.empty() ? " (not profiled)" : ", " + e(report.best_bound) + "-bound (profiled)")
+        << "</p>";
 }
 
 void failures_section(std::ostringstream& out, const RunReport& report) {
@@ -212,8 +226,8 @@ void failures_section(std::ostringstream& out, const RunReport& report) {
   for (const auto& [verdict, count] : report.failures) most = std::max(most, count);
   out << "<table><tr><th>verdict</th><th>candidates</th><th></th></tr>";
   for (const auto& [verdict, count] : report.failures)
-    out << "<tr><td>" << e(verdict) << "</td><td class=\"num\">" << count << "</td><td><span class=\"bar\" style=\"width:"
-        << 1 + 200 * count / most << "px\"></span></td></tr>";
+    out << "<tr><td>" << e(verdict) << "</td><td class=\"num\">" << count
+        << "</td><td><span class=\"bar\" style=\"width:" << 1 + 200 * count / most << "px\"></span></td></tr>";
   out << "</table>";
 }
 

@@ -28,8 +28,10 @@ class LineageTree {
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const auto parent = index.find(candidates[i].parent);
       // A parent recorded after its child (a damaged journal) would make a cycle: the child is a root then.
-      if (parent != index.end() && parent->second < i) m_children[parent->second].push_back(i);
-      else if (index.at(candidates[i].id) == i) m_roots.push_back(i);
+      if (parent != index.end() && parent->second < i)
+        m_children[parent->second].push_back(i);
+      else if (index.at(candidates[i].id) == i)
+        m_roots.push_back(i);
     }
     // Children come after their parents, so one backward pass sums every subtree.
     m_best.assign(candidates.size(), k_no_speedup);
@@ -49,12 +51,16 @@ class LineageTree {
   std::string render() const {
     std::ostringstream out;
     std::vector<std::size_t> roots = m_roots;
-    std::stable_sort(roots.begin(), roots.end(), [this](std::size_t a, std::size_t b) { return m_best[a] > m_best[b]; });
+    std::stable_sort(roots.begin(), roots.end(),
+                     [this](std::size_t a, std::size_t b) { return m_best[a] > m_best[b]; });
     std::vector<std::size_t> lone;
     for (std::size_t i = 0; i < roots.size(); ++i) {
-      if (i == 0) render_from(roots[i], out);
-      else if (m_children[roots[i]].empty()) lone.push_back(roots[i]);
-      else render_branch(roots[i], "start", out);
+      if (i == 0)
+        render_from(roots[i], out);
+      else if (m_children[roots[i]].empty())
+        lone.push_back(roots[i]);
+      else
+        render_branch(roots[i], "start", out);
     }
     if (!lone.empty()) {
       out << "<details class=\"branch\"><summary>" << lone.size() << " more candidate" << (lone.size() == 1 ? "" : "s")
@@ -101,8 +107,8 @@ class LineageTree {
     out << "<ol class=\"path\">";
     for (std::optional<std::size_t> node = root; node;) {
       const ReportCandidate& candidate = m_report.candidates[*node];
-      out << "<li class=\"n " << verdict_class(candidate) << (m_best_path.count(candidate.id) ? " best" : "")
-          << "\">" << label(*node);
+      out << "<li class=\"n " << verdict_class(candidate) << (m_best_path.count(candidate.id) ? " best" : "") << "\">"
+          << label(*node);
       std::vector<std::size_t> failed, others;
       for (std::size_t child : m_children[*node]) (failed_leaf(child) ? failed : others).push_back(child);
       const std::optional<std::size_t> next = next_on_path(*node, others);
@@ -127,8 +133,8 @@ class LineageTree {
   const RunReport& m_report;
   std::vector<std::vector<std::size_t>> m_children;
   std::vector<std::size_t> m_roots;
-  std::vector<double> m_best;        // best counting speedup in each subtree
-  std::vector<std::size_t> m_size;   // candidates in each subtree
+  std::vector<double> m_best;       // best counting speedup in each subtree
+  std::vector<std::size_t> m_size;  // candidates in each subtree
   std::set<std::string> m_best_path;
 };
 

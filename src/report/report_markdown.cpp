@@ -19,9 +19,12 @@ constexpr std::size_t k_top_candidates = 10;
 std::string cell(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -32,13 +35,15 @@ void summary_section(std::ostringstream& out, const RunReport& report) {
   out << "| target | " << cell(report.target + (report.archs.empty() ? "" : " (" + report.archs + ")")) << " |\n";
   out << "| provider | " << cell(report.provider + (report.model.empty() ? "" : " / " + report.model)) << " |\n";
   out << "| team mode | " << cell(report.team_mode) << " |\n";
-  out << "| status | " << cell(report.status + (report.stop_reason.empty() ? "" : " (" + report.stop_reason + ")")) << " |\n";
+  out << "| status | " << cell(report.status + (report.stop_reason.empty() ? "" : " (" + report.stop_reason + ")"))
+      << " |\n";
   out << "| best | "
       << (report.best_candidate.empty() ? "none passed"
                                         : cell(report.best_candidate + " " + speedup_text(report.best_speedup) + " " +
                                                interval_text(report.best_low, report.best_high)))
       << " |\n";
-  if (!report.vendor_name.empty()) out << "| vs " << cell(report.vendor_name) << " | " << cell(vendor_text(report)) << " |\n";
+  if (!report.vendor_name.empty())
+    out << "| vs " << cell(report.vendor_name) << " | " << cell(vendor_text(report)) << " |\n";
   for (const BudgetBurn& burn : report.budgets) out << "| " << burn.name << " | " << budget_text(burn) << " |\n";
 }
 
@@ -105,8 +110,9 @@ void best_section(std::ostringstream& out, const RunReport& report) {
     out << "No passing candidate, so no per-workload figures.\n";
   } else {
     const bool vendor = !report.vendor_name.empty();
-    out << "| workload | speedup | interval | roofline fraction |" << (vendor ? " vs " + cell(report.vendor_name) + " |" : "")
-        << "\n| --- | ---: | ---: | ---: |" << (vendor ? " ---: |" : "") << "\n";
+    out << "| workload | speedup | interval | roofline fraction |"
+        << (vendor ? " vs " + cell(report.vendor_name) + " |" : "") << "\n| --- | ---: | ---: | ---: |"
+        << (vendor ? " ---: |" : "") << "\n";
     for (const ReportWorkload& workload : report.best_workloads)
       out << "| " << cell(workload.name) << " | " << speedup_text(workload.speedup) << " | "
           << interval_text(workload.low, workload.high) << " | "
@@ -114,7 +120,8 @@ void best_section(std::ostringstream& out, const RunReport& report) {
           << (vendor ? " " + speedup_text(workload.vendor_fraction) + " |" : "") << "\n";
   }
   if (report.best_roofline_fraction || !report.best_bound.empty())
-    out << "\nRoofline: " << (report.best_roofline_fraction ? fixed(100 * *report.best_roofline_fraction, 1) + "% of peak" : "")
+    out << "\nRoofline: "
+        << (report.best_roofline_fraction ? fixed(100 * *report.best_roofline_fraction, 1) + "% of peak" : "")
         << (report.best_bound.empty() ? " (not profiled)" : ", " + report.best_bound + "-bound (profiled)") << "\n";
 }
 

@@ -13,8 +13,8 @@ namespace evoteam {
 std::string verdict_class(const ReportCandidate& candidate);
 std::string verdict_text(const ReportCandidate& candidate);  // PASS 8.27x, COMPILE_ERROR, REJECTED (ruling)
 
-std::string speedup_text(std::optional<double> speedup);                             // 8.27x, or -
-std::string interval_text(std::optional<double> low, std::optional<double> high);   // [7.60, 9.03], or empty
+std::string speedup_text(std::optional<double> speedup);                           // 8.27x, or -
+std::string interval_text(std::optional<double> low, std::optional<double> high);  // [7.60, 9.03], or empty
 
 // The best against the task's vendor baseline: "0.74x of flashinfer's speed (geometric mean)", or why there
 // is no figure. Empty when the task has no vendor baseline.

@@ -28,8 +28,8 @@ double token_total(const nlohmann::json& tokens) {
 std::optional<double> epoch_seconds(const std::string& stamp) {
   std::tm parts{};
   double seconds = 0;
-  if (std::sscanf(stamp.c_str(), "%d-%d-%dT%d:%d:%lfZ", &parts.tm_year, &parts.tm_mon, &parts.tm_mday,
-                  &parts.tm_hour, &parts.tm_min, &seconds) != 6)
+  if (std::sscanf(stamp.c_str(), "%d-%d-%dT%d:%d:%lfZ", &parts.tm_year, &parts.tm_mon, &parts.tm_mday, &parts.tm_hour,
+                  &parts.tm_min, &seconds) != 6)
     return std::nullopt;
   parts.tm_year -= 1900;
   parts.tm_mon -= 1;

@@ -66,7 +66,8 @@ ReportCycle cycle_from_record(const nlohmann::json& record, const Totals& totals
   cycle.rationale = text_or(team, "rationale");
   cycle.directives = text_list(team.value("directives", nlohmann::json::array()));
   for (const nlohmann::json& evidence : record.value("evidence", nlohmann::json::array()))
-    if (evidence.is_object()) cycle.signals.push_back(text_or(evidence, "signal") + ": " + text_or(evidence, "evidence"));
+    if (evidence.is_object())
+      cycle.signals.push_back(text_or(evidence, "signal") + ": " + text_or(evidence, "evidence"));
   cycle.evaluations_before = evaluations;
   cycle.tokens_before = totals.tokens;
   cycle.cost_before = totals.cost_usd;
@@ -112,7 +113,8 @@ void read_journal(RunReport& report) {
     report.warnings.push_back(std::string("journal not read: ") + error.what());
     return;
   }
-  if (replay.torn_tail) report.warnings.push_back("the journal's last line was torn (a crash mid-write) and is left out");
+  if (replay.torn_tail)
+    report.warnings.push_back("the journal's last line was torn (a crash mid-write) and is left out");
   for (const std::string& warning : replay.warnings) report.warnings.push_back("journal: " + warning);
 
   Totals totals;
@@ -123,11 +125,14 @@ void read_journal(RunReport& report) {
     if (type == "cycle_start") {
       ReportCycle cycle = cycle_from_record(record, totals, static_cast<int>(report.candidates.size()));
       // A cycle started again after a resume replaces the start its killed session left.
-      if (!report.cycles.empty() && report.cycles.back().cycle == cycle.cycle) report.cycles.back() = cycle;
-      else report.cycles.push_back(cycle);
+      if (!report.cycles.empty() && report.cycles.back().cycle == cycle.cycle)
+        report.cycles.back() = cycle;
+      else
+        report.cycles.push_back(cycle);
     } else if (type == "evaluation") {
       const int ordinal = static_cast<int>(report.candidates.size()) + 1;
-      report.candidates.push_back(candidate_from_record(record.value("record", nlohmann::json::object()), totals, ordinal));
+      report.candidates.push_back(
+          candidate_from_record(record.value("record", nlohmann::json::object()), totals, ordinal));
     }
   }
   mark_team_changes(report.cycles);
@@ -135,8 +140,10 @@ void read_journal(RunReport& report) {
   report.total_cost_usd = totals.cost_usd;
   report.total_wall_s = totals.wall_s;
   for (const ReportCandidate& candidate : report.candidates) {
-    if (candidate.rejected) ++report.failures["REJECTED"];
-    else if (!candidate.speedup) ++report.failures[candidate.verdict.empty() ? "?" : candidate.verdict];
+    if (candidate.rejected)
+      ++report.failures["REJECTED"];
+    else if (!candidate.speedup)
+      ++report.failures[candidate.verdict.empty() ? "?" : candidate.verdict];
   }
 }
 
@@ -189,7 +196,8 @@ void read_best(RunReport& report) {
     const nlohmann::json profile = read_json_file(best / "profile.json");
     report.best_bound = text_or(profile, "bound");
     const nlohmann::json metrics = profile.value("metrics", nlohmann::json::object());
-    if (std::optional<double> fraction = optional_number(metrics, "roofline_fraction")) report.best_roofline_fraction = fraction;
+    if (std::optional<double> fraction = optional_number(metrics, "roofline_fraction"))
+      report.best_roofline_fraction = fraction;
   } catch (const Error& error) {
     report.warnings.push_back(std::string("best/profile.json not read: ") + error.what());
   }
@@ -219,7 +227,9 @@ void read_knowledge(RunReport& report, const nlohmann::json& run) {
 
 }  // namespace
 
-bool ReportCycle::changed() const { return !added.empty() || !removed.empty() || (!change.empty() && change != "no change" && change != "initial team"); }
+bool ReportCycle::changed() const {
+  return !added.empty() || !removed.empty() || (!change.empty() && change != "no change" && change != "initial team");
+}
 
 std::vector<std::optional<double>> RunReport::best_so_far() const {
   std::vector<std::optional<double>> curve;
@@ -237,7 +247,8 @@ std::vector<std::string> RunReport::best_path() const {
   for (const ReportCandidate& candidate : candidates) parent_of.emplace(candidate.id, candidate.parent);
   std::vector<std::string> path;
   std::set<std::string> seen;  // a damaged journal must not loop us forever
-  for (std::string at = best_candidate; !at.empty() && parent_of.count(at) && seen.insert(at).second; at = parent_of[at])
+  for (std::string at = best_candidate; !at.empty() && parent_of.count(at) && seen.insert(at).second;
+       at = parent_of[at])
     path.push_back(at);
   std::reverse(path.begin(), path.end());
   return path;

@@ -4,8 +4,8 @@
 #include <sstream>
 
 #include <evoteam/core/error.hpp>
-#include <evoteam/store/store.hpp>
 #include <evoteam/core/text.hpp>
+#include <evoteam/store/store.hpp>
 
 namespace evoteam {
 
@@ -89,7 +89,8 @@ std::string format_runs_table(const std::vector<RunSummary>& runs) {
   std::ostringstream out;
   out << std::left << std::setw(36) << "ID" << std::setw(22) << "TASK" << std::setw(16) << "STATUS" << std::right
       << std::setw(7) << "CYCLES" << std::setw(7) << "EVALS" << std::setw(9) << "BEST" << std::setw(9) << "TOKENS"
-      << std::setw(9) << "COST" << "  STARTED\n";
+      << std::setw(9) << "COST"
+      << "  STARTED\n";
   for (const RunSummary& run : runs) {
     const std::string best = run.best_speedup ? fixed(*run.best_speedup, 2) + "x" : "-";
     const std::string cost = "$" + fixed(run.cost_usd, 2);

@@ -3,9 +3,9 @@
 
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
+#include <evoteam/core/text.hpp>
 #include <evoteam/report/report.hpp>
 #include <evoteam/store/store.hpp>
-#include <evoteam/core/text.hpp>
 
 namespace evoteam {
 
@@ -56,9 +56,8 @@ nlohmann::json describe_run(const std::filesystem::path& run_dir) {
   std::filesystem::path journal = run_dir / "journal.jsonl";
   if (std::filesystem::exists(journal)) {
     JournalReplay replay = replay_journal(journal);
-    description["journal"] = {{"records", replay.records.size()},
-                              {"torn_tail", replay.torn_tail},
-                              {"warnings", replay.warnings}};
+    description["journal"] = {
+        {"records", replay.records.size()}, {"torn_tail", replay.torn_tail}, {"warnings", replay.warnings}};
   }
   return description;
 }
@@ -84,7 +83,8 @@ std::string format_run_description(const nlohmann::json& description) {
   else
     out << "best      none yet\n";
   // The best's standing against the task's vendor baseline (FlashInfer), as its evaluation recorded it.
-  if (description.contains("best") && description["best"].contains("vendor") && description["best"]["vendor"].is_object()) {
+  if (description.contains("best") && description["best"].contains("vendor") &&
+      description["best"]["vendor"].is_object()) {
     const nlohmann::json& vendor = description["best"]["vendor"];
     out << "vs " << vendor.value("name", "vendor") << "  ";
     if (vendor.contains("fraction") && vendor["fraction"].is_number())

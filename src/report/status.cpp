@@ -78,8 +78,10 @@ void add_budget(RunStatusView& view, const std::string& name, double spent, doub
   if (limit > 0) {
     burn.percent = 100.0 * spent / limit;
     // Linear extrapolation of the rate so far; wall time runs out on its own clock.
-    if (live && name == "hours") burn.eta_s = std::max(0.0, limit * 3600 - view.elapsed_s);
-    else if (live && spent > 0 && view.elapsed_s > 0) burn.eta_s = std::max(0.0, (limit - spent) * view.elapsed_s / spent);
+    if (live && name == "hours")
+      burn.eta_s = std::max(0.0, limit * 3600 - view.elapsed_s);
+    else if (live && spent > 0 && view.elapsed_s > 0)
+      burn.eta_s = std::max(0.0, (limit - spent) * view.elapsed_s / spent);
   }
   if (burn.eta_s && (!view.eta_s || *burn.eta_s < *view.eta_s)) {
     view.eta_s = burn.eta_s;
@@ -91,9 +93,12 @@ void add_budget(RunStatusView& view, const std::string& name, double spent, doub
 std::string format_duration(double seconds) {
   const long long total = std::llround(seconds);
   std::ostringstream out;
-  if (total >= 3600) out << total / 3600 << "h" << (total % 3600) / 60 << "m";
-  else if (total >= 60) out << total / 60 << "m" << total % 60 << "s";
-  else out << total << "s";
+  if (total >= 3600)
+    out << total / 3600 << "h" << (total % 3600) / 60 << "m";
+  else if (total >= 60)
+    out << total / 60 << "m" << total % 60 << "s";
+  else
+    out << total << "s";
   return out.str();
 }
 
@@ -127,8 +132,8 @@ RunStatusView run_status(const std::filesystem::path& run_dir) {
   if (view.daemon_alive && facts.session_mark_at) view.elapsed_s += std::max(0.0, now - *facts.session_mark_at);
 
   const nlohmann::json budgets = run.value("budgets", nlohmann::json::object());
-  const double tokens = std::max(token_total(summary.value("tokens", nlohmann::json::object())),
-                                 facts.ticked_tokens.value_or(0));
+  const double tokens =
+      std::max(token_total(summary.value("tokens", nlohmann::json::object())), facts.ticked_tokens.value_or(0));
   const double usd = std::max(number_or(summary, "cost_usd", 0), facts.ticked_usd.value_or(0));
   const bool live = view.daemon_alive;
   add_budget(view, "cycles", view.cycles_finished, number_or(budgets, "max_cycles", 0), live);
@@ -146,8 +151,11 @@ nlohmann::json to_json(const RunStatusView& view) {
   };
   nlohmann::json budgets = nlohmann::json::array();
   for (const BudgetBurn& burn : view.budgets)
-    budgets.push_back({{"name", burn.name}, {"spent", burn.spent}, {"limit", burn.limit},
-                       {"percent", optional_number(burn.percent)}, {"eta_s", optional_number(burn.eta_s)}});
+    budgets.push_back({{"name", burn.name},
+                       {"spent", burn.spent},
+                       {"limit", burn.limit},
+                       {"percent", optional_number(burn.percent)},
+                       {"eta_s", optional_number(burn.eta_s)}});
   return {{"dir", view.dir.string()},
           {"id", view.id},
           {"task", view.task},
@@ -176,15 +184,20 @@ std::string format_run_status(const RunStatusView& view) {
   if (!view.stop_reason.empty()) out << " (" << view.stop_reason << ")";
   out << "\n";
   out << "daemon    ";
-  if (view.daemon_alive) out << "alive, pid " << view.daemon_pid << "\n";
-  else if (view.status == "running") out << "gone without recording an end (killed?); `evoteam resume` continues it\n";
-  else out << "not running\n";
+  if (view.daemon_alive)
+    out << "alive, pid " << view.daemon_pid << "\n";
+  else if (view.status == "running")
+    out << "gone without recording an end (killed?); `evoteam resume` continues it\n";
+  else
+    out << "not running\n";
   out << "cycle     " << view.cycles_finished << " finished";
   if (view.current_cycle > view.cycles_finished) out << ", " << view.current_cycle << " under way";
   out << "\n";
   if (!view.team.empty()) out << "team      " << view.pattern << " [" << join(view.team, ", ") << "]\n";
-  if (view.best_speedup) out << "best      " << view.best_candidate << "  " << fixed(*view.best_speedup, 2) << "x\n";
-  else out << "best      none yet\n";
+  if (view.best_speedup)
+    out << "best      " << view.best_candidate << "  " << fixed(*view.best_speedup, 2) << "x\n";
+  else
+    out << "best      none yet\n";
   out << "elapsed   " << format_duration(view.elapsed_s) << "\n";
   for (const BudgetBurn& burn : view.budgets) {
     if (burn.limit <= 0) continue;
@@ -192,11 +205,15 @@ std::string format_run_status(const RunStatusView& view) {
         << fixed(burn.limit, burn.name == "hours" ? 2 : 0) << " (" << fixed(burn.percent.value_or(0), 0) << "%)\n";
   }
   out << "eta       ";
-  if (view.eta_s) out << format_duration(*view.eta_s) << " (" << view.eta_budget << " budget)\n";
-  else out << (view.daemon_alive ? "unknown (no budget to extrapolate)\n" : "-\n");
+  if (view.eta_s)
+    out << format_duration(*view.eta_s) << " (" << view.eta_budget << " budget)\n";
+  else
+    out << (view.daemon_alive ? "unknown (no budget to extrapolate)\n" : "-\n");
   out << "last      ";
-  if (view.last_event_age_s) out << view.last_event << " " << format_duration(*view.last_event_age_s) << " ago\n";
-  else out << "no journal record\n";
+  if (view.last_event_age_s)
+    out << view.last_event << " " << format_duration(*view.last_event_age_s) << " ago\n";
+  else
+    out << "no journal record\n";
   return out.str();
 }
 
@@ -229,9 +246,9 @@ WaitOutcome wait_for_run(const std::filesystem::path& run_dir, std::optional<std
         if (!text_or(run, "stop_reason").empty()) message += " (" + text_or(run, "stop_reason") + ")";
         return {*code, message + ", exit code " + std::to_string(*code)};
       }
-      return {static_cast<int>(ExitCode::failure),
-              "run " + run_dir.string() + " died without recording its end (its daemon was killed?); "
-              "`evoteam resume` continues it"};
+      return {static_cast<int>(ExitCode::failure), "run " + run_dir.string() +
+                                                       " died without recording its end (its daemon was killed?); "
+                                                       "`evoteam resume` continues it"};
     }
     if (timeout && std::chrono::steady_clock::now() - start >= *timeout)
       return {k_wait_timeout_exit_code, "timed out waiting for run " + run_dir.string() + ": it is still running"};

@@ -17,8 +17,8 @@ constexpr double k_width = 900;
 constexpr double k_height = 330;
 constexpr double k_left = 58;
 constexpr double k_right = 14;
-constexpr double k_top = 64;         // room for the team-change labels
-constexpr double k_bottom = 62;      // axis labels and the failure row
+constexpr double k_top = 64;          // room for the team-change labels
+constexpr double k_bottom = 62;       // axis labels and the failure row
 constexpr double k_failure_gap = 14;  // the failure row sits this far under the x axis
 constexpr std::size_t k_label_rows = 3;
 constexpr double k_label_char_width = 6.4;  // of the 11-unit label font, near enough to plan room
@@ -107,7 +107,8 @@ std::vector<std::size_t> thinned(const Chart& chart, const Scale& scale, std::si
     std::set<std::tuple<long, long, std::string>> cells;
     for (std::size_t i = chart.points.size(); i-- > 0;) {
       const ChartPoint& point = chart.points[i];
-      const auto key = std::make_tuple(std::lround(scale.px(point.x) / cell), std::lround(scale.py(point.y) / cell), point.css);
+      const auto key =
+          std::make_tuple(std::lround(scale.px(point.x) / cell), std::lround(scale.py(point.y) / cell), point.css);
       if (cells.insert(key).second) kept.push_back(i);
     }
     if (kept.size() <= max_points) break;
@@ -150,12 +151,13 @@ void draw_marks(std::ostringstream& out, const Chart& chart, const Scale& scale)
     const double x = scale.px(mark.x);
     const double label_y = k_top - 8 - static_cast<double>(i % k_label_rows) * 17;
     // As much of the label as fits before the next label in its row: at least the cycle ("c11").
-    const double room = (i + k_label_rows < chart.marks.size() ? scale.px(chart.marks[i + k_label_rows].x) : k_width) - x - 8;
+    const double room =
+        (i + k_label_rows < chart.marks.size() ? scale.px(chart.marks[i + k_label_rows].x) : k_width) - x - 8;
     const std::size_t fits = static_cast<std::size_t>(std::max(3.0, room / k_label_char_width));
     out << "<g class=\"team-change\" data-cycle=\"" << mark.cycle << "\"><title>" << html_escape(mark.detail)
         << "</title><line x1=\"" << coord(x) << "\" x2=\"" << coord(x) << "\" y1=\"" << coord(label_y - 10)
-        << "\" y2=\"" << coord(axis) << "\"/><text x=\"" << coord(x + 3) << "\" y=\"" << coord(label_y)
-        << "\">" << html_escape(shortened(mark.label, fits)) << "</text></g>";
+        << "\" y2=\"" << coord(axis) << "\"/><text x=\"" << coord(x + 3) << "\" y=\"" << coord(label_y) << "\">"
+        << html_escape(shortened(mark.label, fits)) << "</text></g>";
   }
 }
 
@@ -164,8 +166,10 @@ void draw_line(std::ostringstream& out, const ChartLine& line, const Scale& scal
   std::optional<double> last;
   for (const auto& [x, y] : line.steps) {
     if (!y) continue;
-    if (!last) path << "M" << coord(scale.px(x)) << ' ' << coord(scale.py(y));
-    else if (*y != *last) path << "H" << coord(scale.px(x)) << "V" << coord(scale.py(y));
+    if (!last)
+      path << "M" << coord(scale.px(x)) << ' ' << coord(scale.py(y));
+    else if (*y != *last)
+      path << "H" << coord(scale.px(x)) << "V" << coord(scale.py(y));
     last = y;
   }
   if (!last) return;

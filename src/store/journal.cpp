@@ -23,8 +23,8 @@ constexpr std::size_t k_max_quoted_line = 120;     // bytes of a corrupt middle 
 // What a scan of the journal text found, with the offsets needed to repair the file.
 struct JournalScan {
   JournalReplay replay;
-  std::size_t valid_end = 0;            // end of the last whole line worth keeping
-  std::uint64_t max_seq = 0;            // largest "seq" among the records (0 if none)
+  std::size_t valid_end = 0;  // end of the last whole line worth keeping
+  std::uint64_t max_seq = 0;  // largest "seq" among the records (0 if none)
   bool version_line_unterminated = false;
 };
 
@@ -147,8 +147,8 @@ Journal::Journal(const std::filesystem::path& path) : m_path(path) {
     for (const std::string& warning : scan.replay.warnings) spdlog::warn("{}", warning);
     m_size = scan.valid_end;
     if (scan.replay.torn_tail) {
-      spdlog::warn("journal {}: dropping a torn last line left by an interrupted write ({} bytes): {}",
-                   path.string(), st.st_size - static_cast<off_t>(scan.valid_end),
+      spdlog::warn("journal {}: dropping a torn last line left by an interrupted write ({} bytes): {}", path.string(),
+                   st.st_size - static_cast<off_t>(scan.valid_end),
                    quote_prefix(scan.replay.torn_tail_text, k_max_quoted_line));
       if (::ftruncate(m_fd, static_cast<off_t>(scan.valid_end)) != 0 || ::fdatasync(m_fd) != 0) {
         throw IoError("cannot repair journal " + path.string() + ": " + std::strerror(errno));
@@ -199,8 +199,8 @@ std::uint64_t Journal::append(nlohmann::json record) {
 
   // seq and t lead every line so `cat`, `grep` and `sort` read the journal in order; the rest follows.
   const std::string rest = record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  std::string line = "{\"seq\":" + std::to_string(seq) + ",\"t\":" +
-                     time.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string line = "{\"seq\":" + std::to_string(seq) +
+                     ",\"t\":" + time.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   line += rest == "{}" ? std::string("}") : "," + rest.substr(1);
   line += '\n';
 

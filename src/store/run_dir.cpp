@@ -21,8 +21,8 @@ constexpr const char* k_subfolders[] = {"task", "candidates", "cycles", "knowled
 std::string id_safe(const std::string& task_name) {
   std::string out = task_name;
   for (char& c : out) {
-    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                      c == '-' || c == '.';
+    const bool safe =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
     if (!safe) c = '_';
   }
   return out;

@@ -47,8 +47,11 @@ void record_cycle_start(RunDir& run, int cycle, const TeamSpec& team, const std:
   team_json["signals"] = signals;
   write_json_atomic(cycle_dir / "team.json", team_json);
   if (!supervisor_exchange.is_null()) write_json_atomic(cycle_dir / "supervisor.json", supervisor_exchange);
-  run.journal().append({{"type", "cycle_start"}, {"cycle", cycle}, {"team", team.to_json()},
-                        {"change", change}, {"evidence", team.evidence}});
+  run.journal().append({{"type", "cycle_start"},
+                        {"cycle", cycle},
+                        {"team", team.to_json()},
+                        {"change", change},
+                        {"evidence", team.evidence}});
 }
 
 TurnsJson record_turns(RunDir& run, int cycle, const std::map<std::string, TurnOutcome>& turns) {
@@ -56,7 +59,10 @@ TurnsJson record_turns(RunDir& run, int cycle, const std::map<std::string, TurnO
   for (const auto& [role, turn] : turns) {
     recorded.usage[role] = turn.usage.to_json();
     recorded.turns[role] = {{"summary", turn.summary}, {"handoff_note", turn.handoff_note}};
-    run.journal().append({{"type", "turn"}, {"cycle", cycle}, {"role", role}, {"summary", turn.summary},
+    run.journal().append({{"type", "turn"},
+                          {"cycle", cycle},
+                          {"role", role},
+                          {"summary", turn.summary},
                           {"usage", turn.usage.to_json()}});
   }
   return recorded;
@@ -65,13 +71,19 @@ TurnsJson record_turns(RunDir& run, int cycle, const std::map<std::string, TurnO
 void record_cycle_end(RunDir& run, const CycleEnd& end, const RunState& state,
                       const std::map<std::string, int>& clear_streak) {
   const std::string best_candidate = end.best ? end.best->candidate_id : "";
-  write_json_atomic(run.cycle_dir(end.cycle) / "summary.json",
-                    {{"cycle", end.cycle}, {"turns", end.turns.turns}, {"usage", end.turns.usage},
-                     {"best_candidate", best_candidate}, {"best_speedup", speedup_json(end.best)},
-                     {"seconds", end.seconds}});
-  run.journal().append({{"type", "cycle_end"}, {"cycle", end.cycle}, {"usage", end.turns.usage},
-                        {"elapsed_s", state.elapsed_s}, {"gpu_seconds", state.history.device_seconds()},
-                        {"clear_streak", clear_streak}, {"best_candidate", best_candidate}});
+  write_json_atomic(run.cycle_dir(end.cycle) / "summary.json", {{"cycle", end.cycle},
+                                                                {"turns", end.turns.turns},
+                                                                {"usage", end.turns.usage},
+                                                                {"best_candidate", best_candidate},
+                                                                {"best_speedup", speedup_json(end.best)},
+                                                                {"seconds", end.seconds}});
+  run.journal().append({{"type", "cycle_end"},
+                        {"cycle", end.cycle},
+                        {"usage", end.turns.usage},
+                        {"elapsed_s", state.elapsed_s},
+                        {"gpu_seconds", state.history.device_seconds()},
+                        {"clear_streak", clear_streak},
+                        {"best_candidate", best_candidate}});
 }
 
 void publish_best(RunDir& run, const RunHistory& history, ProcessRunner& runner) {
@@ -106,7 +118,9 @@ void record_stop(RunDir& run, const RunOutcome& outcome, const nlohmann::json& s
   const std::string reason = to_string(outcome.stop_reason);
   run.journal().append({{"type", "stop"}, {"status", outcome.status}, {"reason", reason}});
   // The exit code is recorded so that `evoteam wait` exits as the daemon did, whatever the reason maps to.
-  run.update_run_json({{"status", outcome.status}, {"stop_reason", reason}, {"summary", summary},
+  run.update_run_json({{"status", outcome.status},
+                       {"stop_reason", reason},
+                       {"summary", summary},
                        {"exit_code", static_cast<int>(outcome.exit_code)}});
 }
 

@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <evoteam/core/process.hpp>
 #include <evoteam/history/history.hpp>
 #include <evoteam/llm/meter.hpp>
-#include <evoteam/core/process.hpp>
 #include <evoteam/store/store.hpp>
 #include <evoteam/supervisor/supervisor.hpp>
 #include <evoteam/team/team.hpp>

@@ -15,7 +15,8 @@ std::string history_text(const RunHistory& history) {
   for (const CycleRecord& cycle : history.cycles) {
     text += "- cycle " + std::to_string(cycle.cycle) + ": " + to_string(cycle.team.pattern) + " [";
     for (const std::string& role : cycle.team.role_names()) text += role + " ";
-    text += "] best after: " + (cycle.best_speedup_after ? std::to_string(*cycle.best_speedup_after) + "x" : std::string("none"));
+    text += "] best after: " +
+            (cycle.best_speedup_after ? std::to_string(*cycle.best_speedup_after) + "x" : std::string("none"));
     int evaluations = 0;
     for (const EvaluationRecord* record : history.in_cycle(cycle.cycle)) evaluations += record->blocked() ? 0 : 1;
     text += ", " + std::to_string(evaluations) + " evaluations\n";

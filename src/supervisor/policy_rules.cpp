@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include <evoteam/core/error.hpp>
-#include <evoteam/supervisor/supervisor_policy.hpp>
 #include <evoteam/core/text.hpp>
+#include <evoteam/supervisor/supervisor_policy.hpp>
 
 namespace evoteam {
 
@@ -15,8 +15,10 @@ const char* const k_debugger = "debugger";
 const char* const k_profiler = "profiling-scientist";
 const char* const k_integrator = "knowledge-integrator";
 const char* const k_disciplinarian = "disciplinarian";
-const char* const k_one_change = "One measurable change per candidate: change one param or one code aspect, state the hypothesis, measure.";
-const char* const k_new_lineage = "Stagnation: explore a new lineage (restart from a different configuration) instead of polishing the current best.";
+const char* const k_one_change =
+    "One measurable change per candidate: change one param or one code aspect, state the hypothesis, measure.";
+const char* const k_new_lineage =
+    "Stagnation: explore a new lineage (restart from a different configuration) instead of polishing the current best.";
 
 // Pipeline order: measure first, then fix and change, then review, then consolidate what was learnt.
 int pipeline_rank(const std::string& role) {
@@ -41,7 +43,8 @@ void assign_shares(TeamSpec& team, const SupervisorSettings& settings) {
 }
 
 nlohmann::json evidence_of(const Signal& signal) {
-  return {{"signal", signal.name}, {"value", signal.value}, {"threshold", signal.threshold}, {"evidence", signal.evidence}};
+  return {
+      {"signal", signal.name}, {"value", signal.value}, {"threshold", signal.threshold}, {"evidence", signal.evidence}};
 }
 
 // Each role's trigger: which signals call for it this cycle.
@@ -53,11 +56,13 @@ struct Trigger {
 
 const std::vector<Trigger>& role_triggers() {
   static const std::vector<Trigger> triggers = {
-      {k_debugger, {k_signal_build_failure_rate, k_signal_test_failure_rate, k_signal_recurring_error},
+      {k_debugger,
+       {k_signal_build_failure_rate, k_signal_test_failure_rate, k_signal_recurring_error},
        "the team is stuck debugging"},
       {k_profiler, {k_signal_unprofiled_best}, "decisions lack performance data: the best is not profiled"},
       {k_integrator, {k_signal_repeated_failures, k_signal_ignored_strategies}, "findings do not propagate"},
-      {k_disciplinarian, {k_signal_changes_per_candidate, k_signal_constraint_violations},
+      {k_disciplinarian,
+       {k_signal_changes_per_candidate, k_signal_constraint_violations},
        "the team makes several changes at once or breaks constraints"},
   };
   return triggers;
@@ -115,7 +120,8 @@ void add_triggered_roles(const Signals& signals, const TeamSpec& previous, int c
 
 // Pattern: parallel when a hard path blocks other work (the Debugger takes the failing line), a change of
 // pattern or lineage on stagnation, else a pipeline (measure → change → review) or solo.
-void choose_pattern(const Signals& signals, const TeamSpec& previous, TeamSpec& team, std::vector<std::string>& reasons) {
+void choose_pattern(const Signals& signals, const TeamSpec& previous, TeamSpec& team,
+                    std::vector<std::string>& reasons) {
   if (signals.triggered(k_signal_hard_path_blocked) && team.has_role(k_debugger)) {
     team.pattern = Pattern::parallel;
     for (RoleAssignment& role : team.roles)
@@ -129,7 +135,8 @@ void choose_pattern(const Signals& signals, const TeamSpec& previous, TeamSpec& 
     team.directives.push_back(k_new_lineage);
     if (team.roles.size() > 1 && team.pattern == previous.pattern)
       team.pattern = team.pattern == Pattern::pipeline ? Pattern::parallel : Pattern::pipeline;
-    reasons.push_back("stagnation: new lineage" + std::string(team.roles.size() > 1 ? ", pattern " + to_string(team.pattern) : ""));
+    reasons.push_back("stagnation: new lineage" +
+                      std::string(team.roles.size() > 1 ? ", pattern " + to_string(team.pattern) : ""));
     team.evidence.push_back(evidence_of(signals.get(k_signal_stagnation)));
   }
 }
@@ -145,19 +152,21 @@ std::string rationale(const TeamSpec& previous, const TeamSpec& team, const std:
 TeamSpec initial_team(TeamMode mode, const SupervisorSettings& settings) {
   TeamSpec team;
   if (mode == TeamMode::fixed) {
-    for (const char* role : {k_profiler, k_debugger, k_optimizer, k_integrator}) team.roles.push_back({role, 0, "best"});
+    for (const char* role : {k_profiler, k_debugger, k_optimizer, k_integrator})
+      team.roles.push_back({role, 0, "best"});
     team.pattern = Pattern::pipeline;
     team.knowledge = KnowledgeMode::curated;
     team.decided_by = "fixed";
-    team.rationale = "fixed team (ablation): Optimizer, Debugger, Profiling Scientist and Knowledge Integrator every cycle";
+    team.rationale =
+        "fixed team (ablation): Optimizer, Debugger, Profiling Scientist and Knowledge Integrator every cycle";
   } else {
     team.roles.push_back({k_optimizer, 1.0, "best"});
     team.pattern = Pattern::solo;
     team.knowledge = mode == TeamMode::single ? KnowledgeMode::none : KnowledgeMode::digest;
     team.decided_by = mode == TeamMode::single ? "single" : "rules";
-    team.rationale = mode == TeamMode::single
-                         ? "single agent (ablation): one Optimizer every cycle"
-                         : "first cycle: no measurements yet, so one Optimizer explores; the supervisor restructures from what it sees";
+    team.rationale = mode == TeamMode::single ? "single agent (ablation): one Optimizer every cycle"
+                                              : "first cycle: no measurements yet, so one Optimizer explores; the "
+                                                "supervisor restructures from what it sees";
   }
   assign_shares(team, settings);
   return team;

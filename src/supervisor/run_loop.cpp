@@ -7,21 +7,21 @@
 
 #include <spdlog/spdlog.h>
 
+#include <evoteam/core/process.hpp>
+#include <evoteam/core/text.hpp>
+#include <evoteam/supervisor/supervisor_llm.hpp>
 #include <evoteam/team/lab.hpp>
 #include <evoteam/team/llm_team.hpp>
-#include <evoteam/core/process.hpp>
 #include <evoteam/team/role.hpp>
-#include <evoteam/supervisor/supervisor_llm.hpp>
 #include <evoteam/team/team.hpp>
-#include <evoteam/core/text.hpp>
 
 #include "supervisor/cycle_records.hpp"
 #include "supervisor/start_from.hpp"
 
 namespace evoteam {
 
-std::optional<StopReason> budget_stop(const Budgets& budgets, const RunState& state, int next_cycle,
-                                      double elapsed_s, const MeterTotals& spent) {
+std::optional<StopReason> budget_stop(const Budgets& budgets, const RunState& state, int next_cycle, double elapsed_s,
+                                      const MeterTotals& spent) {
   std::optional<EvaluationRecord> best = state.history.best();
   if (budgets.target_speedup > 0 && best && best->speedup && *best->speedup >= budgets.target_speedup)
     return StopReason::target_reached;
@@ -77,8 +77,8 @@ std::unique_ptr<LlmTeam> make_llm_team(const Config& config, const OptimizeOptio
   return team;
 }
 
-std::unique_ptr<CandidateEvaluator> make_evaluator(const Config& config, const RunDir& run, const OptimizeOptions& options,
-                                                   RunContext& context) {
+std::unique_ptr<CandidateEvaluator> make_evaluator(const Config& config, const RunDir& run,
+                                                   const OptimizeOptions& options, RunContext& context) {
   const std::filesystem::path task_dir = run.path() / "task";
   if (context.make_evaluator) return context.make_evaluator(config, task_dir);
   return make_task_evaluator(config, task_dir, context.runner, options.workloads);
@@ -100,14 +100,15 @@ Provenance run_provenance(const RunDir& run, const Task* task) {
 void record_knowledge_at_start(RunDir& run, const KnowledgeBase& knowledge) {
   if (run.read_run_json().contains("knowledge")) return;  // a resume keeps what the run started with
   std::size_t total = 0, of_this_task = 0;
-  for (KnowledgeKind kind : {KnowledgeKind::strategy, KnowledgeKind::failed_attempt, KnowledgeKind::hardware,
-                             KnowledgeKind::constraint}) {
+  for (KnowledgeKind kind :
+       {KnowledgeKind::strategy, KnowledgeKind::failed_attempt, KnowledgeKind::hardware, KnowledgeKind::constraint}) {
     total += knowledge.entries(kind).size();
     of_this_task += knowledge.entries_for_task(kind).size();
   }
-  run.update_run_json({{"knowledge", {{"dir", std::filesystem::absolute(knowledge.dir()).string()},
-                                      {"entries_at_start", total},
-                                      {"entries_of_this_task_at_start", of_this_task}}}});
+  run.update_run_json({{"knowledge",
+                        {{"dir", std::filesystem::absolute(knowledge.dir()).string()},
+                         {"entries_at_start", total},
+                         {"entries_of_this_task_at_start", of_this_task}}}});
 }
 
 std::string best_summary_text(const RunHistory& history) {
@@ -117,9 +118,7 @@ std::string best_summary_text(const RunHistory& history) {
          (best->profiled ? ", " + best->profile_bound + "-bound" : "");
 }
 
-std::string role_list(const TeamSpec& team) {
-  return join(team.role_names(), ", ");
-}
+std::string role_list(const TeamSpec& team) { return join(team.role_names(), ", "); }
 
 // The team of one cycle, or why the run stops instead of running it.
 struct TeamChoice {
@@ -195,7 +194,7 @@ class SupervisorLoop {
   std::unique_ptr<LlmTeam> m_llm;
   bool m_llm_supervisor = false;
   std::map<std::string, int> m_clear_streak;
-  TeamSpec m_previous;  // the team of the last cycle (or the initial one)
+  TeamSpec m_previous;                // the team of the last cycle (or the initial one)
   Clock::time_point m_session_start;  // where the wall time not yet counted in m_state.elapsed_s begins
   int m_idle_cycles = 0;              // finished cycles in a row without work (see did_work)
 };
@@ -218,20 +217,22 @@ SupervisorLoop::SupervisorLoop(const Config& config, RunDir& run, RunState& stat
                                               : state.history.cycles.back().team) {
   // The lab refuses evaluations past the run's budgets, so a cycle cannot overshoot them: a turn past the deadline
   // gets no more evaluations, and an LLM member's turn ends at its next tool call.
-  m_lab.set_budget(Lab::Budget{m_options.budgets.evaluations, m_options.budgets.gpu_seconds,
-                               [this]() -> std::optional<std::string> {
-                                 const double hours = m_options.budgets.hours;
-                                 if (hours > 0 && elapsed_s() >= hours * 3600) return "the run's time budget is spent";
-                                 return std::nullopt;
-                               }});
+  m_lab.set_budget(
+      Lab::Budget{m_options.budgets.evaluations, m_options.budgets.gpu_seconds, [this]() -> std::optional<std::string> {
+                    const double hours = m_options.budgets.hours;
+                    if (hours > 0 && elapsed_s() >= hours * 3600) return "the run's time budget is spent";
+                    return std::nullopt;
+                  }});
   if (std::optional<StartingPoint> start = imported_start(run)) m_lab.set_starting_point(*start);
   record_knowledge_at_start(run, m_knowledge);
   // A broken role file fails the run before its first cycle, not when a resume or an LLM member reads it.
   load_roles(default_roles_dir());
   m_llm_supervisor = m_llm && m_supervisor.policy != PolicyChoice::rules;
-  if (m_supervisor.policy == PolicyChoice::llm && !m_llm) spdlog::warn("supervisor.policy is llm but the provider is builtin: the rules decide");
+  if (m_supervisor.policy == PolicyChoice::llm && !m_llm)
+    spdlog::warn("supervisor.policy is llm but the provider is builtin: the rules decide");
   // Set last, so that the destructor, which detaches the sink, runs whenever it was set.
-  m_context.meter.set_limits(MeterLimits{static_cast<std::uint64_t>(m_options.budgets.tokens), m_options.budgets.usd, 0});
+  m_context.meter.set_limits(
+      MeterLimits{static_cast<std::uint64_t>(m_options.budgets.tokens), m_options.budgets.usd, 0});
   m_context.meter.set_journal_sink([&run](const nlohmann::json& record) { run.journal().append(record); });
   m_session_start = m_context.now();
 }
@@ -289,11 +290,13 @@ bool SupervisorLoop::did_work(int cycle, const std::map<std::string, TurnOutcome
 TeamChoice SupervisorLoop::choose_team(int cycle) {
   if (m_state.unfinished_team && m_state.unfinished_cycle == cycle) {
     spdlog::info("cycle {}: resuming with the recorded team", cycle);
-    return {*m_state.unfinished_team, nullptr, std::nullopt, nullptr};  // a killed cycle: same team, known work is reused
+    return {*m_state.unfinished_team, nullptr, std::nullopt,
+            nullptr};  // a killed cycle: same team, known work is reused
   }
   if (cycle == 1) return {initial_team(m_options.mode, m_supervisor), nullptr, std::nullopt, nullptr};
   Signals signals = compute_signals(m_state.history, m_knowledge, m_supervisor, cycle - 1);
-  if (m_options.mode != TeamMode::evolving) return {initial_team(m_options.mode, m_supervisor), signals.to_json(), std::nullopt, nullptr};
+  if (m_options.mode != TeamMode::evolving)
+    return {initial_team(m_options.mode, m_supervisor), signals.to_json(), std::nullopt, nullptr};
   Decision decision = with_hard_stops(decide(signals), signals);
   std::optional<StopReason> stop = decision.stop ? std::optional<StopReason>(decision.stop_reason) : std::nullopt;
   return {decision.team, signals.to_json(), stop, std::move(decision.exchange)};
@@ -302,10 +305,18 @@ TeamChoice SupervisorLoop::choose_team(int cycle) {
 Decision SupervisorLoop::decide(const Signals& signals) {
   if (!m_llm_supervisor) return decide_by_rules(signals, m_previous, m_supervisor, m_clear_streak);
   const Task* task = m_lab.task();
-  LlmSupervisorInputs inputs{&signals, &m_previous, &m_state.history, &m_supervisor, &m_llm->roles, m_llm->model,
-                             task ? task->name : "", task ? to_string(task->target) : "",
-                             task ? describe_param_space(*task) : "none", task ? describe_static_constraints(*task) : "none",
-                             m_knowledge.digest(m_llm->digest_chars), best_summary_text(m_state.history),
+  LlmSupervisorInputs inputs{&signals,
+                             &m_previous,
+                             &m_state.history,
+                             &m_supervisor,
+                             &m_llm->roles,
+                             m_llm->model,
+                             task ? task->name : "",
+                             task ? to_string(task->target) : "",
+                             task ? describe_param_space(*task) : "none",
+                             task ? describe_static_constraints(*task) : "none",
+                             m_knowledge.digest(m_llm->digest_chars),
+                             best_summary_text(m_state.history),
                              m_options.budgets.to_json().dump()};
   return decide_by_llm(inputs, *m_llm->provider, m_context.meter, m_clear_streak);
 }
@@ -376,11 +387,12 @@ void SupervisorLoop::finish_cycle(int cycle, const std::map<std::string, TurnOut
   record_cycle_end(m_run, CycleEnd{cycle, recorded, cycle_s, best}, m_state, m_clear_streak);
   publish_best(m_run, m_state.history, m_context.runner);
   // The knowledge directory keeps every run's best kernel, so that it outlives the run directory.
-  if (best) m_knowledge.keep_best_kernel({m_lab.sources_of(best->candidate_id), best->params, best->candidate_id, best->speedup});
+  if (best)
+    m_knowledge.keep_best_kernel(
+        {m_lab.sources_of(best->candidate_id), best->params, best->candidate_id, best->speedup});
   m_run.update_run_json({{"summary", summary_json(m_state, cycle, m_context.meter.totals())}});
   spdlog::info("cycle {} done: best {} {}, {} evaluations so far", cycle, best ? best->candidate_id : "none",
-               best && best->speedup ? fixed(*best->speedup, 3) + "x" : "",
-               m_state.history.evaluation_count());
+               best && best->speedup ? fixed(*best->speedup, 3) + "x" : "", m_state.history.evaluation_count());
 }
 
 // How a stop reason ends the run: an interrupt stops it (exit 130, resumable); a run that measured nothing

@@ -5,8 +5,8 @@
 
 #include <evoteam/core/config.hpp>
 #include <evoteam/llm/meter.hpp>
-#include <evoteam/supervisor/stop_reason.hpp>
 #include <evoteam/store/store.hpp>
+#include <evoteam/supervisor/stop_reason.hpp>
 #include <evoteam/supervisor/supervisor.hpp>
 
 #include "supervisor/run_state.hpp"
@@ -15,8 +15,8 @@ namespace evoteam {
 
 // The reason a budget or the target ends the run before `next_cycle` starts, if any. `elapsed_s` is the run's
 // wall time across resumes; `spent` the meter's totals.
-std::optional<StopReason> budget_stop(const Budgets& budgets, const RunState& state, int next_cycle,
-                                      double elapsed_s, const MeterTotals& spent);
+std::optional<StopReason> budget_stop(const Budgets& budgets, const RunState& state, int next_cycle, double elapsed_s,
+                                      const MeterTotals& spent);
 
 // The LLM provider settings of a run: the configuration's, with the run's provider and model (the provider's
 // default model when none is given). The key and base URL are the run's provider's, read from `environment`.

@@ -12,8 +12,12 @@
 namespace evoteam {
 
 nlohmann::json Budgets::to_json() const {
-  return {{"max_cycles", max_cycles}, {"tokens", tokens},           {"usd", usd},
-          {"hours", hours},           {"gpu_seconds", gpu_seconds}, {"evaluations", evaluations},
+  return {{"max_cycles", max_cycles},
+          {"tokens", tokens},
+          {"usd", usd},
+          {"hours", hours},
+          {"gpu_seconds", gpu_seconds},
+          {"evaluations", evaluations},
           {"target_speedup", target_speedup}};
 }
 
@@ -30,10 +34,14 @@ Budgets Budgets::from_json(const nlohmann::json& value) {
 }
 
 nlohmann::json options_to_json(const OptimizeOptions& options) {
-  return {{"task_dir", options.task_dir.string()},   {"provider", options.provider},
-          {"model", options.model},                  {"team_mode", to_string(options.mode)},
-          {"budgets", options.budgets.to_json()},    {"runs_dir", options.runs_dir.string()},
-          {"knowledge_dir", options.knowledge_dir.string()}, {"seed", options.seed},
+  return {{"task_dir", options.task_dir.string()},
+          {"provider", options.provider},
+          {"model", options.model},
+          {"team_mode", to_string(options.mode)},
+          {"budgets", options.budgets.to_json()},
+          {"runs_dir", options.runs_dir.string()},
+          {"knowledge_dir", options.knowledge_dir.string()},
+          {"seed", options.seed},
           {"workloads", to_string(options.workloads)}};
 }
 
@@ -56,11 +64,13 @@ const nlohmann::json& required(const nlohmann::json& object, const std::string& 
 }  // namespace
 
 void validate_budgets(const Budgets& budgets) {
-  const std::pair<const char*, double> values[] = {
-      {"max_cycles", budgets.max_cycles}, {"tokens", static_cast<double>(budgets.tokens)},
-      {"usd", budgets.usd},               {"hours", budgets.hours},
-      {"gpu_seconds", budgets.gpu_seconds}, {"evaluations", budgets.evaluations},
-      {"target_speedup", budgets.target_speedup}};
+  const std::pair<const char*, double> values[] = {{"max_cycles", budgets.max_cycles},
+                                                   {"tokens", static_cast<double>(budgets.tokens)},
+                                                   {"usd", budgets.usd},
+                                                   {"hours", budgets.hours},
+                                                   {"gpu_seconds", budgets.gpu_seconds},
+                                                   {"evaluations", budgets.evaluations},
+                                                   {"target_speedup", budgets.target_speedup}};
   for (const auto& [name, value] : values)
     if (!std::isfinite(value) || value < 0)
       throw InvalidInput(std::string("configuration key budgets.") + name +
@@ -208,9 +218,12 @@ RunState replay_run_state(const nlohmann::json& run_json, const JournalReplay& r
   state.options = options_from_json(run_json.value("options", nlohmann::json::object()));
   for (const nlohmann::json& record : replay.records) {
     const std::string type = record.value("type", "");
-    if (type == "cycle_start") replay_cycle_start(state, record, known_roles);
-    else if (type == "cycle_end") replay_cycle_end(state, record);
-    else replay_evaluation_record(state, type, record);
+    if (type == "cycle_start")
+      replay_cycle_start(state, record, known_roles);
+    else if (type == "cycle_end")
+      replay_cycle_end(state, record);
+    else
+      replay_evaluation_record(state, type, record);
   }
   if (replay.torn_tail) spdlog::warn("the journal's last line was torn by a crash and has been dropped");
   // Evaluations that never finished (killed mid-evaluation) are dropped: they will run again.

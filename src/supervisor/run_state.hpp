@@ -16,7 +16,7 @@ struct RunState {
   OptimizeOptions options;
   RunHistory history;
   std::map<std::string, int> clear_streak;
-  double elapsed_s = 0;            // wall time of finished cycles, across resumes
+  double elapsed_s = 0;  // wall time of finished cycles, across resumes
   int last_finished_cycle = 0;
   std::optional<TeamSpec> unfinished_team;  // a cycle that started but did not end (killed mid-cycle)
   int unfinished_cycle = 0;

@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include <evoteam/core/error.hpp>
-#include <evoteam/supervisor/supervisor_policy.hpp>
 #include <evoteam/core/text.hpp>
+#include <evoteam/supervisor/supervisor_policy.hpp>
 
 namespace evoteam {
 
@@ -113,9 +113,9 @@ Recurrence add_recurring_error(CycleReading& reading) {
     if (ids.size() > worst.count) worst = {signature, ids.size(), ids};
   const double recurring = reading.settings.recurring_error_count;
   reading.set(k_signal_recurring_error, static_cast<double>(worst.count), recurring, worst.count >= recurring,
-              worst.count == 0 ? "no failure signature recurred"
-                               : "'" + worst.signature + "' x" + std::to_string(worst.count) + " in " +
-                                     join_ids(worst.candidates));
+              worst.count == 0
+                  ? "no failure signature recurred"
+                  : "'" + worst.signature + "' x" + std::to_string(worst.count) + " in " + join_ids(worst.candidates));
   return worst;
 }
 
@@ -124,11 +124,12 @@ void add_unprofiled_best(CycleReading& reading) {
   const std::optional<EvaluationRecord>& best = reading.best;
   const bool profiled = best && best->profiled;
   reading.set(k_signal_unprofiled_best, best && !profiled ? 1.0 : 0.0, 1.0, best && !profiled,
-              !best ? "no passing candidate yet"
-                    : best->candidate_id + (profiled ? " profiled (bound: " + best->profile_bound + ")"
-                                                     : " has no profile since its last change (" +
-                                                           std::to_string(best->changes) + " change(s) from " +
-                                                           (best->parent_id.empty() ? "start" : best->parent_id) + ")"));
+              !best
+                  ? "no passing candidate yet"
+                  : best->candidate_id + (profiled ? " profiled (bound: " + best->profile_bound + ")"
+                                                   : " has no profile since its last change (" +
+                                                         std::to_string(best->changes) + " change(s) from " +
+                                                         (best->parent_id.empty() ? "start" : best->parent_id) + ")"));
 }
 
 // Attempts that repeated a recorded failure, and attempts that reverted a validated strategy.
@@ -137,9 +138,9 @@ void add_knowledge_use(CycleReading& reading) {
   for (const EvaluationRecord* record : reading.history.in_cycle(reading.cycle))
     if (record->repeated_recorded_failure) repeats.push_back(record->candidate_id);
   const double threshold = reading.settings.repeated_failure_count;
-  reading.set(k_signal_repeated_failures, static_cast<double>(repeats.size()), threshold, repeats.size() >= threshold,
-              repeats.empty() ? "no attempt repeated a recorded failure"
-                              : "repeated recorded failures: " + join_ids(repeats));
+  reading.set(
+      k_signal_repeated_failures, static_cast<double>(repeats.size()), threshold, repeats.size() >= threshold,
+      repeats.empty() ? "no attempt repeated a recorded failure" : "repeated recorded failures: " + join_ids(repeats));
 
   std::vector<std::string> ignored;
   const std::vector<KnowledgeEntry> strategies = reading.knowledge.entries_for_task(KnowledgeKind::strategy);
@@ -202,9 +203,9 @@ void add_progress(CycleReading& reading) {
   const std::optional<EvaluationRecord>& best = reading.best;
   const double roofline = best && best->roofline ? *best->roofline : 0.0;
   const double roofline_stop = reading.settings.roofline_stop;
-  reading.set(k_signal_roofline, roofline, roofline_stop, roofline >= roofline_stop,
-              best ? best->candidate_id + " at " + fixed(roofline * 100, 1) + "% of the roofline"
-                   : "no passing candidate");
+  reading.set(
+      k_signal_roofline, roofline, roofline_stop, roofline >= roofline_stop,
+      best ? best->candidate_id + " at " + fixed(roofline * 100, 1) + "% of the roofline" : "no passing candidate");
 }
 
 // A hard path is blocked: one failure keeps recurring on a lineage while the best lineage still passes.
@@ -212,9 +213,9 @@ void add_hard_path_blocked(CycleReading& reading, const Recurrence& worst) {
   const double recurring = reading.settings.recurring_error_count;
   const bool blocked = static_cast<double>(worst.count) >= recurring && reading.best.has_value();
   reading.set(k_signal_hard_path_blocked, blocked ? 1.0 : 0.0, 1.0, blocked,
-              blocked ? "'" + worst.signature + "' blocks one line of work while " + reading.best->candidate_id +
-                            " passes"
-                      : "no blocked path");
+              blocked
+                  ? "'" + worst.signature + "' blocks one line of work while " + reading.best->candidate_id + " passes"
+                  : "no blocked path");
 }
 
 }  // namespace

@@ -21,8 +21,8 @@ EarlierBest read_earlier_best(const std::filesystem::path& run_dir, const Task& 
   const std::string earlier_task = run_json.value("task", "");
   // Param names and kernel files mean something only within their task: another task's kernel is no start.
   if (earlier_task != task.name)
-    throw InvalidInput("--from " + run_dir.string() + ": run " + id + " optimised task '" + earlier_task +
-                       "', not '" + task.name + "'; --from takes an earlier run of the same task");
+    throw InvalidInput("--from " + run_dir.string() + ": run " + id + " optimised task '" + earlier_task + "', not '" +
+                       task.name + "'; --from takes an earlier run of the same task");
   const nlohmann::json summary = run_json.value("summary", nlohmann::json::object());
   const std::string candidate = summary.is_object() ? summary.value("best_candidate", "") : "";
   if (candidate.empty())
@@ -47,8 +47,10 @@ EarlierBest read_earlier_best(const std::filesystem::path& run_dir, const Task& 
 void import_start(const std::filesystem::path& start, const EarlierBest& best) {
   copy_tree(best.run_dir / "candidates" / best.candidate / "src", start / "src");
   write_json_atomic(start / "params.json", best.params);
-  nlohmann::json from = {{"run", best.run_id}, {"run_dir", std::filesystem::absolute(best.run_dir).string()},
-                         {"candidate", best.candidate}, {"speedup", nullptr}};
+  nlohmann::json from = {{"run", best.run_id},
+                         {"run_dir", std::filesystem::absolute(best.run_dir).string()},
+                         {"candidate", best.candidate},
+                         {"speedup", nullptr}};
   if (best.speedup) from["speedup"] = *best.speedup;
   // Written last: a start/ without from.json was never finished and a resume would notice (imported_start).
   write_json_atomic(start / "from.json", from);
@@ -65,9 +67,9 @@ std::optional<StartingPoint> imported_start(const RunDir& run) {
   const nlohmann::json params = read_json_file(start / "params.json");  // items() must not outlive it
   for (const auto& [name, value] : params.items())
     point.params[name] = value.is_string() ? value.get<std::string>() : value.dump();
-  const std::optional<double> speedup =
-      from.contains("speedup") && from["speedup"].is_number() ? std::optional<double>(from["speedup"].get<double>())
-                                                              : std::nullopt;
+  const std::optional<double> speedup = from.contains("speedup") && from["speedup"].is_number()
+                                            ? std::optional<double>(from["speedup"].get<double>())
+                                            : std::nullopt;
   point.hypothesis = describe_start(from.value("run", "?"), from.value("candidate", "?"), speedup);
   return point;
 }

@@ -8,10 +8,10 @@ namespace {
 
 // Every reason, so parsing and the tests can walk the closed set.
 constexpr std::array k_all_stop_reasons = {
-    StopReason::max_cycles,    StopReason::target_reached,     StopReason::roofline,
-    StopReason::budget_tokens, StopReason::budget_usd,         StopReason::budget_hours,
+    StopReason::max_cycles,         StopReason::target_reached,     StopReason::roofline,
+    StopReason::budget_tokens,      StopReason::budget_usd,         StopReason::budget_hours,
     StopReason::budget_gpu_seconds, StopReason::budget_evaluations, StopReason::supervisor_stop,
-    StopReason::interrupted,   StopReason::search_exhausted, StopReason::infra_errors,
+    StopReason::interrupted,        StopReason::search_exhausted,   StopReason::infra_errors,
 };
 
 }  // namespace
@@ -35,8 +35,9 @@ std::string to_string(StopReason reason) {
 }
 
 bool is_budget(StopReason reason) {
-  return reason == StopReason::budget_tokens || reason == StopReason::budget_usd || reason == StopReason::budget_hours ||
-         reason == StopReason::budget_gpu_seconds || reason == StopReason::budget_evaluations;
+  return reason == StopReason::budget_tokens || reason == StopReason::budget_usd ||
+         reason == StopReason::budget_hours || reason == StopReason::budget_gpu_seconds ||
+         reason == StopReason::budget_evaluations;
 }
 
 std::optional<StopReason> parse_stop_reason(std::string_view text) {

@@ -8,12 +8,12 @@
 
 #include <spdlog/spdlog.h>
 
-#include <evoteam/eval/evaluator.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/log.hpp>
+#include <evoteam/eval/evaluator.hpp>
 #include <evoteam/llm/meter.hpp>
-#include <evoteam/team/role.hpp>
 #include <evoteam/store/store.hpp>
+#include <evoteam/team/role.hpp>
 
 #include "supervisor/run_loop.hpp"
 #include "supervisor/run_state.hpp"
@@ -49,24 +49,32 @@ RunOutcome run_recording_failure(const Config& config, RunDir& run, RunState& st
 }  // namespace
 
 nlohmann::json RunOutcome::to_json() const {
-  nlohmann::json value = {{"run_dir", run_dir.string()}, {"status", status},
+  nlohmann::json value = {{"run_dir", run_dir.string()},
+                          {"status", status},
                           {"stop_reason", to_string(stop_reason)},  // one of today's strings, never the enum's value
-                          {"best_candidate", best_candidate}, {"best_speedup", nullptr}, {"cycles", cycles},
-                          {"evaluations", evaluations}, {"trials", trials}, {"tokens", tokens}, {"cost_usd", cost_usd},
-                          {"gpu_seconds", gpu_seconds}, {"exit_code", static_cast<int>(exit_code)}};
+                          {"best_candidate", best_candidate},
+                          {"best_speedup", nullptr},
+                          {"cycles", cycles},
+                          {"evaluations", evaluations},
+                          {"trials", trials},
+                          {"tokens", tokens},
+                          {"cost_usd", cost_usd},
+                          {"gpu_seconds", gpu_seconds},
+                          {"exit_code", static_cast<int>(exit_code)}};
   if (best_speedup) value["best_speedup"] = *best_speedup;
   return value;
 }
 
 RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunContext& context) {
   validate_budgets(options.budgets);
-  Task task = load_task(options.task_dir);  // validate before creating anything
+  Task task = load_task(options.task_dir);    // validate before creating anything
   select_workloads(task, options.workloads);  // --workloads published on a task without any: refused here
   check_llm_setup(config, options);
   // A search whose every evaluation must stop after the build would only burn its budget.
   if (std::optional<std::string> why = run_stages_unavailable(task, eval_settings(config)))
-    throw Error("cannot optimize " + task.name + " here: " + *why + ". Candidates need correctness and timing on a GPU; " +
-                "`evoteam eval " + options.task_dir.string() + " --stages static,build` checks builds on this machine");
+    throw Error("cannot optimize " + task.name + " here: " + *why +
+                ". Candidates need correctness and timing on a GPU; " + "`evoteam eval " + options.task_dir.string() +
+                " --stages static,build` checks builds on this machine");
   // An earlier run to start from is checked before anything is created: a wrong one leaves no run behind.
   std::optional<EarlierBest> earlier;
   if (!options.from_run.empty()) earlier = read_earlier_best(options.from_run, task);
@@ -74,9 +82,11 @@ RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunCon
   state.options = options;
   state.options.task_dir = std::filesystem::absolute(options.task_dir);
   if (!options.knowledge_dir.empty()) state.options.knowledge_dir = std::filesystem::absolute(options.knowledge_dir);
-  nlohmann::json info = {{"task", task.name}, {"options", options_to_json(state.options)},
+  nlohmann::json info = {{"task", task.name},
+                         {"options", options_to_json(state.options)},
                          {"provider", {{"name", options.provider}, {"model", options.model}}},
-                         {"budgets", options.budgets.to_json()}, {"config", config.json()},
+                         {"budgets", options.budgets.to_json()},
+                         {"config", config.json()},
                          {"host", {{"target", to_string(task.target)}}}};
   if (earlier) info["from"] = earlier->run_id;
   // The frozen task and the earlier best are written before run.json: a full disk or a kill -9 while they are
@@ -90,7 +100,8 @@ RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunCon
   nlohmann::json start = {{"type", "run_start"}, {"task", task.name}, {"options", options_to_json(state.options)}};
   if (earlier) start["from"] = earlier->run_id;
   run.journal().append(start);
-  spdlog::info("run {} on {} with the {} team ({} provider)", run.id(), task.name, to_string(options.mode), options.provider);
+  spdlog::info("run {} on {} with the {} team ({} provider)", run.id(), task.name, to_string(options.mode),
+               options.provider);
   return run_recording_failure(config, run, state, context);
 }
 
@@ -99,7 +110,8 @@ RunOutcome resume(const Config& config, const std::filesystem::path& run_dir, Ru
   if (std::filesystem::is_regular_file(run_dir / "run.json")) {
     const nlohmann::json run_json = read_run_json(run_dir);
     validate_run_json(run_json, run_dir / "run.json");
-    Task frozen_task = load_task(run_dir / "task");  // the frozen task: InvalidInput naming its file when it is gone or broken
+    Task frozen_task =
+        load_task(run_dir / "task");  // the frozen task: InvalidInput naming its file when it is gone or broken
     // The run's --workloads choice must still leave it something to evaluate.
     select_workloads(frozen_task, options_from_json(run_json["options"]).workloads);
     if (std::filesystem::is_regular_file(run_dir / "journal.jsonl"))
@@ -118,7 +130,8 @@ RunOutcome resume(const Config& config, const std::filesystem::path& run_dir, Ru
   add_log_file(run.path() / "evoteam.log");
   // A resumed run has no exit code until it ends again.
   run.update_run_json({{"status", "running"}, {"stop_reason", nullptr}, {"exit_code", nullptr}, {"pid", ::getpid()}});
-  run.journal().append({{"type", "resume"}, {"after_cycle", state.last_finished_cycle},
+  run.journal().append({{"type", "resume"},
+                        {"after_cycle", state.last_finished_cycle},
                         {"evaluations", state.history.evaluation_count()}});
   spdlog::info("resuming run {} after cycle {} ({} evaluations kept)", run.id(), state.last_finished_cycle,
                state.history.evaluation_count());

@@ -63,8 +63,7 @@ std::int64_t tensor_elements(const TensorSpec& tensor, const std::map<std::strin
     const std::string where = "tensor " + tensor.name + " shape[" + std::to_string(i) + "]";
     double extent = evaluate_expression(tensor.shape[i], values, where);
     if (extent < 0 || extent != std::floor(extent) || extent > 1e15)
-      throw InvalidInput(where + ": '" + tensor.shape[i] + "' gives " + std::to_string(extent) +
-                         ", not a size");
+      throw InvalidInput(where + ": '" + tensor.shape[i] + "' gives " + std::to_string(extent) + ", not a size");
     count *= static_cast<std::int64_t>(extent);
   }
   return count;

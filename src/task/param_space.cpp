@@ -1,13 +1,13 @@
 // Tunable params: parsing, validation and the searchable space (the built-in team enumerates it).
 #include <evoteam/core/error.hpp>
-#include <evoteam/task/task.hpp>
 #include <evoteam/core/text.hpp>
+#include <evoteam/task/task.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "task/task_reader.hpp"
 
@@ -59,11 +59,16 @@ std::vector<ParamSpec> parse_params(const FieldReader& reader, const nlohmann::j
     if (!names.insert(param.name).second) reader.fail(field + ".name", "\"" + param.name + "\" declared twice");
     auto token_of = [&](const nlohmann::json& value, const std::string& where) {
       std::string text;
-      if (value.is_number_integer() || value.is_number_unsigned()) text = std::to_string(value.get<std::int64_t>());
-      else if (value.is_number_float()) text = value.dump();
-      else if (value.is_string()) text = value.get<std::string>();
-      else if (value.is_boolean()) text = value.get<bool>() ? "1" : "0";
-      else reader.fail(where, "must be a number, a boolean or a token string");
+      if (value.is_number_integer() || value.is_number_unsigned())
+        text = std::to_string(value.get<std::int64_t>());
+      else if (value.is_number_float())
+        text = value.dump();
+      else if (value.is_string())
+        text = value.get<std::string>();
+      else if (value.is_boolean())
+        text = value.get<bool>() ? "1" : "0";
+      else
+        reader.fail(where, "must be a number, a boolean or a token string");
       if (!is_safe_token(text)) reader.fail(where, "\"" + text + "\" is not a plain token ([A-Za-z0-9_.+-]+)");
       return text;
     };
@@ -81,8 +86,10 @@ std::vector<ParamSpec> parse_params(const FieldReader& reader, const nlohmann::j
       param.values.push_back(text);
     }
     param.default_value = token_of(reader.require(items[i], "default", field), field + ".default");
-    if (!seen.count(param.default_value)) reader.fail(field + ".default", "\"" + param.default_value + "\" is not one of the values");
-    if (items[i].contains("description")) param.description = reader.string_of(items[i]["description"], field + ".description");
+    if (!seen.count(param.default_value))
+      reader.fail(field + ".default", "\"" + param.default_value + "\" is not one of the values");
+    if (items[i].contains("description"))
+      param.description = reader.string_of(items[i]["description"], field + ".description");
     result.push_back(param);
   }
   return result;
@@ -99,7 +106,8 @@ void check_param_constraints(const FieldReader& reader, const Task& task) {
       reader.fail("param_constraints[" + std::to_string(i) + "]", error.what());
     }
   }
-  if (!task.param_constraints.empty() && param_space(task).empty()) reader.fail("param_constraints", "no assignment satisfies them");
+  if (!task.param_constraints.empty() && param_space(task).empty())
+    reader.fail("param_constraints", "no assignment satisfies them");
 }
 
 }  // namespace task_detail
@@ -161,7 +169,8 @@ std::string describe_static_constraints(const Task& task) {
   std::string text;
   for (const StaticConstraint& constraint : task.static_constraints) {
     const std::string kind = constraint.once_adopted ? "required once adopted (" + constraint.name + ")"
-                                                     : constraint.required ? "required" : "forbidden";
+                             : constraint.required   ? "required"
+                                                     : "forbidden";
     const std::string archs = constraint.archs.empty() ? "" : " [" + join(constraint.archs, ", ") + "]";
     text += "- " + kind + archs + ": " + constraint.message + "\n";
   }

@@ -23,12 +23,17 @@ PythonReference parse_python_reference(const FieldReader& reader, const nlohmann
   reader.object_of(value, field);
   reader.only_keys(value, {"file", "framework", "function"}, field);
   PythonReference reference;
-  reference.file = require_file(reader, task, reader.string_of(reader.require(value, "file", field), field + ".file"), field + ".file");
-  if (std::filesystem::path(reference.file).extension() != ".py") reader.fail(field + ".file", "\"" + reference.file + "\" is not a .py file");
+  reference.file = require_file(reader, task, reader.string_of(reader.require(value, "file", field), field + ".file"),
+                                field + ".file");
+  if (std::filesystem::path(reference.file).extension() != ".py")
+    reader.fail(field + ".file", "\"" + reference.file + "\" is not a .py file");
   const std::string framework = reader.string_of(reader.require(value, "framework", field), field + ".framework");
-  if (framework == "numpy") reference.framework = PythonFramework::numpy;
-  else if (framework == "torch") reference.framework = PythonFramework::torch;
-  else reader.fail(field + ".framework", "must be \"numpy\" or \"torch\", got \"" + framework + "\"");
+  if (framework == "numpy")
+    reference.framework = PythonFramework::numpy;
+  else if (framework == "torch")
+    reference.framework = PythonFramework::torch;
+  else
+    reader.fail(field + ".framework", "must be \"numpy\" or \"torch\", got \"" + framework + "\"");
   if (value.contains("function")) {
     reference.function = reader.string_of(value["function"], field + ".function");
     if (!is_identifier(reference.function)) reader.fail(field + ".function", "must be a Python identifier");
@@ -36,7 +41,8 @@ PythonReference parse_python_reference(const FieldReader& reader, const nlohmann
   if (reference.framework == PythonFramework::numpy)
     for (const TensorSpec* tensor : task.tensors())
       if (!numpy_holds(tensor->dtype))
-        reader.fail(field + ".framework", "numpy has no " + to_string(tensor->dtype) + " (tensor \"" + tensor->name + "\"); use \"torch\"");
+        reader.fail(field + ".framework",
+                    "numpy has no " + to_string(tensor->dtype) + " (tensor \"" + tensor->name + "\"); use \"torch\"");
   return reference;
 }
 

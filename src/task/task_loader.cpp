@@ -19,10 +19,10 @@ namespace {
 // time or silently interpose on them, and come back as an INFRA_ERROR far from its cause.
 bool is_reserved_symbol(const std::string& name) {
   static const std::set<std::string> reserved = {
-      "main",   "memcpy", "memmove", "memset", "memcmp",  "malloc", "calloc", "realloc", "free",   "printf",
-      "puts",   "exit",   "abort",   "strlen", "strcpy",  "strcmp", "sqrt",   "sqrtf",   "exp",    "expf",
-      "log",    "logf",   "sin",     "cos",    "fabs",    "pow",    "read",   "write",   "open",   "close",
-      "time",   "clock",  "rand",    "srand",  "qsort",   "atexit", "signal", "raise",   "assert", "operator"};
+      "main", "memcpy", "memmove", "memset", "memcmp", "malloc", "calloc", "realloc", "free",   "printf",
+      "puts", "exit",   "abort",   "strlen", "strcpy", "strcmp", "sqrt",   "sqrtf",   "exp",    "expf",
+      "log",  "logf",   "sin",     "cos",    "fabs",   "pow",    "read",   "write",   "open",   "close",
+      "time", "clock",  "rand",    "srand",  "qsort",  "atexit", "signal", "raise",   "assert", "operator"};
   return reserved.count(name) > 0;
 }
 
@@ -31,12 +31,35 @@ using task_detail::is_identifier;
 using task_detail::is_safe_relative_path;
 using task_detail::require_file;
 
-const std::vector<std::string> k_top_level_keys = {
-    "name",    "description", "target",     "archs",       "axes",        "inputs",
-    "outputs", "constraints", "entry",      "reference",   "kernel",      "hooks",
-    "workloads", "distributions", "tolerances", "flops",   "bytes",       "params",
-    "param_constraints", "static_constraints", "libraries", "baseline", "vendor_baseline", "deterministic",
-    "scalars", "min_devices", "ranks_axis", "expects_tensor_cores", "python_reference"};
+const std::vector<std::string> k_top_level_keys = {"name",
+                                                   "description",
+                                                   "target",
+                                                   "archs",
+                                                   "axes",
+                                                   "inputs",
+                                                   "outputs",
+                                                   "constraints",
+                                                   "entry",
+                                                   "reference",
+                                                   "kernel",
+                                                   "hooks",
+                                                   "workloads",
+                                                   "distributions",
+                                                   "tolerances",
+                                                   "flops",
+                                                   "bytes",
+                                                   "params",
+                                                   "param_constraints",
+                                                   "static_constraints",
+                                                   "libraries",
+                                                   "baseline",
+                                                   "vendor_baseline",
+                                                   "deterministic",
+                                                   "scalars",
+                                                   "min_devices",
+                                                   "ranks_axis",
+                                                   "expects_tensor_cores",
+                                                   "python_reference"};
 
 const std::set<std::string> k_distributions = {"normal", "uniform", "heavy_tailed", "small_int"};
 
@@ -50,7 +73,8 @@ std::vector<Axis> parse_axes(const FieldReader& reader, const nlohmann::json& va
     Axis axis;
     axis.name = name;
     std::string type = reader.string_of(reader.require(spec, "type", field), field + ".type");
-    if (type != "const" && type != "var") reader.fail(field + ".type", "must be \"const\" or \"var\", got \"" + type + "\"");
+    if (type != "const" && type != "var")
+      reader.fail(field + ".type", "must be \"const\" or \"var\", got \"" + type + "\"");
     axis.is_const = type == "const";
     if (axis.is_const) {
       axis.value = reader.integer_of(reader.require(spec, "value", field), field + ".value");
@@ -109,8 +133,9 @@ std::vector<TensorSpec> parse_tensors(const FieldReader& reader, const nlohmann:
     if (!is_identifier(name)) reader.fail(field, "tensor names must be identifiers");
     if (task.find_axis(name) != nullptr) reader.fail(field, "a tensor and an axis cannot share a name");
     reader.object_of(spec, field);
-    reader.only_keys(spec, role == TensorRole::input ? std::vector<std::string>{"dtype", "shape", "generate", "description"}
-                                                     : std::vector<std::string>{"dtype", "shape", "scratch", "description"},
+    reader.only_keys(spec,
+                     role == TensorRole::input ? std::vector<std::string>{"dtype", "shape", "generate", "description"}
+                                               : std::vector<std::string>{"dtype", "shape", "scratch", "description"},
                      field);
     TensorSpec tensor;
     tensor.name = name;
@@ -136,7 +161,8 @@ std::vector<TensorSpec> parse_tensors(const FieldReader& reader, const nlohmann:
           tensor.generator.kind == InputGenerator::Kind::uniform_int)
         reader.fail(field + ".generate", "uniform_int needs an integer dtype");
     }
-    if (role == TensorRole::output && spec.contains("scratch")) tensor.scratch = reader.boolean_of(spec["scratch"], field + ".scratch");
+    if (role == TensorRole::output && spec.contains("scratch"))
+      tensor.scratch = reader.boolean_of(spec["scratch"], field + ".scratch");
     tensors.push_back(tensor);
   }
   if (tensors.empty()) reader.fail(section, "at least one " + section.substr(0, section.size() - 1) + " is required");
@@ -194,7 +220,8 @@ std::vector<ScalarSpec> parse_scalars(const FieldReader& reader, const nlohmann:
     scalar.name = name;
     const std::string dtype = reader.string_of(reader.require(spec, "dtype", field), field + ".dtype");
     const std::optional<DType> parsed = parse_dtype(dtype);
-    if (!parsed || (*parsed != DType::float32 && *parsed != DType::float64 && *parsed != DType::int32 && *parsed != DType::int64))
+    if (!parsed ||
+        (*parsed != DType::float32 && *parsed != DType::float64 && *parsed != DType::int32 && *parsed != DType::int64))
       reader.fail(field + ".dtype", "must be float32, float64, int32 or int64, got \"" + dtype + "\"");
     scalar.dtype = *parsed;
     const nlohmann::json& given = reader.require(spec, "value", field);
@@ -219,7 +246,8 @@ EntryPoint parse_entry(const FieldReader& reader, const nlohmann::json& value, c
   if (!is_identifier(entry.name) || entry.name.rfind("evoteam_", 0) == 0)
     reader.fail("entry.name", "must be an identifier not starting with evoteam_");
   if (is_reserved_symbol(entry.name))
-    reader.fail("entry.name", "\"" + entry.name + "\" is already defined by the harness or the C runtime; choose another name");
+    reader.fail("entry.name",
+                "\"" + entry.name + "\" is already defined by the harness or the C runtime; choose another name");
   entry.args = reader.strings_of(reader.require(value, "args", "entry"), "entry.args");
   std::set<std::string> seen;
   for (std::size_t i = 0; i < entry.args.size(); ++i) {
@@ -229,7 +257,8 @@ EntryPoint parse_entry(const FieldReader& reader, const nlohmann::json& value, c
     if (!seen.insert(arg).second) reader.fail("entry.args[" + std::to_string(i) + "]", "\"" + arg + "\" appears twice");
   }
   for (const TensorSpec* tensor : task.tensors())
-    if (!seen.count(tensor->name)) reader.fail("entry.args", "tensor \"" + tensor->name + "\" is not passed to the entry point");
+    if (!seen.count(tensor->name))
+      reader.fail("entry.args", "tensor \"" + tensor->name + "\" is not passed to the entry point");
   return entry;
 }
 
@@ -237,9 +266,8 @@ std::vector<std::string> parse_kernel_files(const FieldReader& reader, const nlo
   reader.object_of(value, "kernel");
   reader.only_keys(value, {"files"}, "kernel");
   std::vector<std::string> files = reader.strings_of(reader.require(value, "files", "kernel"), "kernel.files");
-  const std::vector<std::string> sources = task.target == Target::host
-                                               ? std::vector<std::string>{".cpp", ".cc", ".cxx"}
-                                               : std::vector<std::string>{".cu"};
+  const std::vector<std::string> sources =
+      task.target == Target::host ? std::vector<std::string>{".cpp", ".cc", ".cxx"} : std::vector<std::string>{".cu"};
   const std::vector<std::string> headers = {".h", ".hpp", ".cuh", ".inc"};
   bool has_source = false;
   std::set<std::string> seen;
@@ -251,7 +279,8 @@ std::vector<std::string> parse_kernel_files(const FieldReader& reader, const nlo
     std::string extension = std::filesystem::path(files[i]).extension().string();
     bool is_source = std::find(sources.begin(), sources.end(), extension) != sources.end();
     bool is_header = std::find(headers.begin(), headers.end(), extension) != headers.end();
-    if (!is_source && !is_header) reader.fail(field, "unsupported extension \"" + extension + "\" for target " + to_string(task.target));
+    if (!is_source && !is_header)
+      reader.fail(field, "unsupported extension \"" + extension + "\" for target " + to_string(task.target));
     has_source |= is_source;
   }
   if (!has_source) reader.fail("kernel.files", "at least one source file is required");
@@ -266,7 +295,8 @@ Tolerance default_tolerance(DType dtype) {
   return tolerance;
 }
 
-std::map<std::string, Tolerance> parse_tolerances(const FieldReader& reader, const nlohmann::json* value, const Task& task) {
+std::map<std::string, Tolerance> parse_tolerances(const FieldReader& reader, const nlohmann::json* value,
+                                                  const Task& task) {
   std::map<std::string, Tolerance> tolerances;
   for (const TensorSpec& output : task.outputs) tolerances[output.name] = default_tolerance(output.dtype);
   if (value == nullptr) return tolerances;
@@ -293,8 +323,9 @@ std::map<std::string, Tolerance> parse_tolerances(const FieldReader& reader, con
 }
 
 // The archs a ptx or sass constraint is scoped to: each one of the task's archs.
-std::vector<std::string> parse_constraint_archs(const FieldReader& reader, const nlohmann::json& value, const Task& task,
-                                                const StaticConstraint& constraint, const std::string& field) {
+std::vector<std::string> parse_constraint_archs(const FieldReader& reader, const nlohmann::json& value,
+                                                const Task& task, const StaticConstraint& constraint,
+                                                const std::string& field) {
   if (task.target != Target::cuda) reader.fail(field, "only cuda tasks scope constraints to archs");
   if (constraint.scope != "ptx" && constraint.scope != "sass")
     reader.fail(field, "archs apply to the ptx and sass scopes only, not \"" + constraint.scope + "\"");
@@ -302,11 +333,13 @@ std::vector<std::string> parse_constraint_archs(const FieldReader& reader, const
   if (archs.empty()) reader.fail(field, "name at least one arch, or leave the field out for every arch");
   for (std::size_t i = 0; i < archs.size(); ++i)
     if (std::find(task.archs.begin(), task.archs.end(), archs[i]) == task.archs.end())
-      reader.fail(field + "[" + std::to_string(i) + "]", "\"" + archs[i] + "\" is not one of the task's archs (" + join(task.archs, ", ") + ")");
+      reader.fail(field + "[" + std::to_string(i) + "]",
+                  "\"" + archs[i] + "\" is not one of the task's archs (" + join(task.archs, ", ") + ")");
   return archs;
 }
 
-std::vector<StaticConstraint> parse_static_constraints(const FieldReader& reader, const nlohmann::json& value, const Task& task) {
+std::vector<StaticConstraint> parse_static_constraints(const FieldReader& reader, const nlohmann::json& value,
+                                                       const Task& task) {
   const Target target = task.target;
   std::vector<StaticConstraint> constraints;
   std::set<std::string> names;
@@ -316,15 +349,20 @@ std::vector<StaticConstraint> parse_static_constraints(const FieldReader& reader
     reader.object_of(items[i], field);
     reader.only_keys(items[i], {"name", "scope", "require", "forbid", "message", "archs", "once_adopted"}, field);
     StaticConstraint constraint;
-    constraint.name = items[i].contains("name") ? reader.string_of(items[i]["name"], field + ".name") : "constraint " + std::to_string(i);
+    constraint.name = items[i].contains("name") ? reader.string_of(items[i]["name"], field + ".name")
+                                                : "constraint " + std::to_string(i);
     constraint.scope = reader.string_of(reader.require(items[i], "scope", field), field + ".scope");
-    const std::set<std::string> scopes = target == Target::host ? std::set<std::string>{"source", "symbols", "disassembly"}
-                                                                : std::set<std::string>{"source", "symbols", "ptx", "sass"};
-    if (!scopes.count(constraint.scope)) reader.fail(field + ".scope", "\"" + constraint.scope + "\" is not a scope for target " + to_string(target));
+    const std::set<std::string> scopes = target == Target::host
+                                             ? std::set<std::string>{"source", "symbols", "disassembly"}
+                                             : std::set<std::string>{"source", "symbols", "ptx", "sass"};
+    if (!scopes.count(constraint.scope))
+      reader.fail(field + ".scope", "\"" + constraint.scope + "\" is not a scope for target " + to_string(target));
     bool has_require = items[i].contains("require");
-    if (has_require == items[i].contains("forbid")) reader.fail(field, "exactly one of \"require\" and \"forbid\" is needed");
+    if (has_require == items[i].contains("forbid"))
+      reader.fail(field, "exactly one of \"require\" and \"forbid\" is needed");
     constraint.required = has_require;
-    constraint.pattern = reader.string_of(items[i][has_require ? "require" : "forbid"], field + (has_require ? ".require" : ".forbid"));
+    constraint.pattern =
+        reader.string_of(items[i][has_require ? "require" : "forbid"], field + (has_require ? ".require" : ".forbid"));
     try {
       std::regex compiled(constraint.pattern);
     } catch (const std::regex_error& error) {
@@ -339,7 +377,8 @@ std::vector<StaticConstraint> parse_static_constraints(const FieldReader& reader
         reader.fail(field + ".once_adopted", "only a \"require\" constraint can be kept once adopted");
     }
     // Rulings and evaluation records name a constraint, so a name must mean one constraint.
-    if (!names.insert(constraint.name).second) reader.fail(field + ".name", "\"" + constraint.name + "\" is used twice");
+    if (!names.insert(constraint.name).second)
+      reader.fail(field + ".name", "\"" + constraint.name + "\" is used twice");
     constraints.push_back(constraint);
   }
   return constraints;
@@ -351,13 +390,18 @@ Baseline parse_baseline(const FieldReader& reader, const nlohmann::json* value, 
   reader.object_of(*value, "baseline");
   reader.only_keys(*value, {"kind", "name", "file", "vendor"}, "baseline");
   std::string kind = reader.string_of(reader.require(*value, "kind", "baseline"), "baseline.kind");
-  if (kind == "starting") baseline.kind = BaselineKind::starting;
-  else if (kind == "reference") baseline.kind = BaselineKind::reference;
-  else if (kind == "library") baseline.kind = BaselineKind::library;
-  else reader.fail("baseline.kind", "must be \"starting\", \"reference\" or \"library\", got \"" + kind + "\"");
+  if (kind == "starting")
+    baseline.kind = BaselineKind::starting;
+  else if (kind == "reference")
+    baseline.kind = BaselineKind::reference;
+  else if (kind == "library")
+    baseline.kind = BaselineKind::library;
+  else
+    reader.fail("baseline.kind", "must be \"starting\", \"reference\" or \"library\", got \"" + kind + "\"");
   if (baseline.kind == BaselineKind::library) {
     baseline.name = reader.string_of(reader.require(*value, "name", "baseline"), "baseline.name");
-    baseline.file = require_file(reader, task, reader.string_of(reader.require(*value, "file", "baseline"), "baseline.file"), "baseline.file");
+    baseline.file = require_file(
+        reader, task, reader.string_of(reader.require(*value, "file", "baseline"), "baseline.file"), "baseline.file");
     if (value->contains("vendor")) baseline.vendor = reader.boolean_of((*value)["vendor"], "baseline.vendor");
   } else if (value->contains("file") || value->contains("vendor")) {
     reader.fail("baseline", "\"file\" and \"vendor\" apply to library baselines only");
@@ -375,12 +419,15 @@ VendorBaseline parse_vendor_baseline(const FieldReader& reader, const nlohmann::
   reader.object_of(*value, field);
   reader.only_keys(*value, {"kind", "file", "unavailable", "missing_archs"}, field);
   vendor.kind = reader.string_of(reader.require(*value, "kind", field), field + ".kind");
-  if (k_vendor_kinds.count(vendor.kind) == 0) reader.fail(field + ".kind", "must be \"flashinfer\", got \"" + vendor.kind + "\"");
+  if (k_vendor_kinds.count(vendor.kind) == 0)
+    reader.fail(field + ".kind", "must be \"flashinfer\", got \"" + vendor.kind + "\"");
   if (task.target != Target::cuda) reader.fail(field, "vendor baselines are for cuda tasks");
   if (value->contains("file") == value->contains("unavailable"))
     reader.fail(field, "needs exactly one of \"file\" (the vendor's kernel) and \"unavailable\" (why it has none)");
-  if (value->contains("file")) vendor.file = require_file(reader, task, reader.string_of((*value)["file"], field + ".file"), field + ".file");
-  else vendor.unavailable = reader.string_of((*value)["unavailable"], field + ".unavailable");
+  if (value->contains("file"))
+    vendor.file = require_file(reader, task, reader.string_of((*value)["file"], field + ".file"), field + ".file");
+  else
+    vendor.unavailable = reader.string_of((*value)["unavailable"], field + ".unavailable");
   if (value->contains("missing_archs")) {
     const nlohmann::json& missing = (*value)["missing_archs"];
     reader.object_of(missing, field + ".missing_archs");
@@ -412,7 +459,8 @@ Task load_task(const std::filesystem::path& task_dir) {
   std::filesystem::path dir = std::filesystem::absolute(task_dir, error).lexically_normal();
   if (dir.has_filename() == false) dir = dir.parent_path();
   const std::filesystem::path file = dir / "task.json";
-  if (!std::filesystem::is_regular_file(file)) throw InvalidInput(file.string() + ": no such file (is " + task_dir.string() + " a task directory?)");
+  if (!std::filesystem::is_regular_file(file))
+    throw InvalidInput(file.string() + ": no such file (is " + task_dir.string() + " a task directory?)");
   const std::string text = read_file(file);
   const nlohmann::json root = read_json_file(file);
   FieldReader reader(file.string());
@@ -422,19 +470,26 @@ Task load_task(const std::filesystem::path& task_dir) {
   Task task;
   task.dir = dir;
   task.name = reader.string_of(reader.require(root, "name", ""), "name");
-  if (task.name.empty() || task.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != std::string::npos)
+  if (task.name.empty() ||
+      task.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+          std::string::npos)
     reader.fail("name", "use letters, digits, '_', '.' and '-'");
   if (root.contains("description")) task.description = reader.string_of(root["description"], "description");
   std::string target = reader.string_of(reader.require(root, "target", ""), "target");
-  if (target == "host") task.target = Target::host;
-  else if (target == "cuda") task.target = Target::cuda;
-  else reader.fail("target", "must be \"host\" or \"cuda\", got \"" + target + "\"");
+  if (target == "host")
+    task.target = Target::host;
+  else if (target == "cuda")
+    task.target = Target::cuda;
+  else
+    reader.fail("target", "must be \"host\" or \"cuda\", got \"" + target + "\"");
   if (task.target == Target::cuda) {
     task.archs = reader.strings_of(reader.require(root, "archs", ""), "archs");
     if (task.archs.empty()) reader.fail("archs", "a cuda task needs at least one arch, e.g. \"sm_90a\"");
     static const std::regex arch_pattern("sm_[0-9]{2,3}[af]?");
     for (std::size_t i = 0; i < task.archs.size(); ++i)
-      if (!std::regex_match(task.archs[i], arch_pattern)) reader.fail("archs[" + std::to_string(i) + "]", "\"" + task.archs[i] + "\" is not an arch like sm_90a or sm_100a");
+      if (!std::regex_match(task.archs[i], arch_pattern))
+        reader.fail("archs[" + std::to_string(i) + "]",
+                    "\"" + task.archs[i] + "\" is not an arch like sm_90a or sm_100a");
   } else if (root.contains("archs")) {
     reader.fail("archs", "only cuda tasks have archs");
   }
@@ -450,13 +505,15 @@ Task load_task(const std::filesystem::path& task_dir) {
   if (root.contains("scalars")) task.scalars = parse_scalars(reader, root["scalars"], task);
   task.entry = parse_entry(reader, reader.require(root, "entry", ""), task);
 
-  task.reference_file = require_file(reader, task, reader.string_of(reader.require(root, "reference", ""), "reference"), "reference");
+  task.reference_file =
+      require_file(reader, task, reader.string_of(reader.require(root, "reference", ""), "reference"), "reference");
   task.kernel_files = parse_kernel_files(reader, reader.require(root, "kernel", ""), task);
   for (const std::string& kernel_file : task.kernel_files)
     if (kernel_file == task.reference_file) reader.fail("kernel.files", "the reference cannot be a kernel file");
   if (root.contains("python_reference"))
     task.python_reference = task_detail::parse_python_reference(reader, root["python_reference"], task);
-  if (root.contains("hooks")) task.hooks_file = require_file(reader, task, reader.string_of(root["hooks"], "hooks"), "hooks");
+  if (root.contains("hooks"))
+    task.hooks_file = require_file(reader, task, reader.string_of(root["hooks"], "hooks"), "hooks");
   for (const TensorSpec& input : task.inputs)
     if (input.generator.kind == InputGenerator::Kind::hook && task.hooks_file.empty())
       reader.fail("inputs." + input.name + ".generate", "a hook generator needs \"hooks\": \"FILE\"");
@@ -465,7 +522,8 @@ Task load_task(const std::filesystem::path& task_dir) {
     task.distributions = reader.strings_of(root["distributions"], "distributions");
     for (std::size_t i = 0; i < task.distributions.size(); ++i)
       if (!k_distributions.count(task.distributions[i]))
-        reader.fail("distributions[" + std::to_string(i) + "]", "unknown distribution \"" + task.distributions[i] + "\" (normal, uniform, heavy_tailed, small_int)");
+        reader.fail("distributions[" + std::to_string(i) + "]", "unknown distribution \"" + task.distributions[i] +
+                                                                    "\" (normal, uniform, heavy_tailed, small_int)");
   }
   task.tolerances = parse_tolerances(reader, root.contains("tolerances") ? &root["tolerances"] : nullptr, task);
   if (root.contains("flops")) task.flops = reader.string_of(root["flops"], "flops");
@@ -474,27 +532,33 @@ Task load_task(const std::filesystem::path& task_dir) {
   for (const ParamSpec& param : task.params)
     if (task.find_axis(param.name) || task.find_tensor(param.name) || param.name == task.entry.name)
       reader.fail("params", "param \"" + param.name + "\" clashes with an axis, a tensor or the entry point");
-  if (root.contains("param_constraints")) task.param_constraints = reader.strings_of(root["param_constraints"], "param_constraints");
+  if (root.contains("param_constraints"))
+    task.param_constraints = reader.strings_of(root["param_constraints"], "param_constraints");
   task_detail::check_param_constraints(reader, task);
-  if (root.contains("static_constraints")) task.static_constraints = parse_static_constraints(reader, root["static_constraints"], task);
+  if (root.contains("static_constraints"))
+    task.static_constraints = parse_static_constraints(reader, root["static_constraints"], task);
   if (root.contains("expects_tensor_cores")) {
     task.expects_tensor_cores = reader.boolean_of(root["expects_tensor_cores"], "expects_tensor_cores");
-    if (task.expects_tensor_cores && task.target != Target::cuda) reader.fail("expects_tensor_cores", "only cuda tasks have tensor cores");
+    if (task.expects_tensor_cores && task.target != Target::cuda)
+      reader.fail("expects_tensor_cores", "only cuda tasks have tensor cores");
   }
   if (root.contains("libraries")) task.libraries = reader.strings_of(root["libraries"], "libraries");
   task.baseline = parse_baseline(reader, root.contains("baseline") ? &root["baseline"] : nullptr, task);
-  task.vendor = parse_vendor_baseline(reader, root.contains("vendor_baseline") ? &root["vendor_baseline"] : nullptr, task);
+  task.vendor =
+      parse_vendor_baseline(reader, root.contains("vendor_baseline") ? &root["vendor_baseline"] : nullptr, task);
   if (root.contains("deterministic")) task.deterministic = reader.boolean_of(root["deterministic"], "deterministic");
   if (root.contains("min_devices")) {
     const std::int64_t devices = reader.integer_of(root["min_devices"], "min_devices");
     if (devices < 1 || devices > 64) reader.fail("min_devices", "must be between 1 and 64");
-    if (devices > 1 && task.target != Target::cuda) reader.fail("min_devices", "only cuda tasks can need several devices");
+    if (devices > 1 && task.target != Target::cuda)
+      reader.fail("min_devices", "only cuda tasks can need several devices");
     task.min_devices = static_cast<int>(devices);
   }
 
   std::string workloads_text;
   task.workloads = task_detail::parse_workloads(reader, reader.require(root, "workloads", ""), task, &workloads_text);
-  task.ranks_axis = task_detail::parse_ranks_axis(reader, root.contains("ranks_axis") ? &root["ranks_axis"] : nullptr, task);
+  task.ranks_axis =
+      task_detail::parse_ranks_axis(reader, root.contains("ranks_axis") ? &root["ranks_axis"] : nullptr, task);
   task.content_hash = content_hash(task, text, workloads_text);
   return task;
 }

@@ -15,12 +15,14 @@ std::string parse_ranks_axis(const FieldReader& reader, const nlohmann::json* va
   if (task.min_devices < 2) reader.fail("ranks_axis", "only tasks with min_devices > 1 run as a group of ranks");
   const Axis* axis = task.find_axis(name);
   if (axis == nullptr) reader.fail("ranks_axis", "\"" + name + "\" is not an axis");
-  if (axis->is_const) reader.fail("ranks_axis", "\"" + name + "\" must be a var axis (workloads choose the group size)");
+  if (axis->is_const)
+    reader.fail("ranks_axis", "\"" + name + "\" must be a var axis (workloads choose the group size)");
   for (const Workload& workload : task.workloads) {
     const std::int64_t ranks = workload.axes.at(name);
     if (ranks < task.min_devices || ranks > 64)
       reader.fail("ranks_axis", "workload \"" + workload.name + "\" has " + name + " = " + std::to_string(ranks) +
-                                    "; a group needs between min_devices (" + std::to_string(task.min_devices) + ") and 64 ranks");
+                                    "; a group needs between min_devices (" + std::to_string(task.min_devices) +
+                                    ") and 64 ranks");
   }
   return name;
 }

@@ -90,9 +90,12 @@ std::string join_field(const std::string& parent, const std::string& child) {
   return parent.empty() ? child : parent + "." + child;
 }
 
-std::string require_file(const FieldReader& reader, const Task& task, const std::string& name, const std::string& field) {
-  if (!is_safe_relative_path(name)) reader.fail(field, "\"" + name + "\" must be a relative path inside the task directory");
-  if (!std::filesystem::is_regular_file(task.dir / name)) reader.fail(field, "no such file: " + (task.dir / name).string());
+std::string require_file(const FieldReader& reader, const Task& task, const std::string& name,
+                         const std::string& field) {
+  if (!is_safe_relative_path(name))
+    reader.fail(field, "\"" + name + "\" must be a relative path inside the task directory");
+  if (!std::filesystem::is_regular_file(task.dir / name))
+    reader.fail(field, "no such file: " + (task.dir / name).string());
   // A link could reach a file outside the task, and the run's frozen copy keeps no links: refuse it like "..".
   std::error_code error;
   const std::filesystem::path real = std::filesystem::canonical(task.dir / name, error);

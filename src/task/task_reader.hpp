@@ -38,7 +38,8 @@ bool is_identifier(const std::string& text);
 bool is_safe_relative_path(const std::string& text);
 // A file the task names (field `field`): a safe relative path to a regular file inside the task directory, not
 // a link. Returns `name`.
-std::string require_file(const FieldReader& reader, const Task& task, const std::string& name, const std::string& field);
+std::string require_file(const FieldReader& reader, const Task& task, const std::string& name,
+                         const std::string& field);
 std::string join_field(const std::string& parent, const std::string& child);
 
 // `workloads`: an inline array, or a file name (JSON lines, one {"name"?, "axes": {...}} per line).

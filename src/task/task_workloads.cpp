@@ -12,12 +12,13 @@
 namespace evoteam::task_detail {
 namespace {
 
-Workload parse_workload(const FieldReader& reader, const nlohmann::json& value, const std::string& field, const Task& task,
-                        std::size_t index) {
+Workload parse_workload(const FieldReader& reader, const nlohmann::json& value, const std::string& field,
+                        const Task& task, std::size_t index) {
   reader.object_of(value, field);
   reader.only_keys(value, {"name", "axes", "description", "origin", "source"}, field);
   Workload workload;
-  workload.name = value.contains("name") ? reader.string_of(value["name"], field + ".name") : "w" + std::to_string(index);
+  workload.name =
+      value.contains("name") ? reader.string_of(value["name"], field + ".name") : "w" + std::to_string(index);
   if (value.contains("origin")) {
     const std::string origin = reader.string_of(value["origin"], field + ".origin");
     std::optional<WorkloadOrigin> parsed = parse_workload_origin(origin);
@@ -29,7 +30,8 @@ Workload parse_workload(const FieldReader& reader, const nlohmann::json& value, 
     if (workload.source.empty()) reader.fail(field + ".source", "must not be empty");
   }
   if (workload.origin == WorkloadOrigin::published && workload.source.empty())
-    reader.fail(field + ".source", "a published workload names where it was published (e.g. the trace's workload uuid)");
+    reader.fail(field + ".source",
+                "a published workload names where it was published (e.g. the trace's workload uuid)");
   const nlohmann::json& axes = reader.object_of(reader.require(value, "axes", field), field + ".axes");
   for (const auto& [name, extent] : axes.items()) {
     const Axis* axis = task.find_axis(name);
@@ -40,7 +42,8 @@ Workload parse_workload(const FieldReader& reader, const nlohmann::json& value, 
     workload.axes[name] = number;
   }
   for (const Axis& axis : task.axes)
-    if (!axis.is_const && !workload.axes.count(axis.name)) reader.fail(field + ".axes", "missing var axis \"" + axis.name + "\"");
+    if (!axis.is_const && !workload.axes.count(axis.name))
+      reader.fail(field + ".axes", "missing var axis \"" + axis.name + "\"");
   std::map<std::string, std::int64_t> all = workload_axes(task, workload);
   try {
     if (std::optional<std::string> violated = violated_constraint(task, all))
@@ -61,7 +64,8 @@ std::vector<Workload> parse_workloads(const FieldReader& reader, const nlohmann:
   std::vector<Workload> result;
   if (workloads.is_string()) {
     const std::string name = workloads.get<std::string>();
-    if (!is_safe_relative_path(name)) reader.fail("workloads", "\"" + name + "\" must be a relative path inside the task directory");
+    if (!is_safe_relative_path(name))
+      reader.fail("workloads", "\"" + name + "\" must be a relative path inside the task directory");
     const std::filesystem::path path = task.dir / name;
     if (!std::filesystem::is_regular_file(path)) reader.fail("workloads", "no such file: " + path.string());
     *workloads_file_text = read_file(path);
@@ -85,7 +89,8 @@ std::vector<Workload> parse_workloads(const FieldReader& reader, const nlohmann:
   if (result.empty()) reader.fail("workloads", "at least one workload is required");
   std::set<std::string> names;
   for (const Workload& workload : result)
-    if (!names.insert(workload.name).second) reader.fail("workloads", "two workloads are named \"" + workload.name + "\"");
+    if (!names.insert(workload.name).second)
+      reader.fail("workloads", "two workloads are named \"" + workload.name + "\"");
   return result;
 }
 
@@ -95,7 +100,8 @@ namespace evoteam {
 
 void select_workloads(Task& task, WorkloadSelection selection) {
   if (selection == WorkloadSelection::all) return;
-  const WorkloadOrigin wanted = selection == WorkloadSelection::published ? WorkloadOrigin::published : WorkloadOrigin::ours;
+  const WorkloadOrigin wanted =
+      selection == WorkloadSelection::published ? WorkloadOrigin::published : WorkloadOrigin::ours;
   std::vector<Workload> kept;
   for (const Workload& workload : task.workloads)
     if (workload.origin == wanted) kept.push_back(workload);

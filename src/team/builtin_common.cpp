@@ -11,13 +11,13 @@ namespace evoteam::builtin {
 namespace {
 
 // The search's settings. The score is in log-speedup units: 0.05 is about 5% of speedup.
-constexpr double k_uncertainty_weight = 2.0;  // optimism: mean + 2 sd
-constexpr double k_pair_bonus = 0.3;          // for the most untried value pairs a candidate would measure
-constexpr double k_change_preference = 0.05;  // a single change wins unless a jump scores 5% better
-constexpr double k_kernel_pairs = 0.5;        // weight of shared value pairs against shared values
-constexpr double k_noise = 0.01;              // measurement noise, relative to the prior variance
-constexpr double k_ridge = 0.3;               // regularisation of the additive fit of param effects
-constexpr std::size_t k_model_points = 160;   // the model keeps at most this many (the best) measurements
+constexpr double k_uncertainty_weight = 2.0;     // optimism: mean + 2 sd
+constexpr double k_pair_bonus = 0.3;             // for the most untried value pairs a candidate would measure
+constexpr double k_change_preference = 0.05;     // a single change wins unless a jump scores 5% better
+constexpr double k_kernel_pairs = 0.5;           // weight of shared value pairs against shared values
+constexpr double k_noise = 0.01;                 // measurement noise, relative to the prior variance
+constexpr double k_ridge = 0.3;                  // regularisation of the additive fit of param effects
+constexpr std::size_t k_model_points = 160;      // the model keeps at most this many (the best) measurements
 constexpr std::size_t k_candidate_limit = 4096;  // larger spaces are sampled rather than enumerated
 
 // In-place Cholesky factorisation of a symmetric positive definite n x n matrix (row-major, lower part).
@@ -60,7 +60,8 @@ std::vector<int> encode_point(const std::vector<ParamSpec>& space, const ParamVa
 
 ParamValues decode_point(const std::vector<ParamSpec>& space, const std::vector<int>& point) {
   ParamValues params;
-  for (std::size_t p = 0; p < space.size(); ++p) params[space[p].name] = space[p].values[static_cast<std::size_t>(point[p])];
+  for (std::size_t p = 0; p < space.size(); ++p)
+    params[space[p].name] = space[p].values[static_cast<std::size_t>(point[p])];
   return params;
 }
 
@@ -88,8 +89,7 @@ std::uint64_t pair_key(std::size_t p, int a, std::size_t q, int b) {
 // Admissible points not attempted yet: the whole space when it is small, else a sample of it plus every
 // single change from the head (so climbing never depends on the sample).
 std::vector<std::vector<int>> candidate_points(const SearchRequest& request, const std::vector<int>& head,
-                                               const std::unordered_set<std::string>& tried,
-                                               std::mt19937_64& rng) {
+                                               const std::unordered_set<std::string>& tried, std::mt19937_64& rng) {
   const std::vector<ParamSpec>& space = request.space;
   std::vector<std::vector<int>> result;
   std::unordered_set<std::string> listed;
@@ -230,7 +230,8 @@ std::map<std::string, double> param_effects(const std::vector<ParamSpec>& space,
     for (std::size_t p = 0; p < space.size(); ++p) {
       std::size_t a = offset[p] + static_cast<std::size_t>(points[i][p]);
       rhs[a] += ys[i] - mean;
-      for (std::size_t q = 0; q < space.size(); ++q) normal[a * width + offset[q] + static_cast<std::size_t>(points[i][q])] += 1.0;
+      for (std::size_t q = 0; q < space.size(); ++q)
+        normal[a * width + offset[q] + static_cast<std::size_t>(points[i][q])] += 1.0;
     }
   for (std::size_t a = 0; a < width; ++a) normal[a * width + a] += k_ridge;
   cholesky(normal, width);
@@ -287,7 +288,8 @@ Surrogate::Surrogate(const std::vector<ParamSpec>& space, const std::vector<Meas
   m_scale = std::sqrt(std::max(variance, 1e-4));
   m_chol.assign(n * n, 0.0);
   for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j <= i; ++j) m_chol[i * n + j] = kernel(m_points[i], m_points[j]) + (i == j ? k_noise : 0.0);
+    for (std::size_t j = 0; j <= i; ++j)
+      m_chol[i * n + j] = kernel(m_points[i], m_points[j]) + (i == j ? k_noise : 0.0);
   cholesky(m_chol, n);
   std::vector<double> centred;
   for (double y : ys) centred.push_back(y - m_mean);
@@ -360,7 +362,8 @@ std::optional<Proposal> propose_next(const SearchRequest& request, std::mt19937_
   // First measure every declared value once: the model knows nothing of a value it has never seen.
   std::vector<int> unseen(candidates.size(), 0);
   for (std::size_t c = 0; c < candidates.size(); ++c)
-    for (std::size_t p = 0; p < space.size(); ++p) unseen[c] += seen_values[p][static_cast<std::size_t>(candidates[c][p])] ? 0 : 1;
+    for (std::size_t p = 0; p < space.size(); ++p)
+      unseen[c] += seen_values[p][static_cast<std::size_t>(candidates[c][p])] ? 0 : 1;
   const int most_unseen = *std::max_element(unseen.begin(), unseen.end());
   if (most_unseen > 0) {
     std::size_t pick = candidates.size();
@@ -369,7 +372,8 @@ std::optional<Proposal> propose_next(const SearchRequest& request, std::mt19937_
     std::string values;
     for (std::size_t p = 0; p < space.size(); ++p)
       if (!seen_values[p][static_cast<std::size_t>(candidates[pick][p])])
-        values += (values.empty() ? "" : ", ") + space[p].name + "=" + space[p].values[static_cast<std::size_t>(candidates[pick][p])];
+        values += (values.empty() ? "" : ", ") + space[p].name + "=" +
+                  space[p].values[static_cast<std::size_t>(candidates[pick][p])];
     return Proposal{decode_point(space, candidates[pick]), ProposalKind::cover,
                     "explore: measure " + values + " for the first time" + forecast(pick)};
   }
@@ -404,8 +408,8 @@ std::optional<Proposal> propose_next(const SearchRequest& request, std::mt19937_
     pick = best_where([&](std::size_t c) { return distance(candidates[c], head) >= 2; });
   if (pick == candidates.size()) {
     pick = best_where([](std::size_t) { return true; });
-    std::size_t change = has_head ? best_where([&](std::size_t c) { return distance(candidates[c], head) == 1; })
-                                  : candidates.size();
+    std::size_t change =
+        has_head ? best_where([&](std::size_t c) { return distance(candidates[c], head) == 1; }) : candidates.size();
     if (change != candidates.size() && score[change] >= score[pick] - k_change_preference) pick = change;
   }
   ParamValues params = decode_point(space, candidates[pick]);

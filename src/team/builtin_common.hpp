@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include <evoteam/team/team.hpp>
 #include <evoteam/core/text.hpp>
+#include <evoteam/team/team.hpp>
 
 namespace evoteam::builtin {
 
@@ -34,7 +34,6 @@ std::vector<std::string> current_focus(const TurnContext& context);
 
 // Passing, not rejected; the record the lineage continues from.
 std::optional<EvaluationRecord> lineage_head(const TurnContext& context);
-
 
 // One attempted point of the param space.
 struct Measurement {
@@ -109,7 +108,7 @@ struct SearchRequest {
   ParamValues head;                   // the best passing point; changes are made from it
   std::optional<double> head_speedup;
   std::function<bool(const ParamValues&)> admissible;  // declared-valid and not screened out by knowledge
-  std::map<std::string, double> relevance;            // the Profiling Scientist's weights; empty: all equal
+  std::map<std::string, double> relevance;             // the Profiling Scientist's weights; empty: all equal
   SearchMode mode = SearchMode::climb;
 };
 

@@ -22,8 +22,7 @@ class Debugger : public TeamMember {
     RunHistory history = lab.snapshot();
     const EvaluationRecord* failing = nullptr;
     for (auto it = history.evaluations.rbegin(); it != history.evaluations.rend() && !failing; ++it)
-      if (it->failed() && !diagnosed(*context.knowledge, it->params))
-        failing = &*it;
+      if (it->failed() && !diagnosed(*context.knowledge, it->params)) failing = &*it;
     if (failing == nullptr) {
       outcome.summary = "no undiagnosed failure";
       outcome.handoff_note = outcome.summary;
@@ -45,9 +44,12 @@ class Debugger : public TeamMember {
     auto probe = [&](const std::vector<std::string>& applied) {
       ParamValues params = parent->params;
       for (const std::string& name : applied) params[name] = failing->params.at(name);
-      LabRequest request{parent->candidate_id, context.role.name, context.role.lineage,
+      LabRequest request{parent->candidate_id,
+                         context.role.name,
+                         context.role.lineage,
                          "bisect " + failing->candidate_id + ": apply " + std::to_string(applied.size()) + " change(s)",
-                         params, lab.sources_of(parent->candidate_id)};
+                         params,
+                         lab.sources_of(parent->candidate_id)};
       LabOutcome result = lab.evaluate(request, context.cycle, Lab::Screening::off);
       if (!result.reused) ++spent;
       return result.record;
@@ -77,8 +79,11 @@ class Debugger : public TeamMember {
     if (general && second != nullptr && spent < context.evaluation_budget) {
       ParamValues elsewhere = second->params;
       for (const std::string& name : culprit) elsewhere[name] = failing->params.at(name);
-      LabRequest request{second->candidate_id, context.role.name, context.role.lineage,
-                         "does " + failing->candidate_id + "'s culprit fail elsewhere?", elsewhere,
+      LabRequest request{second->candidate_id,
+                         context.role.name,
+                         context.role.lineage,
+                         "does " + failing->candidate_id + "'s culprit fail elsewhere?",
+                         elsewhere,
                          lab.sources_of(second->candidate_id)};
       LabOutcome result = lab.evaluate(request, context.cycle, Lab::Screening::off);
       if (!result.reused) ++spent;

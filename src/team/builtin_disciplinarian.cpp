@@ -18,7 +18,8 @@ class Disciplinarian : public TeamMember {
     RunHistory history = lab.snapshot();
     std::optional<double> before = history.best_speedup_through(context.cycle - 1);
     for (const EvaluationRecord& record : history.evaluations) {
-      if (record.cycle != context.cycle || !record.passed() || record.rejected || !record.ruling.empty() || !record.speedup)
+      if (record.cycle != context.cycle || !record.passed() || record.rejected || !record.ruling.empty() ||
+          !record.speedup)
         continue;
       if (before && *record.speedup <= *before) continue;  // not a candidate for the new best
       const EvaluationRecord* parent = history.find(record.parent_id);
@@ -30,8 +31,11 @@ class Disciplinarian : public TeamMember {
           if (spent >= context.evaluation_budget) break;
           ParamValues single = parent->params;
           single[name] = record.params.at(name);
-          LabRequest request{parent->candidate_id, context.role.name, "best",
-                             "decompose " + record.candidate_id + ": " + name + " alone", single,
+          LabRequest request{parent->candidate_id,
+                             context.role.name,
+                             "best",
+                             "decompose " + record.candidate_id + ": " + name + " alone",
+                             single,
                              lab.sources_of(parent->candidate_id)};
           if (!lab.evaluate(request, context.cycle, context.screening()).reused) ++spent;
         }

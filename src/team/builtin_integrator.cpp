@@ -26,8 +26,8 @@ class KnowledgeIntegrator : public TeamMember {
     int strategies = 0;
     for (const EvaluationRecord& child : history.evaluations) {
       const EvaluationRecord* parent = history.find(child.parent_id);
-      if (!parent || !child.passed() || child.rejected || !parent->passed() ||
-          !child.speedup || !parent->speedup || *child.speedup < *parent->speedup * 1.02)
+      if (!parent || !child.passed() || child.rejected || !parent->passed() || !child.speedup || !parent->speedup ||
+          *child.speedup < *parent->speedup * 1.02)
         continue;
       Move move = make_move(parent->params, child.params);
       if (move.changed.size() != 1) continue;
@@ -48,15 +48,16 @@ class KnowledgeIntegrator : public TeamMember {
     std::set<std::string> known_constraints(conditions.begin(), conditions.end());
     int constraints = 0;
     for (const EvaluationRecord& record : history.evaluations) {
-      if (!record.failed() || record.failure_signature.empty())
-        continue;
+      if (!record.failed() || record.failure_signature.empty()) continue;
       std::string when = describe_params(record.params);
       if (known_constraints.count(when)) continue;
       const bool added = knowledge.add(KnowledgeKind::constraint,
-                    KnowledgeEntry{"when " + when + ": " + record.failure_signature,
-                                   {{"when", when}, {"signature", record.failure_signature},
-                                    {"candidate", record.candidate_id}, {"found_by", "knowledge integrator (exact configuration)"}},
-                                   ""});
+                                       KnowledgeEntry{"when " + when + ": " + record.failure_signature,
+                                                      {{"when", when},
+                                                       {"signature", record.failure_signature},
+                                                       {"candidate", record.candidate_id},
+                                                       {"found_by", "knowledge integrator (exact configuration)"}},
+                                                      ""});
       known_constraints.insert(when);
       if (added) ++constraints;
     }
@@ -64,8 +65,11 @@ class KnowledgeIntegrator : public TeamMember {
     // The action plan: where the team stands and what to try next.
     std::optional<EvaluationRecord> best = history.best();
     std::string plan = "- cycle: " + std::to_string(context.cycle) + "\n";
-    plan += "- best: " + (best ? best->candidate_id + " " + fixed(best->speedup.value_or(0), 2) + "x (" + describe_params(best->params) + ")"
-                               : std::string("none")) + "\n";
+    plan += "- best: " +
+            (best ? best->candidate_id + " " + fixed(best->speedup.value_or(0), 2) + "x (" +
+                        describe_params(best->params) + ")"
+                  : std::string("none")) +
+            "\n";
     std::vector<std::string> focus = current_focus(context);
     std::string focus_text;
     for (const std::string& name : focus) focus_text += (focus_text.empty() ? "" : ",") + name;
@@ -77,20 +81,22 @@ class KnowledgeIntegrator : public TeamMember {
           param_effects(context.lab->param_space(), measurements_of(history, best->sources_hash));
       std::string effects_text;
       for (const auto& [name, effect] : effects)
-        effects_text += (effects_text.empty() ? "" : ", ") + name + " " + fixed(100.0 * (std::exp(effect) - 1.0), 0) + "%";
+        effects_text +=
+            (effects_text.empty() ? "" : ", ") + name + " " + fixed(100.0 * (std::exp(effect) - 1.0), 0) + "%";
       if (!effects_text.empty()) plan += "- param effects (largest minus smallest value): " + effects_text + "\n";
     }
     plan += "- respect constraints: " + std::to_string(known_constraints.size()) + " recorded (constraints.md)\n";
-    plan += "- next: one change at a time from the best where the model rates it well, else a new lineage where "
-            "it expects more; never retry a measured configuration or a recorded failure\n";
+    plan +=
+        "- next: one change at a time from the best where the model rates it well, else a new lineage where "
+        "it expects more; never retry a measured configuration or a recorded failure\n";
     knowledge.write_action_plan(plan);
-    knowledge.add_role_record(context.role.name,
-                              KnowledgeEntry{"cycle " + std::to_string(context.cycle),
-                                             {{"strategies_added", std::to_string(strategies)},
-                                              {"constraints_added", std::to_string(constraints)}},
-                                             ""});
-    outcome.summary = "recorded " + std::to_string(strategies) + " validated strateg" + (strategies == 1 ? "y" : "ies") +
-                      " and " + std::to_string(constraints) + " constraint(s); action plan rewritten";
+    knowledge.add_role_record(context.role.name, KnowledgeEntry{"cycle " + std::to_string(context.cycle),
+                                                                {{"strategies_added", std::to_string(strategies)},
+                                                                 {"constraints_added", std::to_string(constraints)}},
+                                                                ""});
+    outcome.summary = "recorded " + std::to_string(strategies) + " validated strateg" +
+                      (strategies == 1 ? "y" : "ies") + " and " + std::to_string(constraints) +
+                      " constraint(s); action plan rewritten";
     outcome.handoff_note = outcome.summary;
     return outcome;
   }

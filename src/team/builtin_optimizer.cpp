@@ -7,9 +7,9 @@
 // constraints rule out.
 #include <set>
 
-#include <evoteam/team/knowledge.hpp>
 #include <evoteam/core/process.hpp>
 #include <evoteam/task/task.hpp>
+#include <evoteam/team/knowledge.hpp>
 
 #include "team/builtin_common.hpp"
 
@@ -59,14 +59,28 @@ class Optimizer : public TeamMember {
     std::set<std::string> proposed;
     std::string log, stop = "budget spent";
     while (spent < context.evaluation_budget) {
-      if (interrupted()) { stop = "interrupted"; break; }
+      if (interrupted()) {
+        stop = "interrupted";
+        break;
+      }
       RunHistory history = lab.snapshot();
-      SearchRequest search{space, measurements_of(history, head->sources_hash), head->params, head->speedup,
-                           admissible, advice.relevance, new_lineage ? SearchMode::new_lineage : SearchMode::climb};
+      SearchRequest search{space,
+                           measurements_of(history, head->sources_hash),
+                           head->params,
+                           head->speedup,
+                           admissible,
+                           advice.relevance,
+                           new_lineage ? SearchMode::new_lineage : SearchMode::climb};
       std::optional<Proposal> proposal = propose_next(search, rng);
-      if (!proposal) { stop = "every admissible point is measured"; break; }
+      if (!proposal) {
+        stop = "every admissible point is measured";
+        break;
+      }
       // The lab records every evaluation, so a point proposed twice means it did not: stop rather than spin.
-      if (!proposed.insert(describe_params(proposal->params)).second) { stop = "the lab did not record " + describe_params(proposal->params); break; }
+      if (!proposed.insert(describe_params(proposal->params)).second) {
+        stop = "the lab did not record " + describe_params(proposal->params);
+        break;
+      }
 
       LabRequest request;
       // A root starts a new lineage (no parent): it is a sample of the space, not a change to review.
@@ -77,7 +91,10 @@ class Optimizer : public TeamMember {
       request.params = proposal->params;
       request.sources_dir = lab.sources_of(head->candidate_id);
       LabOutcome result = lab.evaluate(request, context.cycle, screening);
-      if (result.record.state == RecordState::over_budget) { stop = "the run's evaluation budget is spent"; break; }
+      if (result.record.state == RecordState::over_budget) {
+        stop = "the run's evaluation budget is spent";
+        break;
+      }
       if (result.reused || result.record.blocked()) {
         refused.insert(describe_params(proposal->params));
         continue;
@@ -97,8 +114,8 @@ class Optimizer : public TeamMember {
     outcome.summary = "spent " + std::to_string(spent) + " evaluations (" + std::to_string(kinds[ProposalKind::cover]) +
                       " to cover values, " + std::to_string(kinds[ProposalKind::change]) + " single changes, " +
                       std::to_string(kinds[ProposalKind::jump]) + " jumps), improved " + std::to_string(improved) +
-                      " times; head " + head->candidate_id + (head->speedup ? " " + fixed(*head->speedup, 2) + "x" : "") +
-                      "; stopped: " + stop;
+                      " times; head " + head->candidate_id +
+                      (head->speedup ? " " + fixed(*head->speedup, 2) + "x" : "") + "; stopped: " + stop;
     outcome.handoff_note = outcome.summary + (log.empty() ? "" : "; results: " + log);
     return outcome;
   }

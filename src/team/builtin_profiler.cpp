@@ -46,8 +46,7 @@ class ProfilingScientist : public TeamMember {
       // Unmeasured params rank between strong (> 5%) and flat ones: they may hide a gain.
       ranked.emplace_back(-(it == effects.end() ? 0.05 : it->second), spec.name);
     }
-    std::stable_sort(ranked.begin(), ranked.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::string focus, weights, effects_text;
     for (const auto& [score, name] : ranked) {
       focus += (focus.empty() ? "" : ",") + name;
@@ -60,7 +59,8 @@ class ProfilingScientist : public TeamMember {
       effects_text = "Measured param effects (additive fit over " + std::to_string(passing) +
                      " passing measurements, largest minus smallest value): " + effects_text;
     if (best) {
-      std::map<std::string, std::string> fields = {{"candidate", best->candidate_id}, {"bound", bound}, {"focus", focus}};
+      std::map<std::string, std::string> fields = {
+          {"candidate", best->candidate_id}, {"bound", bound}, {"focus", focus}};
       if (!weights.empty()) fields["relevance"] = weights;
       context.knowledge->add(KnowledgeKind::hardware,
                              KnowledgeEntry{best->candidate_id + " is " + bound + "-bound", fields,

@@ -18,7 +18,8 @@ std::unique_ptr<TeamMember> make_builtin_member(const std::string& role, double 
   if (role == "profiling-scientist") return builtin::make_builtin_profiling_scientist();
   if (role == "knowledge-integrator") return builtin::make_builtin_knowledge_integrator();
   if (role == "disciplinarian") return builtin::make_builtin_disciplinarian(reverify_ratio);
-  throw InvalidInput("the builtin team has no role '" + role + "' (it has optimizer, debugger, profiling-scientist, "
+  throw InvalidInput("the builtin team has no role '" + role +
+                     "' (it has optimizer, debugger, profiling-scientist, "
                      "knowledge-integrator, disciplinarian)");
 }
 

@@ -230,7 +230,8 @@ std::vector<std::string> KnowledgeBase::constraint_conditions() const {
   return conditions;
 }
 
-std::optional<KnowledgeEntry> KnowledgeBase::blocking_constraint(const std::map<std::string, std::string>& params) const {
+std::optional<KnowledgeEntry> KnowledgeBase::blocking_constraint(
+    const std::map<std::string, std::string>& params) const {
   // Another task's params may share these names and mean something else: only this task's constraints count.
   for (const KnowledgeEntry& entry : entries_for_task(KnowledgeKind::constraint))
     if (auto when = entry.fields.find("when"); when != entry.fields.end() && constraint_matches(when->second, params))
@@ -241,8 +242,8 @@ std::optional<KnowledgeEntry> KnowledgeBase::blocking_constraint(const std::map<
 std::string KnowledgeBase::digest(std::size_t max_chars) const {
   std::string text;
   const std::size_t per_kind = max_chars / 5;
-  for (KnowledgeKind kind : {KnowledgeKind::constraint, KnowledgeKind::strategy, KnowledgeKind::failed_attempt,
-                             KnowledgeKind::hardware}) {
+  for (KnowledgeKind kind :
+       {KnowledgeKind::constraint, KnowledgeKind::strategy, KnowledgeKind::failed_attempt, KnowledgeKind::hardware}) {
     std::vector<KnowledgeEntry> list = entries_for_task(kind);
     if (list.empty()) continue;
     std::string section = "### " + std::string(heading_of(kind)) + " (" + std::to_string(list.size()) + ")\n";
@@ -284,9 +285,12 @@ void KnowledgeBase::keep_best_kernel(const KeptKernel& kernel) {
   evoteam::create_directories(staging);
   copy_tree(kernel.sources_dir, staging / "src");
   write_json_atomic(staging / "params.json", kernel.params);
-  nlohmann::json meta = {{k_field_task, m_provenance.task},   {k_field_target, m_provenance.target},
-                         {k_field_run, m_provenance.run},     {k_field_candidate, kernel.candidate},
-                         {"speedup", nullptr},                {"params", kernel.params}};
+  nlohmann::json meta = {{k_field_task, m_provenance.task},
+                         {k_field_target, m_provenance.target},
+                         {k_field_run, m_provenance.run},
+                         {k_field_candidate, kernel.candidate},
+                         {"speedup", nullptr},
+                         {"params", kernel.params}};
   if (kernel.speedup) meta["speedup"] = *kernel.speedup;
   write_json_atomic(staging / "meta.json", meta);
   std::filesystem::remove_all(dir, ignored);

@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <sstream>
 
+#include <evoteam/core/clock.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
-#include <evoteam/store/store.hpp>
-#include <evoteam/core/clock.hpp>
 #include <evoteam/core/text.hpp>
+#include <evoteam/store/store.hpp>
 
 #include "team/source_diff.hpp"
 
@@ -111,19 +111,26 @@ LabOutcome Lab::evaluate_within(const LabRequest& request, int cycle, Screening 
       if (earlier->rejected && earlier->ruling.rfind("several changes", 0) == 0 && parent != nullptr &&
           count_param_changes(parent->params, record.params) == 1 && parent->sources_hash == record.sources_hash) {
         for (EvaluationRecord& stored : m_history.evaluations)
-          if (stored.candidate_id == earlier->candidate_id) stored.rejected = false, stored.ruling = "accepted: reached by one change from " + parent->candidate_id;
-        m_run.journal().append({{"type", "ruling"}, {"candidate_id", earlier->candidate_id}, {"accepted", true},
-                                {"role", request.author_role}, {"reason", "reached by one change from " + parent->candidate_id}});
+          if (stored.candidate_id == earlier->candidate_id)
+            stored.rejected = false, stored.ruling = "accepted: reached by one change from " + parent->candidate_id;
+        m_run.journal().append({{"type", "ruling"},
+                                {"candidate_id", earlier->candidate_id},
+                                {"accepted", true},
+                                {"role", request.author_role},
+                                {"reason", "reached by one change from " + parent->candidate_id}});
       }
       outcome.record = *earlier;
       outcome.reused = true;
-      outcome.summary = "identical to " + earlier->candidate_id + " (" + earlier->verdict_text() + "), not re-evaluated";
+      outcome.summary =
+          "identical to " + earlier->candidate_id + " (" + earlier->verdict_text() + "), not re-evaluated";
       return outcome;
     }
     if (const EvaluationRecord* parent = m_history.find(request.parent_id)) {
       record.structural_change = parent->sources_hash != record.sources_hash;
-      record.changes = count_param_changes(parent->params, record.params) +
-                       (record.structural_change ? changed_regions_between(sources_of(parent->candidate_id), request.sources_dir) : 0);
+      record.changes =
+          count_param_changes(parent->params, record.params) +
+          (record.structural_change ? changed_regions_between(sources_of(parent->candidate_id), request.sources_dir)
+                                    : 0);
     }
     if (screening == Screening::against_knowledge) {
       if (std::optional<std::string> constraint = blocking_constraint(record.params)) {
@@ -152,11 +159,11 @@ LabOutcome Lab::evaluate_within(const LabRequest& request, int cycle, Screening 
   copy_tree(request.sources_dir, dir / "src");
   write_json_atomic(dir / "params.json", record.params);
   write_json_atomic(dir / "meta.json", {{"parent", record.parent_id},
-                                         {"author_role", record.author_role},
-                                         {"cycle", cycle},
-                                         {"lineage", record.lineage},
-                                         {"hypothesis", record.hypothesis},
-                                         {"changes", record.changes}});
+                                        {"author_role", record.author_role},
+                                        {"cycle", cycle},
+                                        {"lineage", record.lineage},
+                                        {"hypothesis", record.hypothesis},
+                                        {"changes", record.changes}});
   const auto start = std::chrono::steady_clock::now();
   CandidateEvaluator::Result result = m_evaluator.evaluate(dir / "src", record.params, Stage::timing, 0);
   record.eval_seconds = seconds_since(start);
@@ -197,9 +204,10 @@ LabOutcome Lab::evaluate_within(const LabRequest& request, int cycle, Screening 
     m_run.journal().append({{"type", "evaluation"}, {"record", record.to_json()}});
   }
   if (record.rejected)
-    m_knowledge.add(KnowledgeKind::failed_attempt, KnowledgeEntry{"rejected " + record.candidate_id,
-                                                                  {{"candidate", record.candidate_id}, {"author", "lab"}},
-                                                                  record.ruling});
+    m_knowledge.add(
+        KnowledgeKind::failed_attempt,
+        KnowledgeEntry{
+            "rejected " + record.candidate_id, {{"candidate", record.candidate_id}, {"author", "lab"}}, record.ruling});
   return outcome;
 }
 
@@ -277,11 +285,8 @@ bool Lab::rule(const std::string& candidate_id, bool accepted, const std::string
       stored.rejected = !accepted;
       stored.ruling = reason;
     }
-  m_run.journal().append({{"type", "ruling"},
-                          {"candidate_id", candidate_id},
-                          {"accepted", accepted},
-                          {"role", role},
-                          {"reason", reason}});
+  m_run.journal().append(
+      {{"type", "ruling"}, {"candidate_id", candidate_id}, {"accepted", accepted}, {"role", role}, {"reason", reason}});
   return true;
 }
 

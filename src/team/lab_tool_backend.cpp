@@ -23,7 +23,8 @@ const ToolResult k_budget_spent = {"the run's evaluation budget is spent: not ev
 
 ToolResult LabToolBackend::evaluate(const Workspace& workspace, Stage through, const std::string& params_text) {
   ParamValues params = m_head_params;
-  if (std::optional<std::string> error = m_lab.apply_param_text(params_text, params)) return {"params: " + *error, true};
+  if (std::optional<std::string> error = m_lab.apply_param_text(params_text, params))
+    return {"params: " + *error, true};
   ++m_trials;
   if (through == Stage::profile) {
     const bool the_head = params == m_head_params && holds_the_head(workspace);
@@ -37,11 +38,14 @@ ToolResult LabToolBackend::evaluate(const Workspace& workspace, Stage through, c
   return {result->summary, !counts_as_pass(result->verdict)};
 }
 
-ToolResult LabToolBackend::submit(const Workspace& workspace, const std::string& summary, const std::string& params_text) {
+ToolResult LabToolBackend::submit(const Workspace& workspace, const std::string& summary,
+                                  const std::string& params_text) {
   ParamValues params = m_head_params;
-  if (std::optional<std::string> error = m_lab.apply_param_text(params_text, params)) return {"params: " + *error, true};
+  if (std::optional<std::string> error = m_lab.apply_param_text(params_text, params))
+    return {"params: " + *error, true};
   if (static_cast<int>(m_submissions.size()) >= m_target.allowance)
-    return {"not recorded: this turn's " + std::to_string(m_target.allowance) + " candidate submission(s) are spent", false};
+    return {"not recorded: this turn's " + std::to_string(m_target.allowance) + " candidate submission(s) are spent",
+            false};
   // Only the kernel files become the candidate; the read-only context stays behind.
   std::error_code ignored;
   std::filesystem::remove_all(m_target.staging_dir, ignored);
@@ -53,8 +57,9 @@ ToolResult LabToolBackend::submit(const Workspace& workspace, const std::string&
   m_submissions.push_back(m_lab.evaluate(request, m_target.cycle, m_target.screening));
   const LabOutcome& outcome = m_submissions.back();
   const int left = m_target.allowance - static_cast<int>(m_submissions.size());
-  return {"recorded " + describe_record(outcome.record) + (outcome.reused ? " (identical to an earlier candidate)" : "") +
-              "\n" + outcome.summary + "\n" + std::to_string(left) + " candidate submission(s) left this turn",
+  return {"recorded " + describe_record(outcome.record) +
+              (outcome.reused ? " (identical to an earlier candidate)" : "") + "\n" + outcome.summary + "\n" +
+              std::to_string(left) + " candidate submission(s) left this turn",
           false};
 }
 
@@ -78,8 +83,8 @@ ToolResult LabReview::rule(const std::string& candidate_id, bool accepted, const
     return {"no evaluated candidate " + candidate_id + " in this run", true};
   if (!m_lab.rule(candidate_id, accepted, m_role, reason))
     return {candidate_id + " stays rejected: " + record->ruling, true};
-  const KnowledgeEntry entry{(accepted ? "accepted " : "rejected ") + candidate_id,
-                             {{"candidate", candidate_id}, {"author", m_role}}, reason};
+  const KnowledgeEntry entry{
+      (accepted ? "accepted " : "rejected ") + candidate_id, {{"candidate", candidate_id}, {"author", m_role}}, reason};
   if (accepted)
     m_knowledge.add_role_record(m_role, entry);
   else

@@ -27,7 +27,8 @@ struct SubmissionTarget {
 
 class LabToolBackend : public EvaluationBackend {
  public:
-  LabToolBackend(Lab& lab, const EvaluationRecord& head, std::vector<std::string> kernel_files, SubmissionTarget target);
+  LabToolBackend(Lab& lab, const EvaluationRecord& head, std::vector<std::string> kernel_files,
+                 SubmissionTarget target);
 
   ToolResult evaluate(const Workspace& workspace, Stage through, const std::string& params) override;
   ToolResult submit(const Workspace& workspace, const std::string& summary, const std::string& params) override;

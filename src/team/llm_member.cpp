@@ -7,11 +7,11 @@
 #include <cstdio>
 
 #include <evoteam/agent/agent.hpp>
+#include <evoteam/agent/tools.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
-#include <evoteam/store/store.hpp>
-#include <evoteam/agent/tools.hpp>
 #include <evoteam/core/text.hpp>
+#include <evoteam/store/store.hpp>
 
 #include "team/lab_tool_backend.hpp"
 
@@ -24,7 +24,9 @@ class KnowledgeBaseAccess : public KnowledgeAccess {
  public:
   // `candidate`: the head the agent works from, so its notes name the candidate they are about.
   KnowledgeBaseAccess(KnowledgeBase& knowledge, std::string author, std::size_t digest_chars, std::string candidate)
-      : m_knowledge(knowledge), m_author(std::move(author)), m_digest_chars(digest_chars),
+      : m_knowledge(knowledge),
+        m_author(std::move(author)),
+        m_digest_chars(digest_chars),
         m_candidate(std::move(candidate)) {}
 
   std::string read(const std::string& topic) override {
@@ -66,7 +68,6 @@ class KnowledgeBaseAccess : public KnowledgeAccess {
   std::string m_candidate;
 };
 
-
 bool has_tool(const RoleDefinition& role, const std::string& tool) {
   return std::find(role.tools.begin(), role.tools.end(), tool) != role.tools.end();
 }
@@ -85,7 +86,10 @@ class LlmMember : public TeamMember {
     // evaluation still under way (pending, its sources not yet stored), nor the evaluator's own failure.
     if (context.role.lineage == "failing")
       for (auto it = history.evaluations.rbegin(); it != history.evaluations.rend(); ++it)
-        if (it->failed() && !it->rejected) { head = *it; break; }
+        if (it->failed() && !it->rejected) {
+          head = *it;
+          break;
+        }
     if (!head && !history.evaluations.empty()) head = history.evaluations.front();
     EVOTEAM_CHECK(head.has_value(), "no candidate to start from");
 
@@ -93,21 +97,24 @@ class LlmMember : public TeamMember {
     std::snprintf(cycle_name, sizeof cycle_name, "%04d", context.cycle);
     std::filesystem::path agent_dir = m_team.run_dir / "cycles" / cycle_name / "agents" / m_role.name;
     std::vector<WorkspaceFile> editable, read_only;
-    for (const std::string& file : task->kernel_files) editable.push_back({file, lab.sources_of(head->candidate_id) / file});
+    for (const std::string& file : task->kernel_files)
+      editable.push_back({file, lab.sources_of(head->candidate_id) / file});
     if (std::filesystem::exists(task->dir / "README.md")) read_only.push_back({"README.md", task->dir / "README.md"});
     read_only.push_back({task->reference_file, task->dir / task->reference_file});
     Workspace workspace = Workspace::create(agent_dir / "workspace", editable, read_only, m_team.workspace_limits);
 
     std::map<std::string, std::string> values = {
         {"task_name", task->name},
-        {"task_readme", std::filesystem::exists(task->dir / "README.md") ? read_file(task->dir / "README.md") : task->description},
+        {"task_readme",
+         std::filesystem::exists(task->dir / "README.md") ? read_file(task->dir / "README.md") : task->description},
         {"target", to_string(task->target) + (task->archs.empty() ? "" : " " + join(task->archs, ", "))},
         {"editable_files", join(task->kernel_files, ", ")},
         {"params", describe_param_space(*task)},
         {"constraints", describe_static_constraints(*task)},
         {"directives", context.team->directives.empty() ? "none" : "- " + join(context.team->directives, "\n- ")},
-        {"knowledge_digest", context.team->knowledge == KnowledgeMode::none ? "(not shared this cycle)"
-                                                                           : context.knowledge->digest(m_team.digest_chars)},
+        {"knowledge_digest", context.team->knowledge == KnowledgeMode::none
+                                 ? "(not shared this cycle)"
+                                 : context.knowledge->digest(m_team.digest_chars)},
         {"best_summary", describe_record(*head)},
         {"handoff_note", context.handoff_note},
         {"cycle", std::to_string(context.cycle)},
@@ -122,8 +129,12 @@ class LlmMember : public TeamMember {
                                 ? " record_candidate records a version as a candidate and lets you go on working."
                                 : "")};
 
-    SubmissionTarget target{m_role.name, context.role.lineage, context.cycle, context.screening(),
-                            std::max(1, context.evaluation_budget), agent_dir / "submitted"};
+    SubmissionTarget target{m_role.name,
+                            context.role.lineage,
+                            context.cycle,
+                            context.screening(),
+                            std::max(1, context.evaluation_budget),
+                            agent_dir / "submitted"};
     LabToolBackend backend(lab, *head, task->kernel_files, target);
     KnowledgeBaseAccess knowledge(*context.knowledge, m_role.name, m_team.digest_chars, head->candidate_id);
     LabReview review(lab, *context.knowledge, m_role.name);
@@ -157,13 +168,15 @@ AgentSettings LlmTeam::settings_for(const RoleDefinition& role) const {
   settings.role = role.name;
   settings.model = role.model.empty() ? model : role.model;
   if (prices)
-    if (const ModelInfo* info = prices->find(settings.model); info != nullptr) settings.context_window = info->max_input_tokens;
+    if (const ModelInfo* info = prices->find(settings.model); info != nullptr)
+      settings.context_window = info->max_input_tokens;
   return settings;
 }
 
 std::unique_ptr<TeamMember> LlmTeam::make_member(const RoleAssignment& assignment) {
   auto it = roles.find(assignment.name);
-  if (it == roles.end()) throw InvalidInput("no role file for '" + assignment.name + "' in " + default_roles_dir().string());
+  if (it == roles.end())
+    throw InvalidInput("no role file for '" + assignment.name + "' in " + default_roles_dir().string());
   return std::make_unique<LlmMember>(*this, it->second);
 }
 

@@ -6,10 +6,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <evoteam/core/clock.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/process.hpp>
 #include <evoteam/team/team.hpp>
-#include <evoteam/core/clock.hpp>
 
 namespace evoteam {
 

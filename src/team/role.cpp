@@ -47,9 +47,7 @@ bool valid_role_name(const std::string& name) {
 }
 
 bool is_name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool is_name_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
-}
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'; }
 
 struct PlaceholderMatch {
   std::size_t begin = 0;  // index of the opening "{{"
@@ -117,8 +115,8 @@ std::vector<std::string> parse_tools(const std::string& value, const std::string
 
 const std::vector<std::string>& known_placeholders() {
   static const std::vector<std::string> names = {
-      "task_name",  "task_readme",      "target",       "editable_files", "params",  "constraints",
-      "directives", "knowledge_digest", "best_summary", "handoff_note",   "cycle",   "budget",
+      "task_name",  "task_readme",      "target",       "editable_files",  "params",      "constraints",
+      "directives", "knowledge_digest", "best_summary", "handoff_note",    "cycle",       "budget",
       "team",       "signals",          "history",      "available_roles", "team_schema",
   };
   return names;
@@ -134,8 +132,7 @@ std::vector<std::string> placeholders_in(const std::string& body) {
 
 RoleDefinition load_role(const std::filesystem::path& file) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec))
-    throw InvalidInput(file.string() + ": no such role file");
+  if (!std::filesystem::is_regular_file(file, ec)) throw InvalidInput(file.string() + ": no such role file");
   std::string text = read_file(file);
   if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // editors on some systems prepend a BOM
   const std::vector<std::string> lines = split_lines(text);
@@ -145,8 +142,7 @@ RoleDefinition load_role(const std::filesystem::path& file) {
     throw InvalidInput(name_of_file + ": missing front matter (the file must begin with a '---' line)");
   std::size_t close = 1;
   while (close < lines.size() && trim(lines[close]) != k_fence) ++close;
-  if (close >= lines.size())
-    throw InvalidInput(name_of_file + ": unterminated front matter (no closing '---' line)");
+  if (close >= lines.size()) throw InvalidInput(name_of_file + ": unterminated front matter (no closing '---' line)");
 
   RoleDefinition role;
   role.source = file;

@@ -69,7 +69,8 @@ int changed_regions(const std::string& before_text, const std::string& after_tex
 int changed_regions_between(const std::filesystem::path& before_dir, const std::filesystem::path& after_dir) {
   std::set<std::string> names;
   for (const std::filesystem::path& dir : {before_dir, after_dir})
-    for (const std::filesystem::path& file : files_under(dir)) names.insert(std::filesystem::relative(file, dir).string());
+    for (const std::filesystem::path& file : files_under(dir))
+      names.insert(std::filesystem::relative(file, dir).string());
   int regions = 0;
   for (const std::string& name : names) {
     const bool in_before = std::filesystem::is_regular_file(before_dir / name);

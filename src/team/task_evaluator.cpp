@@ -3,10 +3,10 @@
 
 #include <unistd.h>
 
+#include <evoteam/core/process.hpp>
 #include <evoteam/eval/eval_writeup.hpp>
 #include <evoteam/eval/evaluator.hpp>
 #include <evoteam/team/lab.hpp>
-#include <evoteam/core/process.hpp>
 
 namespace evoteam {
 
@@ -38,7 +38,8 @@ class TaskEvaluator : public CandidateEvaluator {
     std::filesystem::create_directories(m_start_dir);
     for (const std::string& file : m_task.kernel_files) {
       std::filesystem::create_directories((m_start_dir / file).parent_path());
-      std::filesystem::copy_file(m_task.dir / file, m_start_dir / file, std::filesystem::copy_options::overwrite_existing);
+      std::filesystem::copy_file(m_task.dir / file, m_start_dir / file,
+                                 std::filesystem::copy_options::overwrite_existing);
     }
   }
   ~TaskEvaluator() override {
@@ -66,7 +67,8 @@ class TaskEvaluator : public CandidateEvaluator {
   }
 
   Profile profile(const std::filesystem::path& sources_dir, const ParamValues& params) override {
-    EvalResult result = m_evaluator.evaluate(m_task, Candidate{sources_dir, params}, EvalOptions::through(Stage::profile));
+    EvalResult result =
+        m_evaluator.evaluate(m_task, Candidate{sources_dir, params}, EvalOptions::through(Stage::profile));
     Profile profile;
     profile.metrics = result.profile;
     if (result.profile.is_object()) {

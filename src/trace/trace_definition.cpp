@@ -18,8 +18,8 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-const std::vector<std::string> k_definition_keys = {"name", "op_type", "axes", "inputs", "outputs",
-                                                    "reference", "tags", "description", "constraints"};
+const std::vector<std::string> k_definition_keys = {"name",      "op_type", "axes",        "inputs",     "outputs",
+                                                    "reference", "tags",    "description", "constraints"};
 const std::vector<std::string> k_axis_keys = {"type", "value", "description"};
 const std::vector<std::string> k_tensor_keys = {"shape", "dtype", "description"};
 const std::vector<std::string> k_trace_keys = {"definition", "workload", "solution", "evaluation"};
@@ -96,8 +96,8 @@ class Translation {
       for (const std::string& name : keys) known |= name == key;
       if (!known)
         finding(file, field.empty() ? key : field + "." + key,
-                "unknown field (FlashInfer-Trace lists " + join_keys(keys) + "); not imported: " +
-                    value.dump().substr(0, 80));
+                "unknown field (FlashInfer-Trace lists " + join_keys(keys) +
+                    "); not imported: " + value.dump().substr(0, 80));
     }
   }
   static std::string join_keys(const std::vector<std::string>& keys) {
@@ -105,7 +105,9 @@ class Translation {
     for (const std::string& key : keys) text += (text.empty() ? "" : ", ") + key;
     return text;
   }
-  static std::string string_or_dump(const ojson& value) { return value.is_string() ? value.get<std::string>() : value.dump(); }
+  static std::string string_or_dump(const ojson& value) {
+    return value.is_string() ? value.get<std::string>() : value.dump();
+  }
   std::string required_string(const ojson& object, const std::string& key, const std::string& field) const {
     if (!object.contains(key) || !object[key].is_string() || object[key].get<std::string>().empty())
       fail(field, "a non-empty string is required");
@@ -129,7 +131,8 @@ class Translation {
       if (type != "const" && type != "var") fail(field + ".type", "must be \"const\" or \"var\"");
       axis.is_const = type == "const";
       if (axis.is_const) {
-        if (!spec.contains("value") || !spec["value"].is_number_integer()) fail(field + ".value", "a const axis needs an integer value");
+        if (!spec.contains("value") || !spec["value"].is_number_integer())
+          fail(field + ".value", "a const axis needs an integer value");
         axis.value = spec["value"].get<std::int64_t>();
       }
       if (spec.contains("description") && spec["description"].is_string()) axis.description = spec["description"];
@@ -143,7 +146,10 @@ class Translation {
       note(field, "float8_e4m3fn is evoteam's float8_e4m3");
       return "float8_e4m3";
     }
-    if (!parse_dtype(dtype)) fail(field, "dtype \"" + dtype + "\" has no evoteam equivalent (float32, float64, int32, int64, uint8, float16, bfloat16, float8_e4m3fn, float8_e5m2)");
+    if (!parse_dtype(dtype))
+      fail(field, "dtype \"" + dtype +
+                      "\" has no evoteam equivalent (float32, float64, int32, int64, uint8, float16, bfloat16, "
+                      "float8_e4m3fn, float8_e5m2)");
     return dtype;
   }
 
@@ -155,7 +161,9 @@ class Translation {
       check_keys(spec, k_tensor_keys, field, m_file);
       TensorIn tensor;
       tensor.name = name;
-      tensor.dtype = our_dtype(spec.contains("dtype") && spec["dtype"].is_string() ? spec["dtype"].get<std::string>() : "", field + ".dtype");
+      tensor.dtype =
+          our_dtype(spec.contains("dtype") && spec["dtype"].is_string() ? spec["dtype"].get<std::string>() : "",
+                    field + ".dtype");
       if (spec.contains("description") && spec["description"].is_string()) tensor.description = spec["description"];
       if (!spec.contains("shape")) fail(field + ".shape", "required (null for a scalar)");
       if (spec["shape"].is_null()) {
@@ -210,8 +218,8 @@ class Translation {
       if (axis != nullptr && !axis->is_const && !m_substituted.count(axis->name) && !mentions(match[2], axis->name) &&
           is_axis_expression(match[2], axis->name)) {
         m_substituted[axis->name] = match[2];
-        note("constraints[" + std::to_string(i) + "]", "var axis " + axis->name + " replaced by " + std::string(match[2]) +
-                                                           " in every shape (\"" + text + "\")");
+        note("constraints[" + std::to_string(i) + "]",
+             "var axis " + axis->name + " replaced by " + std::string(match[2]) + " in every shape (\"" + text + "\")");
       } else {
         rest.push_back(text);
       }
@@ -236,18 +244,28 @@ class Translation {
     for (std::size_t i = 0; i < lines.size(); ++i) {
       const std::string where = "line " + std::to_string(i + 1);
       const ojson& line = lines[i];
-      if (!line.is_object()) { finding(m_workloads_file, where, "not a JSON object: skipped"); continue; }
-      check_keys(line, k_trace_keys, where, m_workloads_file);
-      if (line.contains("definition") && line["definition"] != m_result.name) {
-        finding(m_workloads_file, where + ": definition", "names " + line["definition"].dump() + ", not " + m_result.name + ": skipped");
+      if (!line.is_object()) {
+        finding(m_workloads_file, where, "not a JSON object: skipped");
         continue;
       }
-      if ((line.contains("solution") && !line["solution"].is_null()) || (line.contains("evaluation") && !line["evaluation"].is_null()))
-        m_result.findings.push_back({m_workloads_file, where, "a trace with a solution or evaluation: only its workload is imported", false});
-      if (!line.contains("workload") || !line["workload"].is_object()) { finding(m_workloads_file, where + ": workload", "missing: skipped"); continue; }
+      check_keys(line, k_trace_keys, where, m_workloads_file);
+      if (line.contains("definition") && line["definition"] != m_result.name) {
+        finding(m_workloads_file, where + ": definition",
+                "names " + line["definition"].dump() + ", not " + m_result.name + ": skipped");
+        continue;
+      }
+      if ((line.contains("solution") && !line["solution"].is_null()) ||
+          (line.contains("evaluation") && !line["evaluation"].is_null()))
+        m_result.findings.push_back(
+            {m_workloads_file, where, "a trace with a solution or evaluation: only its workload is imported", false});
+      if (!line.contains("workload") || !line["workload"].is_object()) {
+        finding(m_workloads_file, where + ": workload", "missing: skipped");
+        continue;
+      }
       const ojson& workload = line["workload"];
       check_keys(workload, k_workload_keys, where + ": workload", m_workloads_file);
-      const std::string uuid = workload.contains("uuid") && workload["uuid"].is_string() ? workload["uuid"].get<std::string>() : "";
+      const std::string uuid =
+          workload.contains("uuid") && workload["uuid"].is_string() ? workload["uuid"].get<std::string>() : "";
       ojson axes = ojson::object();
       bool usable = read_workload_axes(workload, where, axes);
       if (usable) usable = substituted_axes_agree(workload, axes, where);
@@ -299,7 +317,8 @@ class Translation {
     }
     for (const AxisIn& axis : m_axes)
       if (!axis.is_const && !m_substituted.count(axis.name) && !axes.contains(axis.name)) {
-        finding(m_workloads_file, where + ": workload.axes", "no value for var axis " + axis.name + ": workload skipped");
+        finding(m_workloads_file, where + ": workload.axes",
+                "no value for var axis " + axis.name + ": workload skipped");
         usable = false;
       }
     return usable;
@@ -307,7 +326,8 @@ class Translation {
 
   // Workload names reach file names and reports: the uuid's first 8 characters, the whole uuid when those
   // collide, and the line number for a uuid of other characters.
-  static std::string unique_workload_name(const std::string& uuid, std::size_t line_index, std::set<std::string>& names) {
+  static std::string unique_workload_name(const std::string& uuid, std::size_t line_index,
+                                          std::set<std::string>& names) {
     static const std::regex plain("[A-Za-z0-9_-]+");
     const bool usable_uuid = std::regex_match(uuid, plain);
     std::string name = usable_uuid ? uuid.substr(0, 8) : "w" + std::to_string(line_index + 1);
@@ -332,14 +352,19 @@ class Translation {
     return true;
   }
 
-  void read_input(const std::string& name, const ojson& spec, const std::string& where, std::map<std::string, int>& file_inputs) {
+  void read_input(const std::string& name, const ojson& spec, const std::string& where,
+                  std::map<std::string, int>& file_inputs) {
     const std::string field = where + ": workload.inputs." + name;
-    const std::string type = spec.is_object() && spec.contains("type") && spec["type"].is_string() ? spec["type"].get<std::string>() : "";
+    const std::string type =
+        spec.is_object() && spec.contains("type") && spec["type"].is_string() ? spec["type"].get<std::string>() : "";
     bool is_scalar = false;
     for (const TensorIn& scalar : m_scalars) is_scalar |= scalar.name == name;
     bool is_tensor = false;
     for (const TensorIn& tensor : m_inputs) is_tensor |= tensor.name == name;
-    if (!is_scalar && !is_tensor) { finding(m_workloads_file, field, "not an input of the definition: ignored"); return; }
+    if (!is_scalar && !is_tensor) {
+      finding(m_workloads_file, field, "not an input of the definition: ignored");
+      return;
+    }
     if (type == "random") {
       if (is_scalar) finding(m_workloads_file, field, "a random scalar: evoteam scalars are fixed per task");
     } else if (type == "scalar") {
@@ -347,11 +372,14 @@ class Translation {
         finding(m_workloads_file, field, "a scalar value for a tensor, or no number: ignored");
         return;
       }
-      m_scalar_values[name].push_back(spec["value"].is_boolean() ? (spec["value"].get<bool>() ? 1.0 : 0.0) : spec["value"].get<double>());
+      m_scalar_values[name].push_back(spec["value"].is_boolean() ? (spec["value"].get<bool>() ? 1.0 : 0.0)
+                                                                 : spec["value"].get<double>());
     } else if (type == "safetensors") {
       ++file_inputs[name];
     } else {
-      finding(m_workloads_file, field, "unsupported input kind \"" + type + "\" (FlashInfer-Trace has random, scalar, safetensors): generated from the battery");
+      finding(m_workloads_file, field,
+              "unsupported input kind \"" + type +
+                  "\" (FlashInfer-Trace has random, scalar, safetensors): generated from the battery");
     }
   }
 
@@ -359,14 +387,18 @@ class Translation {
   void settle_scalars() {
     for (const TensorIn& scalar : m_scalars) {
       const std::string field = "inputs." + scalar.name;
-      if (scalar.dtype != "float32" && scalar.dtype != "float64" && scalar.dtype != "int32" && scalar.dtype != "int64") {
-        finding(m_file, field + ".dtype", "a " + scalar.dtype + " scalar: evoteam scalars are float32, float64, int32 or int64; not imported");
+      if (scalar.dtype != "float32" && scalar.dtype != "float64" && scalar.dtype != "int32" &&
+          scalar.dtype != "int64") {
+        finding(m_file, field + ".dtype",
+                "a " + scalar.dtype + " scalar: evoteam scalars are float32, float64, int32 or int64; not imported");
         continue;
       }
       const std::vector<double>& values = m_scalar_values[scalar.name];
       std::string value = "1";
       if (values.empty()) {
-        finding(m_file, field, "no value: the definition gives none and no workload did; set to 1, edit scalars." + scalar.name + ".value");
+        finding(m_file, field,
+                "no value: the definition gives none and no workload did; set to 1, edit scalars." + scalar.name +
+                    ".value");
       } else {
         value = number_text(values.front());
         for (double other : values)
@@ -511,7 +543,8 @@ ImportedTask translate_definition(const nlohmann::ordered_json& definition, cons
   imported.task_text = "// Imported from the FlashInfer-Trace definition " + imported.name + " (" + definition_file +
                        ") by `evoteam import`.\n// reference.py is its PyTorch reference; reference.cu and kernel.cu "
                        "are stubs still to be written (README.md says\n// what remains and what the import could "
-                       "not carry).\n" + imported.task.dump(2) + "\n";
+                       "not carry).\n" +
+                       imported.task.dump(2) + "\n";
   imported.readme = trace_detail::import_readme(imported, definition, definition_file, workloads_file);
   return imported;
 }

@@ -21,9 +21,9 @@ using ojson = nlohmann::ordered_json;
 
 // The FlashInfer-Trace hardware names of the archs evoteam builds for.
 std::string hardware_of_arch(const std::string& arch) {
-  static const std::map<std::string, std::string> names = {
-      {"sm_80", "NVIDIA_A100"}, {"sm_89", "NVIDIA_L40S"}, {"sm_90", "NVIDIA_H100"}, {"sm_90a", "NVIDIA_H100"},
-      {"sm_100", "NVIDIA_B200"}, {"sm_100a", "NVIDIA_B200"}};
+  static const std::map<std::string, std::string> names = {{"sm_80", "NVIDIA_A100"},  {"sm_89", "NVIDIA_L40S"},
+                                                           {"sm_90", "NVIDIA_H100"},  {"sm_90a", "NVIDIA_H100"},
+                                                           {"sm_100", "NVIDIA_B200"}, {"sm_100a", "NVIDIA_B200"}};
   const auto found = names.find(arch);
   return found == names.end() ? arch : found->second;
 }
@@ -58,7 +58,8 @@ std::string modified_iso(const std::filesystem::path& file) {
 double seconds(const nlohmann::json& workload, const std::string& side, const std::filesystem::path& file) {
   if (!workload.contains(side) || !workload[side].is_object() || !workload[side].contains("mean_s") ||
       !workload[side]["mean_s"].is_number())
-    throw InvalidInput(file.string() + ": workloads." + text_field(workload, "name") + "." + side + ".mean_s: missing (an evaluation without timing)");
+    throw InvalidInput(file.string() + ": workloads." + text_field(workload, "name") + "." + side +
+                       ".mean_s: missing (an evaluation without timing)");
   return workload[side]["mean_s"].get<double>();
 }
 
@@ -67,7 +68,8 @@ ojson source_files(const std::filesystem::path& src_dir, const nlohmann::json& p
   // at the top of every file (guarded, so a build that passes them still compiles).
   std::string defines;
   for (const auto& [name, value] : params.items())
-    defines += "#ifndef " + name + "\n#define " + name + " " + (value.is_string() ? value.get<std::string>() : value.dump()) + "\n#endif\n";
+    defines += "#ifndef " + name + "\n#define " + name + " " +
+               (value.is_string() ? value.get<std::string>() : value.dump()) + "\n#endif\n";
   if (!defines.empty()) defines = "// evoteam params of this candidate\n" + defines + "\n";
   ojson sources = ojson::array();
   for (const std::filesystem::path& file : files_under(src_dir)) {
@@ -97,7 +99,8 @@ BestOfRun read_best(const std::filesystem::path& run_dir) {
     throw InvalidInput((best.dir / "eval.json").string() + ": no such file (the run has no best candidate to export)");
   best.eval = read_json_file(best.dir / "eval.json");
   const auto optional_file = [&best](const char* name) {
-    return std::filesystem::is_regular_file(best.dir / name) ? read_json_file(best.dir / name) : nlohmann::json::object();
+    return std::filesystem::is_regular_file(best.dir / name) ? read_json_file(best.dir / name)
+                                                             : nlohmann::json::object();
   };
   best.meta = optional_file("meta.json");
   best.params = optional_file("params.json");
@@ -123,7 +126,8 @@ ojson solution_spec(const Task& task) {
   ojson hardware = ojson::array();
   if (task.target == Target::cuda) {
     for (const std::string& arch : task.archs)
-      if (std::find(hardware.begin(), hardware.end(), hardware_of_arch(arch)) == hardware.end()) hardware.push_back(hardware_of_arch(arch));
+      if (std::find(hardware.begin(), hardware.end(), hardware_of_arch(arch)) == hardware.end())
+        hardware.push_back(hardware_of_arch(arch));
   } else {
     hardware.push_back("host");
   }
@@ -139,11 +143,14 @@ ojson make_solution(const BestOfRun& best, const std::string& name, const std::s
   ojson solution = ojson::object();
   solution["name"] = name;
   solution["definition"] = definition;
-  solution["author"] = "evoteam" + (text_field(best.meta, "author_role").empty() ? "" : " (" + text_field(best.meta, "author_role") + ")");
+  solution["author"] =
+      "evoteam" +
+      (text_field(best.meta, "author_role").empty() ? "" : " (" + text_field(best.meta, "author_role") + ")");
   solution["spec"] = solution_spec(task);
   solution["sources"] = source_files(best.dir / "src", best.params);
   solution["description"] =
-      "The best candidate of evoteam run " + text_field(best.run, "id") + " on task " + task.name + ". Its entry point is " +
+      "The best candidate of evoteam run " + text_field(best.run, "id") + " on task " + task.name +
+      ". Its entry point is " +
       "an extern \"C\" function taking raw pointers (inputs, outputs), scalars by value and the var axes as int64_t" +
       (task.target == Target::cuda ? ", with a trailing cudaStream_t" : "") +
       " in the task's order, not a torch or tvm-ffi binding; its params are defines at the top of each file.";
@@ -175,7 +182,8 @@ ojson trace_of(const BestOfRun& best, const nlohmann::json& measured, const std:
   workload["uuid"] = text_field(measured, "name");
   ojson axes = ojson::object();
   for (const Axis& axis : task.axes)
-    if (!axis.is_const && measured.contains("axes") && measured["axes"].contains(axis.name)) axes[axis.name] = measured["axes"][axis.name];
+    if (!axis.is_const && measured.contains("axes") && measured["axes"].contains(axis.name))
+      axes[axis.name] = measured["axes"][axis.name];
   workload["axes"] = axes;
   ojson inputs = ojson::object();
   for (const TensorSpec& input : task.inputs) inputs[input.name] = {{"type", "random"}};
@@ -184,17 +192,22 @@ ojson trace_of(const BestOfRun& best, const nlohmann::json& measured, const std:
 
   ojson tolerances = ojson::object();
   for (const auto& [output, tolerance] : task.tolerances)
-    tolerances[output] = {{"rtol", tolerance.rtol}, {"atol", tolerance.atol}, {"atol_rms", tolerance.atol_rms}, {"normwise", tolerance.normwise}};
+    tolerances[output] = {{"rtol", tolerance.rtol},
+                          {"atol", tolerance.atol},
+                          {"atol_rms", tolerance.atol_rms},
+                          {"normwise", tolerance.normwise}};
   ojson correctness = ojson::object();
   // evoteam records the errors of failing outputs only: the maxima of a passing one were not kept. NaN is
   // the schema's value for "not a number", written as a string as flashinfer-bench itself writes it.
   correctness["max_relative_error"] = "NaN";
   correctness["max_absolute_error"] = "NaN";
   const nlohmann::json& eval = best.eval;
-  correctness["extra"] = {{"evoteam_verdict", "PASS"},
-                          {"within_tolerances", tolerances},
-                          {"correctness_trials", eval.contains("protocol") && eval["protocol"].is_object() ? eval["protocol"].value("correctness_trials", 0) : 0},
-                          {"note", "every output within the task's tolerances on every trial; the maximum errors were not recorded"}};
+  correctness["extra"] = {
+      {"evoteam_verdict", "PASS"},
+      {"within_tolerances", tolerances},
+      {"correctness_trials",
+       eval.contains("protocol") && eval["protocol"].is_object() ? eval["protocol"].value("correctness_trials", 0) : 0},
+      {"note", "every output within the task's tolerances on every trial; the maximum errors were not recorded"}};
   const double latency_ms = seconds(measured, "candidate", eval_file) * 1e3;
   const double reference_ms = seconds(measured, "baseline", eval_file) * 1e3;
   ojson performance = ojson::object();
@@ -206,10 +219,11 @@ ojson trace_of(const BestOfRun& best, const nlohmann::json& measured, const std:
   evaluation["status"] = "PASSED";
   evaluation["environment"] = environment_of(eval);
   evaluation["timestamp"] = modified_iso(eval_file);
-  evaluation["log"] = "evoteam evaluation (verdict PASS). reference_latency_ms is the latency of the run's baseline (" +
-                      text_field(eval, "baseline") +
-                      "), not of the definition's reference, and speedup_factor is against it. Inputs came from evoteam's "
-                      "generators (the correctness battery and the task's hooks), not from the workload's input specs.";
+  evaluation["log"] =
+      "evoteam evaluation (verdict PASS). reference_latency_ms is the latency of the run's baseline (" +
+      text_field(eval, "baseline") +
+      "), not of the definition's reference, and speedup_factor is against it. Inputs came from evoteam's "
+      "generators (the correctness battery and the task's hooks), not from the workload's input specs.";
   evaluation["correctness"] = correctness;
   evaluation["performance"] = performance;
   ojson trace = ojson::object();
@@ -230,21 +244,27 @@ ExportedRun export_run(const std::filesystem::path& run_dir, const std::filesyst
   const bool named = !options.definition.empty();
   exported.definition = named ? options.definition : task.name;
   if (!named)
-    exported.notes.push_back(task.target == Target::host
-                                 ? "definition \"" + task.name + "\" is the task's name: a host task follows no published FlashInfer-Trace definition"
-                                 : "definition \"" + task.name + "\" is the task's name; pass --definition when the task follows a definition of another name");
+    exported.notes.push_back(
+        task.target == Target::host
+            ? "definition \"" + task.name +
+                  "\" is the task's name: a host task follows no published FlashInfer-Trace definition"
+            : "definition \"" + task.name +
+                  "\" is the task's name; pass --definition when the task follows a definition of another name");
   const std::string hash = text_field(best.eval.value("candidate", nlohmann::json::object()), "hash");
   const std::string solution_name =
       "evoteam_" + task.name + "_" +
-      (hash.empty() ? text_field(best.run.value("summary", nlohmann::json::object()), "best_candidate") : hash.substr(0, 8));
+      (hash.empty() ? text_field(best.run.value("summary", nlohmann::json::object()), "best_candidate")
+                    : hash.substr(0, 8));
   exported.solution = make_solution(best, solution_name, exported.definition);
 
   if (!best.eval.contains("workloads") || !best.eval["workloads"].is_array() || best.eval["workloads"].empty())
     throw InvalidInput((best.dir / "eval.json").string() + ": workloads: none measured");
   for (const nlohmann::json& measured : best.eval["workloads"])
     exported.traces.push_back(trace_of(best, measured, exported.definition, solution_name));
-  exported.notes.push_back("reference_latency_ms and speedup_factor are against the baseline (" + text_field(best.eval, "baseline") + ")");
-  exported.notes.push_back("max_relative_error and max_absolute_error are NaN: evoteam keeps the errors of failing outputs only");
+  exported.notes.push_back("reference_latency_ms and speedup_factor are against the baseline (" +
+                           text_field(best.eval, "baseline") + ")");
+  exported.notes.push_back(
+      "max_relative_error and max_absolute_error are NaN: evoteam keeps the errors of failing outputs only");
 
   exported.solution_file = out_dir / "solutions" / exported.definition / (solution_name + ".json");
   exported.traces_file = out_dir / "traces" / (exported.definition + ".jsonl");

@@ -40,11 +40,13 @@ std::vector<ojson> read_lines(const std::filesystem::path& file) {
 ImportedTask import_definition(const std::filesystem::path& definition_file,
                                const std::optional<std::filesystem::path>& workloads_file,
                                const std::filesystem::path& out_dir, bool strict) {
-  if (!std::filesystem::is_regular_file(definition_file)) throw InvalidInput(definition_file.string() + ": no such file");
+  if (!std::filesystem::is_regular_file(definition_file))
+    throw InvalidInput(definition_file.string() + ": no such file");
   const ojson definition = read_ordered(read_file(definition_file), definition_file.string());
   std::vector<ojson> lines;
   if (workloads_file) {
-    if (!std::filesystem::is_regular_file(*workloads_file)) throw InvalidInput(workloads_file->string() + ": no such file");
+    if (!std::filesystem::is_regular_file(*workloads_file))
+      throw InvalidInput(workloads_file->string() + ": no such file");
     lines = read_lines(*workloads_file);
   }
   const std::string workloads_name = workloads_file ? workloads_file->string() : "";
@@ -68,7 +70,8 @@ ImportedTask import_definition(const std::filesystem::path& definition_file,
     load_task(out_dir);
   } catch (const InvalidInput& refusal) {
     // A definition whose workloads break its own constraints, for one: the directory stays for editing.
-    imported.findings.push_back({(out_dir / "task.json").string(), "task", std::string("the task loader refuses it: ") + refusal.what(), true});
+    imported.findings.push_back(
+        {(out_dir / "task.json").string(), "task", std::string("the task loader refuses it: ") + refusal.what(), true});
   }
   imported.readme = trace_detail::import_readme(imported, definition, definition_file.string(), workloads_name);
   write_file_atomic(out_dir / "README.md", imported.readme);

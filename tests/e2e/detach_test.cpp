@@ -38,8 +38,11 @@ struct DaemonReaper {
 
 // `optimize --detach --json` with the given extra arguments; the run directory it printed.
 std::filesystem::path start_detached(const testing::TempDir& dir, const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {"--set", "eval.cache_dir=" + (dir / "cache").string(), "optimize", k_task.string(),
-                                   "--provider", "builtin", "--runs-dir", (dir / "runs").string(), "--detach", "--json"};
+  std::vector<std::string> args = {"--set",      "eval.cache_dir=" + (dir / "cache").string(),
+                                   "optimize",   k_task.string(),
+                                   "--provider", "builtin",
+                                   "--runs-dir", (dir / "runs").string(),
+                                   "--detach",   "--json"};
   args.insert(args.end(), extra.begin(), extra.end());
   const auto started = std::chrono::steady_clock::now();
   ProcessResult result = run_evoteam(args, k_quick);
@@ -120,8 +123,7 @@ TEST(DetachE2E, InvalidTaskIsRefusedAtOnceWithItsExitCode) {
 
 TEST(DetachE2E, StopWaitResumeLockAndKillGiveTheirExitCodes) {
   testing::TempDir dir;
-  const std::filesystem::path run_dir =
-      start_detached(dir, {"--max-cycles", "50", "--budget-evaluations", "200"});
+  const std::filesystem::path run_dir = start_detached(dir, {"--max-cycles", "50", "--budget-evaluations", "200"});
   ASSERT_FALSE(run_dir.empty());
   DaemonReaper reaper{run_dir};
 
@@ -149,9 +151,8 @@ TEST(DetachE2E, StopWaitResumeLockAndKillGiveTheirExitCodes) {
   EXPECT_EQ(second.exit_code, 4) << describe(second);
 
   // The resumed run makes progress past where it was stopped.
-  status = poll_status(run_dir, std::chrono::seconds(180), [&](const nlohmann::json& s) {
-    return s["cycles_finished"].get<int>() > cycles_before;
-  });
+  status = poll_status(run_dir, std::chrono::seconds(180),
+                       [&](const nlohmann::json& s) { return s["cycles_finished"].get<int>() > cycles_before; });
   EXPECT_GT(status["cycles_finished"].get<int>(), cycles_before) << status.dump(2);
 
   // A daemon killed outright leaves no end recorded: wait says so and exits 1.

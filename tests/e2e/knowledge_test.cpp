@@ -65,8 +65,9 @@ TEST(KnowledgeE2E, ASecondRunReadsWhatTheFirstLearnedAndStartsFromItsBest) {
       "eval.cache_dir=" + (std::filesystem::path(EVOTEAM_TEST_HELPERS_DIR) / "test-cache/knowledge").string();
   auto optimize = [&](const std::filesystem::path& task, const std::filesystem::path& runs_dir,
                       std::vector<std::string> extra) {
-    std::vector<std::string> args = {"--set", cache, "optimize", task.string(), "--provider", "builtin",
-                                     "--runs-dir", runs_dir.string(), "--knowledge", knowledge.string(), "--json"};
+    std::vector<std::string> args = {"--set",   cache,        "optimize",        task.string(), "--provider",
+                                     "builtin", "--runs-dir", runs_dir.string(), "--knowledge", knowledge.string(),
+                                     "--json"};
     args.insert(args.end(), extra.begin(), extra.end());
     return run_evoteam(args, std::chrono::seconds(400));
   };

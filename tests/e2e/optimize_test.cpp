@@ -35,15 +35,15 @@ using namespace evoteam::testing;
 TEST(OptimizeE2E, BuiltinTeamImprovesHostMatmulAndRestructures) {
   testing::TempDir dir;
   // A cache of its own, so every evaluation really runs: the speedup is measured, not remembered.
-  ProcessResult result = run_evoteam({"--set", "eval.cache_dir=" + (dir / "cache").string(), "optimize",
-                                      k_task.string(), "--provider", "builtin", "--runs-dir",
-                                      (dir / "runs").string(), "--max-cycles", "4", "--json"},
-                                     std::chrono::seconds(300));
+  ProcessResult result =
+      run_evoteam({"--set", "eval.cache_dir=" + (dir / "cache").string(), "optimize", k_task.string(), "--provider",
+                   "builtin", "--runs-dir", (dir / "runs").string(), "--max-cycles", "4", "--json"},
+                  std::chrono::seconds(300));
   ASSERT_TRUE(result.ok()) << describe(result);
   nlohmann::json summary = parse_stdout(result);
   ASSERT_TRUE(summary.is_object()) << describe(result);
-  for (const char* key : {"run_dir", "status", "stop_reason", "best_candidate", "best_speedup", "cycles",
-                          "evaluations", "tokens", "cost_usd"})
+  for (const char* key : {"run_dir", "status", "stop_reason", "best_candidate", "best_speedup", "cycles", "evaluations",
+                          "tokens", "cost_usd"})
     EXPECT_TRUE(summary.contains(key)) << key << "\n" << summary.dump(2);
   EXPECT_EQ(summary["status"], "finished") << summary.dump(2);
   ASSERT_TRUE(summary["best_speedup"].is_number()) << summary.dump(2);
@@ -89,10 +89,20 @@ TEST(OptimizeE2E, ResumeAfterKill9LosesNothing) {
   testing::TempDir dir;
   const std::filesystem::path runs_dir = dir / "runs";
   // A cache of its own: with results cached by earlier runs the whole run would end before the kill.
-  std::vector<std::string> args = {EVOTEAM_BINARY, "--set", "team.evaluations_per_cycle=4", "--set",
-                                   "eval.cache_dir=" + (dir / "cache").string(), "optimize",
-                                   k_task.string(), "--provider", "builtin", "--runs-dir", runs_dir.string(),
-                                   "--max-cycles", "3", "--json"};
+  std::vector<std::string> args = {EVOTEAM_BINARY,
+                                   "--set",
+                                   "team.evaluations_per_cycle=4",
+                                   "--set",
+                                   "eval.cache_dir=" + (dir / "cache").string(),
+                                   "optimize",
+                                   k_task.string(),
+                                   "--provider",
+                                   "builtin",
+                                   "--runs-dir",
+                                   runs_dir.string(),
+                                   "--max-cycles",
+                                   "3",
+                                   "--json"};
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
@@ -161,8 +171,8 @@ TEST(OptimizeE2E, ResumeAfterKill9LosesNothing) {
 TEST(OptimizeE2E, InvalidTaskDirExitsThreeNamingTaskJson) {
   testing::TempDir dir;
   std::filesystem::create_directories(dir / "not_a_task");
-  ProcessResult result = run_evoteam({"optimize", (dir / "not_a_task").string(), "--provider", "builtin",
-                                      "--runs-dir", (dir / "runs").string(), "--max-cycles", "1", "--json"},
+  ProcessResult result = run_evoteam({"optimize", (dir / "not_a_task").string(), "--provider", "builtin", "--runs-dir",
+                                      (dir / "runs").string(), "--max-cycles", "1", "--json"},
                                      std::chrono::seconds(60));
   EXPECT_EQ(result.exit_code, 3) << describe(result);
   EXPECT_NE((result.err.text + result.out.text).find("task.json"), std::string::npos) << describe(result);
@@ -173,15 +183,16 @@ TEST(OptimizeE2E, InvalidTaskDirExitsThreeNamingTaskJson) {
 TEST(OptimizeE2E, NonFiniteOrNegativeBudgetsAreRefusedBeforeARunExists) {
   testing::TempDir dir;
   const std::vector<std::pair<std::vector<std::string>, int>> cases = {
-      {{"--budget-usd", "nan"}, 2},        {{"--budget-hours", "inf"}, 2},  {{"--target-speedup", "nan"}, 2},
-      {{"--budget-usd", "-1"}, 2},         {{"--budget-evaluations", "-2"}, 2}, {{"--max-cycles", "-1"}, 2},
-      {{"--seed", "-1"}, 2},               {{"--set", "budgets.max_cycles=-1"}, 3},
-      {{"--set", "budgets.usd=-0.5"}, 3}};
+      {{"--budget-usd", "nan"}, 2}, {{"--budget-hours", "inf"}, 2},          {{"--target-speedup", "nan"}, 2},
+      {{"--budget-usd", "-1"}, 2},  {{"--budget-evaluations", "-2"}, 2},     {{"--max-cycles", "-1"}, 2},
+      {{"--seed", "-1"}, 2},        {{"--set", "budgets.max_cycles=-1"}, 3}, {{"--set", "budgets.usd=-0.5"}, 3}};
   for (const auto& [extra, code] : cases) {
-    std::vector<std::string> args = {"optimize", testing::k_task.string(), "--provider", "builtin",
+    std::vector<std::string> args = {"optimize",   testing::k_task.string(), "--provider", "builtin",
                                      "--runs-dir", (dir / "runs").string()};
-    if (extra[0] == "--set") args.insert(args.begin(), extra.begin(), extra.end());
-    else args.insert(args.end(), extra.begin(), extra.end());
+    if (extra[0] == "--set")
+      args.insert(args.begin(), extra.begin(), extra.end());
+    else
+      args.insert(args.end(), extra.begin(), extra.end());
     ProcessResult result = run_evoteam(args, std::chrono::seconds(60));
     EXPECT_EQ(result.exit_code, code) << extra[0] << " " << extra[1] << "\n" << describe(result);
     EXPECT_FALSE(testing::only_run(dir / "runs").has_value()) << extra[0] << " " << extra[1];
@@ -193,9 +204,10 @@ TEST(OptimizeE2E, NonFiniteOrNegativeBudgetsAreRefusedBeforeARunExists) {
 // a cycle (the lab refuses evaluations past them), so the run does not finish the cycle's work first.
 TEST(OptimizeE2E, EveryBudgetFlagEndsTheRunWithExitFiveAndItsStopReason) {
   testing::TempDir dir;
-  const std::string script = (std::filesystem::path(EVOTEAM_SOURCE_DIR) / "tests/data/scripted/team_debug_story.jsonl").string();
-  const std::vector<std::string> scripted = {"--provider", "scripted", "--set", "llm.scripted_file=" + script,
-                                             "--set", "supervisor.policy=rules"};
+  const std::string script =
+      (std::filesystem::path(EVOTEAM_SOURCE_DIR) / "tests/data/scripted/team_debug_story.jsonl").string();
+  const std::vector<std::string> scripted = {
+      "--provider", "scripted", "--set", "llm.scripted_file=" + script, "--set", "supervisor.policy=rules"};
   struct Case {
     std::vector<std::string> flags;
     std::string reason;
@@ -204,12 +216,13 @@ TEST(OptimizeE2E, EveryBudgetFlagEndsTheRunWithExitFiveAndItsStopReason) {
       {{"--provider", "builtin", "--budget-evaluations", "3"}, "budget_evaluations"},
       {{"--provider", "builtin", "--budget-hours", "0.00001"}, "budget_hours"},
       // A result served from the cache held no device: a cache of its own makes the starting kernel run.
-      {{"--provider", "builtin", "--budget-gpu-seconds", "0.000001", "--set", "eval.cache_dir=" + (dir / "cache").string()},
+      {{"--provider", "builtin", "--budget-gpu-seconds", "0.000001", "--set",
+        "eval.cache_dir=" + (dir / "cache").string()},
        "budget_gpu_seconds"},
       {{"--budget-tokens", "40"}, "budget_tokens"},
       {{"--model", "claude-sonnet-4-5", "--budget-usd", "0.0002"}, "budget_usd"}};
   for (const Case& run : cases) {
-    std::vector<std::string> args = {"optimize", testing::k_task.string(), "--max-cycles", "0",
+    std::vector<std::string> args = {"optimize",   testing::k_task.string(),    "--max-cycles", "0",
                                      "--runs-dir", (dir / run.reason).string(), "--json"};
     args.insert(args.end(), run.flags.begin(), run.flags.end());
     if (run.flags[0] != "--provider") args.insert(args.end(), scripted.begin(), scripted.end());
@@ -251,7 +264,8 @@ TEST(OptimizeE2E, ConfigurationValuesOutsideTheirRulesAreRefusedBeforeARunExists
       {"team.evaluations_per_cycle=0", "'team.evaluations_per_cycle' must be at least 1, got 0"},
       {"log.verbosity=loud", "'log.verbosity' must be one of quiet, normal, verbose, debug"},
       {"eval.pipeline=[\"nope\"]", "'eval.pipeline' entry 0 must be one of static, build"},
-      {"llm.backoff_initial_s=99", "'llm.backoff_initial_s' (99, from --set llm.backoff_initial_s=99) must not exceed"}};
+      {"llm.backoff_initial_s=99",
+       "'llm.backoff_initial_s' (99, from --set llm.backoff_initial_s=99) must not exceed"}};
   for (const auto& [assignment, expected] : cases) {
     ProcessResult result = run_evoteam({"--set", assignment, "optimize", testing::k_task.string(), "--provider",
                                         "builtin", "--runs-dir", (dir / "runs").string()},
@@ -305,10 +319,10 @@ TEST(OptimizeE2E, ResumeAfterTheJournalWasCutInTheMiddleChangesNoFile) {
   const std::filesystem::path runs_dir = dir / "runs";
   // A cache in the build tree: after the first run of this test its evaluations are served from it.
   const std::string cache = (std::filesystem::path(EVOTEAM_TEST_HELPERS_DIR) / "test-cache/journal-cut").string();
-  ProcessResult first = run_evoteam({"--set", "team.evaluations_per_cycle=2", "--set", "eval.cache_dir=" + cache,
-                                     "optimize", k_task.string(), "--provider", "builtin", "--runs-dir",
-                                     runs_dir.string(), "--max-cycles", "3", "--json"},
-                                    std::chrono::seconds(300));
+  ProcessResult first = run_evoteam(
+      {"--set", "team.evaluations_per_cycle=2", "--set", "eval.cache_dir=" + cache, "optimize", k_task.string(),
+       "--provider", "builtin", "--runs-dir", runs_dir.string(), "--max-cycles", "3", "--json"},
+      std::chrono::seconds(300));
   ASSERT_TRUE(first.ok()) << describe(first);
   std::optional<std::filesystem::path> run_dir = only_run(runs_dir);
   ASSERT_TRUE(run_dir.has_value());
@@ -340,12 +354,11 @@ TEST(OptimizeE2E, TheWorkloadsChoiceIsRecordedAndEveryEvaluationUsesOnlyThoseWor
   task["workloads"][0]["origin"] = "published";
   task["workloads"][0]["source"] = "a-trace-uuid";
   write_json_atomic(dir / "task" / "task.json", task);
-  ProcessResult result = run_evoteam({"--set", "eval.cache_dir=" + (dir / "cache").string(), "--set",
-                                      "eval.timing.min_time_s=0.02", "--set", "eval.timing.warmup_s=0.005", "optimize",
-                                      (dir / "task").string(), "--provider", "builtin", "--runs-dir",
-                                      (dir / "runs").string(), "--max-cycles", "1", "--budget-evaluations", "2",
-                                      "--workloads", "published", "--json"},
-                                     std::chrono::seconds(300));
+  ProcessResult result = run_evoteam(
+      {"--set", "eval.cache_dir=" + (dir / "cache").string(), "--set", "eval.timing.min_time_s=0.02", "--set",
+       "eval.timing.warmup_s=0.005", "optimize", (dir / "task").string(), "--provider", "builtin", "--runs-dir",
+       (dir / "runs").string(), "--max-cycles", "1", "--budget-evaluations", "2", "--workloads", "published", "--json"},
+      std::chrono::seconds(300));
   ASSERT_TRUE(result.exit_code == 0 || result.exit_code == 5) << describe(result);
   std::optional<std::filesystem::path> run_dir = only_run(dir / "runs");
   ASSERT_TRUE(run_dir.has_value());
@@ -375,9 +388,13 @@ TEST(OptimizeE2E, AFullDiskWhileTheTaskIsFrozenLeavesNoHalfMadeRun) {
   // bash counts ulimit -f in KiB; SIGXFSZ ignored, so the write fails with EFBIG as on a full disk.
   const std::string script = "trap '' XFSZ; ulimit -f 64; exec \"$0\" \"$@\"";
   Command command;
-  command.argv = {"/bin/bash", "-c", script, EVOTEAM_BINARY, "--set",
-                  "eval.cache_dir=" + (dir / "cache").string(), "optimize", task.string(), "--provider",
-                  "builtin", "--runs-dir", runs_dir.string(), "--max-cycles", "1"};
+  command.argv = {"/bin/bash",    "-c",
+                  script,         EVOTEAM_BINARY,
+                  "--set",        "eval.cache_dir=" + (dir / "cache").string(),
+                  "optimize",     task.string(),
+                  "--provider",   "builtin",
+                  "--runs-dir",   runs_dir.string(),
+                  "--max-cycles", "1"};
   command.timeout = std::chrono::seconds(120);
   command.output_cap = 0;
   ProcessResult result = system_runner().run(command);

@@ -36,8 +36,8 @@ ProcessResult run_browser(const std::string& browser, const std::filesystem::pat
                           const std::vector<std::string>& args) {
   Command command;
   // --no-sandbox: CI runs as root, where Chromium refuses its own sandbox; the page is our own file.
-  command.argv = {browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                  "--user-data-dir=" + profile.string()};
+  command.argv = {browser,         "--headless",        "--no-sandbox",
+                  "--disable-gpu", "--hide-scrollbars", "--user-data-dir=" + profile.string()};
   command.argv.insert(command.argv.end(), args.begin(), args.end());
   command.timeout = std::chrono::seconds(120);
   command.output_cap = 0;
@@ -50,10 +50,9 @@ const std::filesystem::path& report_run() {
   static std::filesystem::path run_dir;
   if (!run_dir.empty()) return run_dir;
   const std::string cache = (std::filesystem::path(EVOTEAM_TEST_HELPERS_DIR) / "test-cache/report-e2e").string();
-  const ProcessResult result =
-      run_evoteam({"--set", "eval.cache_dir=" + cache, "optimize", k_task.string(), "--runs-dir",
-                   (dir / "runs").string(), "--max-cycles", "4", "--json"},
-                  std::chrono::seconds(300));
+  const ProcessResult result = run_evoteam({"--set", "eval.cache_dir=" + cache, "optimize", k_task.string(),
+                                            "--runs-dir", (dir / "runs").string(), "--max-cycles", "4", "--json"},
+                                           std::chrono::seconds(300));
   EXPECT_TRUE(result.ok()) << describe(result);
   if (result.ok()) run_dir = parse_stdout(result)["run_dir"].get<std::string>();
   return run_dir;
@@ -94,24 +93,30 @@ TEST(ReportE2E, TheMarkdownReportHoldsTheRunsFiles) {
   EXPECT_NE(markdown.find(std::to_string(evaluations(run_dir).size()) + " candidates evaluated"), std::string::npos)
       << markdown;
   EXPECT_NE(markdown.find("| best | " + best + " " + fixed(run["summary"]["best_speedup"].get<double>(), 2) + "x"),
-            std::string::npos) << markdown;
+            std::string::npos)
+      << markdown;
   for (const nlohmann::json& workload : read_json_file(run_dir / "best" / "eval.json")["workloads"])
     EXPECT_NE(markdown.find("| " + workload["name"].get<std::string>() + " | " +
                             fixed(workload["speedup"].get<double>(), 2) + "x |"),
-              std::string::npos) << workload["name"] << "\n" << markdown;
+              std::string::npos)
+        << workload["name"] << "\n"
+        << markdown;
   for (int cycle : changed_cycles(run_dir)) {
     const nlohmann::json team = read_json_file(team_file(run_dir, cycle));
-    EXPECT_NE(markdown.find("- cycle " + std::to_string(cycle) + " (" + team["pattern"].get<std::string>() +
-                            ", decided by " + team["decided_by"].get<std::string>() + "): " +
-                            team["change"].get<std::string>()),
-              std::string::npos) << "cycle " << cycle << "\n" << markdown;
+    EXPECT_NE(
+        markdown.find("- cycle " + std::to_string(cycle) + " (" + team["pattern"].get<std::string>() + ", decided by " +
+                      team["decided_by"].get<std::string>() + "): " + team["change"].get<std::string>()),
+        std::string::npos)
+        << "cycle " << cycle << "\n"
+        << markdown;
   }
 }
 
 TEST(ReportE2E, TheHtmlReportRendersInChromiumWithEveryCandidateAndTeamChange) {
   const std::optional<std::string> browser = find_browser();
   if (!browser) {
-    if (std::getenv("EVOTEAM_REQUIRE_BROWSER") != nullptr) FAIL() << "no chromium found, and EVOTEAM_REQUIRE_BROWSER is set";
+    if (std::getenv("EVOTEAM_REQUIRE_BROWSER") != nullptr)
+      FAIL() << "no chromium found, and EVOTEAM_REQUIRE_BROWSER is set";
     GTEST_SKIP() << "no chromium installed (scripts/test installs it)";
   }
   const std::filesystem::path& run_dir = report_run();
@@ -127,8 +132,8 @@ TEST(ReportE2E, TheHtmlReportRendersInChromiumWithEveryCandidateAndTeamChange) {
   evoteam::create_directories(shots);
   const std::filesystem::path shot = shots / "report_e2e.png";
   std::filesystem::remove(shot);
-  const ProcessResult screenshot = run_browser(*browser, profile / "a", {"--window-size=1200,3000",
-                                               "--screenshot=" + shot.string(), "file://" + page.string()});
+  const ProcessResult screenshot = run_browser(
+      *browser, profile / "a", {"--window-size=1200,3000", "--screenshot=" + shot.string(), "file://" + page.string()});
   ASSERT_TRUE(screenshot.ok()) << screenshot.describe() << screenshot.err.text;
   EXPECT_GT(std::filesystem::file_size(shot), 10000u) << "a screenshot of a blank page is small";
 
@@ -136,8 +141,8 @@ TEST(ReportE2E, TheHtmlReportRendersInChromiumWithEveryCandidateAndTeamChange) {
   const ProcessResult dom = run_browser(*browser, profile / "b", {"--dump-dom", "file://" + page.string()});
   ASSERT_TRUE(dom.ok()) << dom.describe() << dom.err.text;
   std::smatch caption;
-  ASSERT_TRUE(std::regex_search(dom.out.text, caption,
-                                std::regex("id=\"chart-evaluations-count\" data-drawn=\"(\\d+)\" data-marks=\"(\\d+)\"")))
+  ASSERT_TRUE(std::regex_search(
+      dom.out.text, caption, std::regex("id=\"chart-evaluations-count\" data-drawn=\"(\\d+)\" data-marks=\"(\\d+)\"")))
       << "the page's script did not run: " << dom.out.text.substr(0, 2000);
   const std::vector<int> changes = changed_cycles(run_dir);
   EXPECT_EQ(std::stoul(caption[1].str()), evaluations(run_dir).size()) << "every evaluated candidate is drawn";
@@ -154,9 +159,9 @@ TEST(ReportE2E, CompareTwoRunsAsJsonAndHtml) {
   const std::filesystem::path& run_dir = report_run();
   ASSERT_FALSE(run_dir.empty());
   testing::TempDir out;
-  const ProcessResult result = run_evoteam(
-      {"compare", run_dir.string(), run_dir.string(), "--json", "--html", (out / "compare.html").string()},
-      std::chrono::seconds(60));
+  const ProcessResult result =
+      run_evoteam({"compare", run_dir.string(), run_dir.string(), "--json", "--html", (out / "compare.html").string()},
+                  std::chrono::seconds(60));
   ASSERT_TRUE(result.ok()) << describe(result);
   const nlohmann::json rows = parse_stdout(result);
   ASSERT_TRUE(rows.is_array() && rows.size() == 2u) << result.out.text;

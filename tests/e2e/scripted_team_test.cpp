@@ -37,10 +37,10 @@ TEST(ScriptedTeamE2E, AgentsSubmitAndSupervisorAddsDebuggerThenKnowledgeIntegrat
   testing::TempDir dir;
   std::filesystem::path script =
       std::filesystem::path(EVOTEAM_SOURCE_DIR) / "tests" / "data" / "scripted" / "team_debug_story.jsonl";
-  ProcessResult result = run_evoteam({"optimize", k_task.string(), "--provider", "scripted", "--set",
-                                      "llm.scripted_file=" + script.string(), "--set", "supervisor.policy=rules",
-                                      "--max-cycles", "3", "--runs-dir", (dir / "runs").string(), "--json"},
-                                     std::chrono::seconds(600));
+  ProcessResult result = run_evoteam(
+      {"optimize", k_task.string(), "--provider", "scripted", "--set", "llm.scripted_file=" + script.string(), "--set",
+       "supervisor.policy=rules", "--max-cycles", "3", "--runs-dir", (dir / "runs").string(), "--json"},
+      std::chrono::seconds(600));
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   nlohmann::json summary = parse_stdout(result);
   EXPECT_EQ(summary["status"], "finished");
@@ -60,7 +60,8 @@ TEST(ScriptedTeamE2E, AgentsSubmitAndSupervisorAddsDebuggerThenKnowledgeIntegrat
   EXPECT_EQ(records[3]["verdict"], "COMPILE_ERROR");
   EXPECT_TRUE(records[3]["repeated_recorded_failure"].get<bool>());
   // The debugger's candidate carries its edit.
-  std::string fixed = read_file(*run / "candidates" / records[2]["candidate_id"].get<std::string>() / "src" / "kernel.cpp");
+  std::string fixed =
+      read_file(*run / "candidates" / records[2]["candidate_id"].get<std::string>() / "src" / "kernel.cpp");
   EXPECT_NE(fixed.find("#define TILE_M 64"), std::string::npos);
 
   nlohmann::json cycle1 = read_json_file(*run / "cycles" / "0001" / "team.json");
@@ -75,7 +76,8 @@ TEST(ScriptedTeamE2E, AgentsSubmitAndSupervisorAddsDebuggerThenKnowledgeIntegrat
   EXPECT_EQ(cycle3["knowledge"], "curated");
 
   // Each agent kept a transcript of its turn.
-  for (const char* path : {"cycles/0001/agents/optimizer/transcript.jsonl", "cycles/0002/agents/debugger/transcript.jsonl"})
+  for (const char* path :
+       {"cycles/0001/agents/optimizer/transcript.jsonl", "cycles/0002/agents/debugger/transcript.jsonl"})
     EXPECT_TRUE(std::filesystem::exists(*run / path)) << path;
 }
 

@@ -19,9 +19,9 @@
 #include <evoteam/store/store.hpp>
 #include <evoteam/team/role.hpp>
 
+#include "supervisor/run_state.hpp"
 #include "support/cli_runner.hpp"
 #include "support/temp_dir.hpp"
-#include "supervisor/run_state.hpp"
 
 namespace evoteam {
 namespace {
@@ -53,11 +53,13 @@ struct Story {
 // Runs `optimize` on `task` with the scripted provider and the LLM supervisor.
 Story play(const testing::TempDir& dir, const std::string& script, std::vector<std::string> extra,
            const fs::path& task = testing::k_task) {
-  std::vector<std::string> args = {"optimize", task.string(), "--provider", "scripted",
-                                   "--set", "llm.scripted_file=" + story_script(script).string(),
-                                   "--set", "supervisor.policy=llm",
-                                   "--set", "team.evaluations_per_cycle=2",
-                                   "--runs-dir", (dir / "runs").string(), "--json"};
+  std::vector<std::string> args = {"optimize",   task.string(),
+                                   "--provider", "scripted",
+                                   "--set",      "llm.scripted_file=" + story_script(script).string(),
+                                   "--set",      "supervisor.policy=llm",
+                                   "--set",      "team.evaluations_per_cycle=2",
+                                   "--runs-dir", (dir / "runs").string(),
+                                   "--json"};
   args.insert(args.end(), extra.begin(), extra.end());
   const auto start = std::chrono::steady_clock::now();
   Story story;
@@ -200,7 +202,8 @@ TEST(StoriesE2E, CompileErrorsBringADebuggerInParallelOnTheFailingLineage) {
   EXPECT_EQ(tiles[1]["lineage"], "best");
   EXPECT_EQ(tiles[1]["cycle"], 2);
   EXPECT_EQ(tiles[1]["verdict"], "PASS");
-  const std::string fixed = read_file(story.run / "candidates" / fixes[0]["candidate_id"].get<std::string>() / "src/kernel.cpp");
+  const std::string fixed =
+      read_file(story.run / "candidates" / fixes[0]["candidate_id"].get<std::string>() / "src/kernel.cpp");
   EXPECT_EQ(fixed.find("broken one;"), std::string::npos);
   EXPECT_NE(fixed.find("a stray declaration was removed"), std::string::npos);
   // Both members worked in cycle 2, each with its own transcript.
@@ -370,8 +373,7 @@ TEST(StoriesE2E, AStaticConstraintViolationIsRejectedAndBringsADisciplinarian) {
 // the run stops with budget_tokens. Resuming the finished run changes nothing: it stops again at once.
 TEST(StoriesE2E, ATokenBudgetEndsTheRunMidCycleAndAResumeStopsAgainAtOnce) {
   testing::TempDir dir;
-  Story story = play(dir, "token_budget_mid_cycle.jsonl",
-                     {"--max-cycles", "4", "--budget-tokens", "75"});
+  Story story = play(dir, "token_budget_mid_cycle.jsonl", {"--max-cycles", "4", "--budget-tokens", "75"});
   EXPECT_EQ(story.result.exit_code, k_budget_exhausted) << describe(story.result);
   EXPECT_EQ(story.summary["status"], "finished") << story.summary.dump(2);
   EXPECT_EQ(story.summary["stop_reason"], "budget_tokens") << story.summary.dump(2);

@@ -33,20 +33,29 @@ struct Field {
 using Fields = std::vector<Field>;
 
 // The published field lists (flashinfer_bench/data/solution.py, trace.py, workload.py).
-const Fields k_solution = {{"name", true, Kind::string}, {"definition", true, Kind::string}, {"author", true, Kind::string},
-                           {"spec", true, Kind::object}, {"sources", true, Kind::array}, {"description", false, Kind::string_or_null}};
-const Fields k_build_spec = {{"language", true, Kind::string}, {"target_hardware", true, Kind::array},
-                             {"entry_point", true, Kind::string}, {"dependencies", false, Kind::array},
-                             {"destination_passing_style", false, Kind::boolean}, {"binding", false, Kind::string_or_null}};
+const Fields k_solution = {{"name", true, Kind::string},   {"definition", true, Kind::string},
+                           {"author", true, Kind::string}, {"spec", true, Kind::object},
+                           {"sources", true, Kind::array}, {"description", false, Kind::string_or_null}};
+const Fields k_build_spec = {{"language", true, Kind::string},
+                             {"target_hardware", true, Kind::array},
+                             {"entry_point", true, Kind::string},
+                             {"dependencies", false, Kind::array},
+                             {"destination_passing_style", false, Kind::boolean},
+                             {"binding", false, Kind::string_or_null}};
 const Fields k_source_file = {{"path", true, Kind::string}, {"content", true, Kind::string}};
-const Fields k_trace = {{"definition", true, Kind::string}, {"workload", true, Kind::object},
-                        {"solution", false, Kind::string_or_null}, {"evaluation", false, Kind::object}};
+const Fields k_trace = {{"definition", true, Kind::string},
+                        {"workload", true, Kind::object},
+                        {"solution", false, Kind::string_or_null},
+                        {"evaluation", false, Kind::object}};
 const Fields k_workload = {{"axes", true, Kind::object}, {"inputs", true, Kind::object}, {"uuid", true, Kind::string}};
-const Fields k_evaluation = {{"status", true, Kind::string}, {"environment", true, Kind::object}, {"timestamp", true, Kind::string},
-                             {"log", false, Kind::string}, {"correctness", false, Kind::object}, {"performance", false, Kind::object}};
-const Fields k_correctness = {{"max_relative_error", false, Kind::number_or_nan}, {"max_absolute_error", false, Kind::number_or_nan},
+const Fields k_evaluation = {{"status", true, Kind::string},       {"environment", true, Kind::object},
+                             {"timestamp", true, Kind::string},    {"log", false, Kind::string},
+                             {"correctness", false, Kind::object}, {"performance", false, Kind::object}};
+const Fields k_correctness = {{"max_relative_error", false, Kind::number_or_nan},
+                              {"max_absolute_error", false, Kind::number_or_nan},
                               {"extra", false, Kind::object}};
-const Fields k_performance = {{"latency_ms", false, Kind::number}, {"reference_latency_ms", false, Kind::number},
+const Fields k_performance = {{"latency_ms", false, Kind::number},
+                              {"reference_latency_ms", false, Kind::number},
                               {"speedup_factor", false, Kind::number}};
 const Fields k_environment = {{"hardware", true, Kind::string}, {"libs", false, Kind::object}};
 
@@ -73,7 +82,8 @@ void check(const json& value, const Fields& fields, const std::string& where, st
       if (field.required) errors.push_back(where + "." + field.name + ": missing");
       continue;
     }
-    if (!has_kind(value[field.name], field.kind)) errors.push_back(where + "." + field.name + ": wrong type: " + value[field.name].dump());
+    if (!has_kind(value[field.name], field.kind))
+      errors.push_back(where + "." + field.name + ": wrong type: " + value[field.name].dump());
   }
   for (const auto& [key, item] : value.items()) {
     bool known = false;
@@ -113,16 +123,19 @@ std::vector<std::string> check_trace(const json& trace) {
   if (!errors.empty()) return errors;
   check(trace["workload"], k_workload, "trace.workload", errors);
   for (const auto& [name, value] : trace["workload"]["axes"].items())
-    if (!value.is_number_integer() || value.get<long long>() < 0) errors.push_back("trace.workload.axes." + name + ": not a non-negative integer");
+    if (!value.is_number_integer() || value.get<long long>() < 0)
+      errors.push_back("trace.workload.axes." + name + ": not a non-negative integer");
   for (const auto& [name, spec] : trace["workload"]["inputs"].items()) {
     const std::string type = spec.value("type", "");
-    if (type == "random") check(spec, {{"type", true, Kind::string}}, "trace.workload.inputs." + name, errors);
+    if (type == "random")
+      check(spec, {{"type", true, Kind::string}}, "trace.workload.inputs." + name, errors);
     else if (type == "scalar") {
       // value: int, float or bool, which no single Kind names.
       if (spec.size() != 2 || !spec.contains("value") || !(spec["value"].is_number() || spec["value"].is_boolean()))
         errors.push_back("trace.workload.inputs." + name + ": not {type, value} with a number: " + spec.dump());
     } else if (type == "safetensors") {
-      check(spec, {{"type", true, Kind::string}, {"path", true, Kind::string}, {"tensor_key", true, Kind::string}}, "trace.workload.inputs." + name, errors);
+      check(spec, {{"type", true, Kind::string}, {"path", true, Kind::string}, {"tensor_key", true, Kind::string}},
+            "trace.workload.inputs." + name, errors);
     } else {
       errors.push_back("trace.workload.inputs." + name + ".type: " + type);
     }
@@ -133,7 +146,8 @@ std::vector<std::string> check_trace(const json& trace) {
   check(evaluation["environment"], k_environment, "trace.evaluation.environment", errors);
   // PASSED needs both correctness and performance (the schema's status validator).
   if (evaluation["status"] != "PASSED") errors.push_back("trace.evaluation.status: " + evaluation["status"].dump());
-  if (!evaluation.contains("correctness") || !evaluation.contains("performance")) errors.push_back("trace.evaluation: PASSED without correctness and performance");
+  if (!evaluation.contains("correctness") || !evaluation.contains("performance"))
+    errors.push_back("trace.evaluation: PASSED without correctness and performance");
   else {
     check(evaluation["correctness"], k_correctness, "trace.evaluation.correctness", errors);
     check(evaluation["performance"], k_performance, "trace.evaluation.performance", errors);
@@ -143,20 +157,24 @@ std::vector<std::string> check_trace(const json& trace) {
 
 TEST(TraceExportE2E, BestOfAHostMatmulRunIsASolutionWithATracePerWorkload) {
   TempDir dir;
-  ProcessResult run = run_evoteam({"optimize", k_task.string(), "--runs-dir", (dir / "runs").string(), "--max-cycles", "2", "--json"},
-                                  std::chrono::seconds(300));
+  ProcessResult run =
+      run_evoteam({"optimize", k_task.string(), "--runs-dir", (dir / "runs").string(), "--max-cycles", "2", "--json"},
+                  std::chrono::seconds(300));
   ASSERT_TRUE(run.ok()) << describe(run);
   const std::filesystem::path run_dir = parse_stdout(run)["run_dir"].get<std::string>();
 
-  ProcessResult exported = run_evoteam({"export", run_dir.string(), "--out", (dir / "trace").string(), "--json"}, std::chrono::seconds(60));
+  ProcessResult exported =
+      run_evoteam({"export", run_dir.string(), "--out", (dir / "trace").string(), "--json"}, std::chrono::seconds(60));
   ASSERT_TRUE(exported.ok()) << describe(exported);
   const json answer = parse_stdout(exported);
   EXPECT_EQ(answer["definition"], "host_matmul");
   ASSERT_TRUE(answer["notes"].is_array() && !answer["notes"].empty());
-  EXPECT_NE(answer["notes"][0].get<std::string>().find("no published FlashInfer-Trace definition"), std::string::npos) << answer.dump(2);
+  EXPECT_NE(answer["notes"][0].get<std::string>().find("no published FlashInfer-Trace definition"), std::string::npos)
+      << answer.dump(2);
 
   const json solution = read_json_file(answer["solution"].get<std::string>());
-  for (const std::string& error : check_solution(solution)) ADD_FAILURE() << error << "\n" << solution.dump(2).substr(0, 2000);
+  for (const std::string& error : check_solution(solution))
+    ADD_FAILURE() << error << "\n" << solution.dump(2).substr(0, 2000);
   EXPECT_EQ(solution["definition"], "host_matmul");
   EXPECT_EQ(solution["spec"]["language"], "cpp");
   EXPECT_EQ(solution["spec"]["entry_point"], "kernel.cpp::matmul");
@@ -181,9 +199,10 @@ TEST(TraceExportE2E, BestOfAHostMatmulRunIsASolutionWithATracePerWorkload) {
 TEST(TraceExportE2E, ImportExitsZeroWithFindingsAndThreeWhenStrict) {
   TempDir dir;
   const std::string data = std::string(EVOTEAM_SOURCE_DIR) + "/tests/data/flashinfer_trace/";
-  ProcessResult imported = run_evoteam({"import", data + "definitions/gqa_paged_decode_h32_kv8_d128_ps1.json", "--workloads",
-                                        data + "workloads/gqa_paged_decode_h32_kv8_d128_ps1.jsonl", "--out", (dir / "gqa").string()},
-                                       std::chrono::seconds(60));
+  ProcessResult imported =
+      run_evoteam({"import", data + "definitions/gqa_paged_decode_h32_kv8_d128_ps1.json", "--workloads",
+                   data + "workloads/gqa_paged_decode_h32_kv8_d128_ps1.jsonl", "--out", (dir / "gqa").string()},
+                  std::chrono::seconds(60));
   EXPECT_EQ(imported.exit_code, 0) << describe(imported);
   EXPECT_NE(imported.out.text.find("workload.inputs.kv_indptr"), std::string::npos) << imported.out.text;
   EXPECT_NE(imported.out.text.find("still to write"), std::string::npos) << imported.out.text;
@@ -209,15 +228,18 @@ TEST(TraceExportE2E, EachPublishedDefinitionImportsToATaskThatBuildsForBothArchs
                            "gdn_prefill_qk4_v8_d128_k_last", "gemm_n4096_k4096"}) {
     SCOPED_TRACE(name);
     const std::string out = (dir / name).string();
-    ProcessResult imported = run_evoteam({"import", data + "definitions/" + name + ".json", "--out", out}, std::chrono::seconds(60));
+    ProcessResult imported =
+        run_evoteam({"import", data + "definitions/" + name + ".json", "--out", out}, std::chrono::seconds(60));
     ASSERT_EQ(imported.exit_code, 0) << describe(imported);
-    ProcessResult built = run_evoteam({"eval", out, "--stages", "static,build", "--json", "--cache-dir", (dir / "cache").string()},
-                                      std::chrono::seconds(300));
+    ProcessResult built =
+        run_evoteam({"eval", out, "--stages", "static,build", "--json", "--cache-dir", (dir / "cache").string()},
+                    std::chrono::seconds(300));
     EXPECT_EQ(built.exit_code, 0) << describe(built);
     const json result = parse_stdout(built);
     EXPECT_EQ(result.value("verdict", ""), "PASS") << built.out.text.substr(0, 2000);
     for (const char* arch : {"sm_90a", "sm_100a"})
-      EXPECT_TRUE(result["build"]["report"]["archs"].contains(arch)) << arch << ": " << result["build"]["report"].dump();
+      EXPECT_TRUE(result["build"]["report"]["archs"].contains(arch))
+          << arch << ": " << result["build"]["report"].dump();
   }
 }
 

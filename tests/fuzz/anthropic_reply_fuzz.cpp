@@ -3,7 +3,6 @@
 #include "fuzz/llm_reply.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  evoteam::fuzz::parse_reply_every_way(evoteam::fuzz::as_text(data, size), evoteam::parse_anthropic_reply,
-                                       "anthropic");
+  evoteam::fuzz::parse_reply_every_way(evoteam::fuzz::as_text(data, size), evoteam::parse_anthropic_reply, "anthropic");
   return 0;
 }

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <map>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,8 +52,8 @@ void expect_clean_outcome(Parse&& parse) {
 // A directory of this process's own, made once, for parsers that read files.
 inline const std::filesystem::path& scratch_dir() {
   static const std::filesystem::path dir = [] {
-    std::filesystem::path path = std::filesystem::temp_directory_path() /
-                                 ("evoteam-fuzz-" + std::to_string(static_cast<long long>(::getpid())));
+    std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("evoteam-fuzz-" + std::to_string(static_cast<long long>(::getpid())));
     std::filesystem::create_directories(path);
     return path;
   }();
@@ -70,7 +70,8 @@ inline const std::string& seed_text(const std::string& relative) {
   static std::map<std::string, std::string> loaded;
   auto [entry, inserted] = loaded.try_emplace(relative);
   if (inserted) {
-    std::ifstream in(std::filesystem::path(EVOTEAM_SOURCE_DIR) / "tests" / "fuzz" / "corpus" / relative, std::ios::binary);
+    std::ifstream in(std::filesystem::path(EVOTEAM_SOURCE_DIR) / "tests" / "fuzz" / "corpus" / relative,
+                     std::ios::binary);
     entry->second.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     if (entry->second.empty()) {
       std::fprintf(stderr, "fuzz: seed %s is missing\n", relative.c_str());

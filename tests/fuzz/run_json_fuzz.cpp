@@ -10,7 +10,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       evoteam::fuzz::run_dir_with(evoteam::fuzz::as_text(data, size), evoteam::fuzz::valid_journal());
   evoteam::fuzz::expect_clean_outcome([&] { evoteam::recorded_exit_code(evoteam::read_run_json(run)); });
   evoteam::fuzz::expect_clean_outcome([&] { evoteam::format_run_status(evoteam::run_status(run)); });
-  evoteam::fuzz::expect_clean_outcome(
-      [&] { evoteam::render_report_markdown(evoteam::load_run_report(run)); });
+  evoteam::fuzz::expect_clean_outcome([&] { evoteam::render_report_markdown(evoteam::load_run_report(run)); });
   return 0;
 }

@@ -10,8 +10,9 @@ extern "C" {
 
 int evoteam_glue_call(void* entry, void* const* tensors, const int64_t* axes, void* stream) {
   using Scale = cudaError_t (*)(const float*, float*, std::int64_t, cudaStream_t);
-  return static_cast<int>(reinterpret_cast<Scale>(entry)(static_cast<const float*>(tensors[0]), static_cast<float*>(tensors[1]),
-                                                         axes[0], static_cast<cudaStream_t>(stream)));
+  return static_cast<int>(reinterpret_cast<Scale>(entry)(static_cast<const float*>(tensors[0]),
+                                                         static_cast<float*>(tensors[1]), axes[0],
+                                                         static_cast<cudaStream_t>(stream)));
 }
 const char* evoteam_glue_entry_name(void) { return "scale"; }
 int evoteam_glue_tensor_count(void) { return 2; }

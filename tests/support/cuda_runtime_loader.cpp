@@ -40,7 +40,8 @@ CudaRuntime* CudaRuntime::load(const std::vector<std::filesystem::path>& preferr
     std::vector<std::string> candidates;
     for (const std::filesystem::path& path : preferred)
       if (std::filesystem::exists(path)) candidates.push_back(path.string());
-    for (const char* name : {"libcudart.so.13", "libcudart.so.12", "libcudart.so", "/usr/local/cuda/lib64/libcudart.so"})
+    for (const char* name :
+         {"libcudart.so.13", "libcudart.so.12", "libcudart.so", "/usr/local/cuda/lib64/libcudart.so"})
       candidates.emplace_back(name);
     std::string tried;
     for (const std::string& candidate : candidates) {
@@ -78,7 +79,8 @@ int CudaRuntime::device_count(std::string* why) const {
   int count = 0;
   const int code = m_device_count(&count);
   if (code != 0) {
-    if (why != nullptr) *why = "cudaGetDeviceCount failed: " + std::string(m_error_string(code)) + " (" + std::to_string(code) + ")";
+    if (why != nullptr)
+      *why = "cudaGetDeviceCount failed: " + std::string(m_error_string(code)) + " (" + std::to_string(code) + ")";
     return 0;
   }
   if (count <= 0 && why != nullptr) *why = "cudaGetDeviceCount reports no CUDA device";

@@ -3,14 +3,14 @@
 
 #include <evoteam/core/text.hpp>
 
-#include <algorithm>
 #include <arpa/inet.h>
-#include <cctype>
 #include <netinet/in.h>
 #include <poll.h>
-#include <stdexcept>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <algorithm>
+#include <cctype>
+#include <stdexcept>
 
 namespace evoteam::testing {
 
@@ -105,8 +105,7 @@ FakeLlmServer::FakeLlmServer(FakeProtocol protocol) : m_protocol(protocol) {
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   address.sin_port = 0;
-  if (::bind(m_listen_fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      ::listen(m_listen_fd, 16) != 0)
+  if (::bind(m_listen_fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 || ::listen(m_listen_fd, 16) != 0)
     throw std::runtime_error("fake server: bind/listen failed");
   socklen_t size = sizeof address;
   ::getsockname(m_listen_fd, reinterpret_cast<sockaddr*>(&address), &size);
@@ -171,7 +170,8 @@ void FakeLlmServer::serve(int fd) {
     std::unique_lock<std::mutex> lock(m_mutex);
     m_requests.push_back(request);
     if (m_replies.empty()) {
-      reply = FakeReply::json(400, {{"error", {{"type", "invalid_request_error"}, {"message", "fake server: no reply queued"}}}});
+      reply = FakeReply::json(
+          400, {{"error", {{"type", "invalid_request_error"}, {"message", "fake server: no reply queued"}}}});
     } else {
       reply = std::move(m_replies.front());
       m_replies.pop_front();
@@ -190,8 +190,8 @@ void FakeLlmServer::serve(int fd) {
   for (const auto& [name, value] : reply.headers) head += name + ": " + value + "\r\n";
   head += "\r\n";
   send_all(fd, head);
-  send_all(fd, reply.action == FakeReply::Action::truncate_body ? reply.body.substr(0, reply.body.size() / 2)
-                                                                : reply.body);
+  send_all(fd,
+           reply.action == FakeReply::Action::truncate_body ? reply.body.substr(0, reply.body.size() / 2) : reply.body);
   ::shutdown(fd, SHUT_WR);
   ::close(fd);
 }
@@ -216,15 +216,17 @@ nlohmann::json fake_reply_body(FakeProtocol protocol, const std::string& text, c
               {"cache_read_input_tokens", usage.cache_read},
               {"cache_creation_input_tokens", usage.cache_write}}}};
   }
-  nlohmann::json message = {{"role", "assistant"}, {"content", text.empty() ? nlohmann::json(nullptr) : nlohmann::json(text)}};
+  nlohmann::json message = {{"role", "assistant"},
+                            {"content", text.empty() ? nlohmann::json(nullptr) : nlohmann::json(text)}};
   if (!calls.empty()) {
     nlohmann::json tool_calls = nlohmann::json::array();
     for (const FakeToolCall& call : calls)
-      tool_calls.push_back({{"id", call.id},
-                            {"type", "function"},
-                            {"function",
-                             {{"name", call.name},
-                              {"arguments", call.input.is_string() ? call.input.get<std::string>() : call.input.dump()}}}});
+      tool_calls.push_back(
+          {{"id", call.id},
+           {"type", "function"},
+           {"function",
+            {{"name", call.name},
+             {"arguments", call.input.is_string() ? call.input.get<std::string>() : call.input.dump()}}}});
     message["tool_calls"] = tool_calls;
   }
   const std::uint64_t prompt = usage.input + usage.cache_read;
@@ -246,10 +248,10 @@ FakeReply fake_reply(FakeProtocol protocol, const std::string& text, const std::
 
 FakeReply fake_error(FakeProtocol protocol, int status, const std::string& type, const std::string& message) {
   if (protocol == FakeProtocol::anthropic)
-    return FakeReply::json(status, {{"type", "error"},
-                                    {"error", {{"type", type}, {"message", message}}},
-                                    {"request_id", "req_fake"}});
-  return FakeReply::json(status, {{"error", {{"message", message}, {"type", type}, {"param", nullptr}, {"code", type}}}});
+    return FakeReply::json(
+        status, {{"type", "error"}, {"error", {{"type", type}, {"message", message}}}, {"request_id", "req_fake"}});
+  return FakeReply::json(status,
+                         {{"error", {{"message", message}, {"type", type}, {"param", nullptr}, {"code", type}}}});
 }
 
 }  // namespace evoteam::testing

@@ -21,9 +21,9 @@ enum class FakeProtocol { anthropic, openai };
 
 struct FakeReply {
   enum class Action {
-    respond,         // status, headers, body
-    reset,           // read the request, then reset the connection (RST)
-    truncate_body,   // announce the whole body, send half of it, close
+    respond,        // status, headers, body
+    reset,          // read the request, then reset the connection (RST)
+    truncate_body,  // announce the whole body, send half of it, close
   };
   Action action = Action::respond;
   int status = 200;
@@ -77,7 +77,7 @@ class FakeLlmServer {
 // --- Reply builders --------------------------------------------------------------------------------------
 
 struct FakeUsage {
-  std::uint64_t input = 0;        // anthropic input_tokens; openai prompt_tokens minus cached
+  std::uint64_t input = 0;  // anthropic input_tokens; openai prompt_tokens minus cached
   std::uint64_t output = 0;
   std::uint64_t cache_read = 0;   // anthropic cache_read_input_tokens; openai cached_tokens
   std::uint64_t cache_write = 0;  // anthropic cache_creation_input_tokens
@@ -86,7 +86,7 @@ struct FakeUsage {
 struct FakeToolCall {
   std::string id;
   std::string name;
-  nlohmann::json input;           // an object; for OpenAI a string is sent verbatim as the arguments
+  nlohmann::json input;  // an object; for OpenAI a string is sent verbatim as the arguments
 };
 
 // A reply in the server's protocol: optional text, then tool calls.

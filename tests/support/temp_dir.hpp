@@ -10,8 +10,8 @@ class TempDir {
  public:
   TempDir() {
     std::random_device device;
-    m_path = std::filesystem::temp_directory_path() / ("evoteam-test-" + std::to_string(device()) + "-" +
-                                                        std::to_string(device()));
+    m_path = std::filesystem::temp_directory_path() /
+             ("evoteam-test-" + std::to_string(device()) + "-" + std::to_string(device()));
     std::filesystem::create_directories(m_path);
   }
   ~TempDir() {

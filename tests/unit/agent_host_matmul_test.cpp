@@ -4,14 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <evoteam/agent/agent.hpp>
+#include <evoteam/agent/transcript.hpp>
 #include <evoteam/core/config.hpp>
-#include <evoteam/eval/eval_writeup.hpp>
-#include <evoteam/eval/evaluator.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/process.hpp>
+#include <evoteam/eval/eval_writeup.hpp>
+#include <evoteam/eval/evaluator.hpp>
 #include <evoteam/store/store.hpp>
 #include <evoteam/task/task.hpp>
-#include <evoteam/agent/transcript.hpp>
 
 #include "support/fake_llm_server.hpp"
 #include "support/temp_dir.hpp"
@@ -82,10 +82,9 @@ class AgentHostMatmul : public ::testing::Test {
   AgentHostMatmul()
       : m_prices(PriceTable::load(fs::path(EVOTEAM_SOURCE_DIR) / "configs/models.json")),
         m_run(RunDir::create(m_dir / "runs", "host_matmul", {{"provider", "test"}})),
-        m_workspace(Workspace::create(m_run.cycle_dir(1) / "agents/optimizer/workspace",
-                                      {{"kernel.cpp", s_task->dir / "kernel.cpp"}},
-                                      {{"reference.cpp", s_task->dir / s_task->reference_file},
-                                       {"task.json", s_task->dir / "task.json"}})),
+        m_workspace(Workspace::create(
+            m_run.cycle_dir(1) / "agents/optimizer/workspace", {{"kernel.cpp", s_task->dir / "kernel.cpp"}},
+            {{"reference.cpp", s_task->dir / s_task->reference_file}, {"task.json", s_task->dir / "task.json"}})),
         // The scripted agent's evaluations always run; the loopback agents may take them from the cache.
         m_backend(*s_evaluator, *s_task,
                   ::testing::UnitTest::GetInstance()->current_test_suite()->name() == std::string("AgentHostMatmul")
@@ -126,7 +125,8 @@ class AgentHostMatmul : public ::testing::Test {
       if (record.value("role", "") == "user")
         for (const nlohmann::json& block : record["content"])
           if (block["type"] == "tool_result") results[block["tool_use_id"]] = block;
-    for (const char* id : {"t1", "t2", "t3", "t4", "t5", "t6"}) EXPECT_FALSE(results[id]["is_error"]) << id << results[id];
+    for (const char* id : {"t1", "t2", "t3", "t4", "t5", "t6"})
+      EXPECT_FALSE(results[id]["is_error"]) << id << results[id];
     EXPECT_NE(results["t3"]["content"].get<std::string>().find("verdict: PASS"), std::string::npos) << results["t3"];
     EXPECT_NE(results["t5"]["content"].get<std::string>().find("speedup (geometric mean"), std::string::npos);
     EXPECT_NE(results["t5"]["content"].get<std::string>().find("workload square512"), std::string::npos);
@@ -164,8 +164,11 @@ TEST_F(AgentHostMatmul, ScriptedAgentEditsCompilesTestsBenchmarksAndSubmits) {
     nlohmann::json content = nlohmann::json::array();
     for (const testing::FakeToolCall& call : calls)
       content.push_back({{"type", "tool_use"}, {"id", call.id}, {"name", call.name}, {"input", call.input}});
-    lines += nlohmann::json{{"content", content}, {"stop_reason", "tool_use"},
-                            {"usage", {{"input_tokens", 100}, {"output_tokens", 10}}}}.dump() + "\n";
+    lines += nlohmann::json{{"content", content},
+                            {"stop_reason", "tool_use"},
+                            {"usage", {{"input_tokens", 100}, {"output_tokens", 10}}}}
+                 .dump() +
+             "\n";
   }
   write_file_atomic(m_dir / "script.jsonl", lines);
   ProviderSettings settings;
@@ -186,7 +189,8 @@ TEST_P(AgentHostMatmulLoopback, AgentOverEachProtocolDoesTheSame) {
   std::uint64_t n = 0;
   for (const auto& calls : steps()) {
     ++n;
-    testing::FakeUsage usage{1000 + n, 50 + n, anthropic ? 500 * n : 0, anthropic ? std::uint64_t{7} : std::uint64_t{0}};
+    testing::FakeUsage usage{1000 + n, 50 + n, anthropic ? 500 * n : 0,
+                             anthropic ? std::uint64_t{7} : std::uint64_t{0}};
     server.push(testing::fake_reply(GetParam(), "", calls, usage));
     expected += Usage{usage.input, usage.output, usage.cache_read, usage.cache_write};
   }

@@ -7,9 +7,9 @@
 #include <thread>
 
 #include <evoteam/agent/agent.hpp>
+#include <evoteam/agent/transcript.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/process.hpp>
-#include <evoteam/agent/transcript.hpp>
 
 #include "support/memory_knowledge.hpp"
 #include "support/temp_dir.hpp"
@@ -65,7 +65,8 @@ class AgentLoop : public ::testing::Test {
     m_settings.role = "optimizer";
     m_settings.model = "scripted";
     m_prompt.system = "You optimise kernels.";
-    m_prompt.instance = render_instance("Make the kernel faster.", {"# Toy task", {"one change at a time"}, "", "", ""});
+    m_prompt.instance =
+        render_instance("Make the kernel faster.", {"# Toy task", {"one change at a time"}, "", "", ""});
   }
 
   Workspace make_workspace() {
@@ -84,7 +85,9 @@ class AgentLoop : public ::testing::Test {
     return make_provider(settings, m_prices);
   }
 
-  AgentResult run(LlmProvider& provider) { return run_agent(m_settings, m_prompt, provider, m_tools, m_meter, transcript()); }
+  AgentResult run(LlmProvider& provider) {
+    return run_agent(m_settings, m_prompt, provider, m_tools, m_meter, transcript());
+  }
   AgentResult run(const std::string& script_name) { return run(*scripted(script(script_name))); }
   fs::path transcript() const { return m_dir / "cycles/0001/agents/optimizer/transcript.jsonl"; }
 
@@ -282,12 +285,14 @@ TEST_F(AgentLoop, ResumeAnswersAToolCallLeftWithoutResult) {
     Transcript crashed(transcript());
     crashed.append({{"type", "message"}, {"role", "system"}, {"content", "You optimise kernels."}});
     crashed.append({{"type", "message"}, {"role", "user"}, {"content", {{{"type", "text"}, {"text", "Go."}}}}});
-    crashed.append({{"type", "message"},
-                    {"role", "assistant"},
-                    {"content", {{{"type", "tool_use"}, {"id", "toolu_99"}, {"name", "compile"}, {"input", nlohmann::json::object()}}}},
-                    {"usage", {{"input", 7}, {"output", 3}}},
-                    {"cost_usd", 0.0},
-                    {"agent_elapsed_s", 1.5}});
+    crashed.append(
+        {{"type", "message"},
+         {"role", "assistant"},
+         {"content",
+          {{{"type", "tool_use"}, {"id", "toolu_99"}, {"name", "compile"}, {"input", nlohmann::json::object()}}}},
+         {"usage", {{"input", 7}, {"output", 3}}},
+         {"cost_usd", 0.0},
+         {"agent_elapsed_s", 1.5}});
   }
   std::unique_ptr<LlmProvider> inner = scripted(write_script(
       R"({"content":[{"type":"tool_use","id":"toolu_100","name":"submit","input":{"summary":"resumed"}}],"usage":{"input_tokens":5,"output_tokens":1}})"));
@@ -337,8 +342,10 @@ TEST_F(AgentLoop, OldToolResultsAreClearedNearTheContextWindow) {
   std::string lines;
   for (int i = 0; i < 5; ++i)
     lines += R"({"content":[{"type":"tool_use","id":"t)" + std::to_string(i) +
-             R"(","name":"read_file","input":{"path":"big.txt"}}],"usage":{"input_tokens":900,"output_tokens":1}})" "\n";
-  lines += R"({"content":[{"type":"tool_use","id":"t9","name":"submit","input":{"summary":"s"}}],"usage":{"input_tokens":1}})";
+             R"(","name":"read_file","input":{"path":"big.txt"}}],"usage":{"input_tokens":900,"output_tokens":1}})"
+             "\n";
+  lines +=
+      R"({"content":[{"type":"tool_use","id":"t9","name":"submit","input":{"summary":"s"}}],"usage":{"input_tokens":1}})";
   m_settings.context_window = 1000;
   m_settings.context_clear_fraction = 0.5;
   std::unique_ptr<LlmProvider> inner = scripted(write_script(lines));

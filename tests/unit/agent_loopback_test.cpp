@@ -3,10 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <evoteam/agent/agent.hpp>
+#include <evoteam/agent/transcript.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/log.hpp>
 #include <evoteam/store/store.hpp>
-#include <evoteam/agent/transcript.hpp>
 
 #include "support/fake_llm_server.hpp"
 #include "support/temp_dir.hpp"
@@ -110,12 +110,16 @@ TEST_P(AgentLoopback, WorkGetsDoneThroughEveryFaultWithExactUsageAndNoKeyOnDisk)
   m_server.push(FakeReply::reset_connection());
   reply("", {{"c3", "shell", {{"command", "make"}}}}, {103, 13, 31, 0});
   m_server.push(error(500, "api_error"));
-  reply("", {{"c4", "edit_file", {{"path", "kernel.cpp"}, {"old", "tile = 8"}, {"new", "tile = 16"}}}}, {104, 14, 32, 0});
+  reply("", {{"c4", "edit_file", {{"path", "kernel.cpp"}, {"old", "tile = 8"}, {"new", "tile = 16"}}}},
+        {104, 14, 32, 0});
   FakeReply slow = testing::fake_reply(GetParam(), "late", {}, {999, 999, 0, 0});
   slow.delay = std::chrono::milliseconds(6000);
   m_server.push(slow);
-  reply("", {{"c5", "compile", nlohmann::json::object()}, {"c6", "run_tests", nlohmann::json::object()},
-             {"c7", "benchmark", nlohmann::json::object()}}, {105, 15, 33, 0});
+  reply("",
+        {{"c5", "compile", nlohmann::json::object()},
+         {"c6", "run_tests", nlohmann::json::object()},
+         {"c7", "benchmark", nlohmann::json::object()}},
+        {105, 15, 33, 0});
   const std::string whole = testing::fake_reply_body(GetParam(), "cut", {}, {1, 1, 0, 0}).dump();
   m_server.push(FakeReply::text(200, whole.substr(0, whole.size() - 7)));
   reply("Done.", {{"c8", "submit", {{"summary", "tile 16"}}}}, {106, 16, 34, 0});
@@ -125,7 +129,8 @@ TEST_P(AgentLoopback, WorkGetsDoneThroughEveryFaultWithExactUsageAndNoKeyOnDisk)
   settings.model = anthropic() ? "claude-sonnet-4-5" : "gpt-5";
   std::unique_ptr<LlmProvider> llm = provider();
   const fs::path transcript = m_dir / "run/cycles/0001/agents/optimizer/transcript.jsonl";
-  AgentResult result = run_agent(settings, {"You optimise kernels.", "Make it fast."}, *llm, m_tools, m_meter, transcript);
+  AgentResult result =
+      run_agent(settings, {"You optimise kernels.", "Make it fast."}, *llm, m_tools, m_meter, transcript);
 
   ASSERT_EQ(result.stop, Stop::submitted) << result.detail;
   EXPECT_EQ(result.summary, "tile 16");

@@ -2,11 +2,11 @@
 #include <gtest/gtest.h>
 
 #include <evoteam/agent/agent.hpp>
+#include <evoteam/agent/tools.hpp>
 #include <evoteam/core/config.hpp>
 #include <evoteam/core/error.hpp>
-#include <evoteam/llm/meter.hpp>
 #include <evoteam/core/fs.hpp>
-#include <evoteam/agent/tools.hpp>
+#include <evoteam/llm/meter.hpp>
 
 #include "support/memory_knowledge.hpp"
 #include "support/temp_dir.hpp"
@@ -36,8 +36,7 @@ class RecordingEvaluator : public EvaluationBackend {
 class AgentTools : public ::testing::Test {
  protected:
   AgentTools()
-      : m_workspace(Workspace::create(m_dir / "ws", {}, {})),
-        m_tools(m_workspace, &m_evaluator, &m_knowledge) {
+      : m_workspace(Workspace::create(m_dir / "ws", {}, {})), m_tools(m_workspace, &m_evaluator, &m_knowledge) {
     write_file_atomic(m_dir / "ws/kernel.cpp", "int tile = 8;\n");
   }
 
@@ -49,10 +48,9 @@ class AgentTools : public ::testing::Test {
 };
 
 TEST_F(AgentTools, ContractNamesWithSchemas) {
-  const std::vector<std::string> expected = {"read_file", "write_file",  "edit_file",      "list_files",
-                                             "compile",   "run_tests",   "benchmark",      "profile",
-                                             "read_knowledge", "record_knowledge", "rule", "record_candidate",
-                                             "submit"};
+  const std::vector<std::string> expected = {
+      "read_file", "write_file",     "edit_file",        "list_files", "compile",          "run_tests", "benchmark",
+      "profile",   "read_knowledge", "record_knowledge", "rule",       "record_candidate", "submit"};
   EXPECT_EQ(tool_names(), expected);
   std::vector<ToolSpec> specs = m_tools.specs();
   ASSERT_EQ(specs.size(), expected.size());
@@ -69,7 +67,8 @@ TEST_F(AgentTools, ContractNamesWithSchemas) {
   EXPECT_EQ(specs[12].input_schema["required"], (nlohmann::json{"summary"}));
   EXPECT_TRUE(specs[8].input_schema["required"].empty());
   // Every tool that builds takes param changes.
-  for (std::size_t i : {4u, 5u, 6u, 7u, 11u, 12u}) EXPECT_TRUE(specs[i].input_schema["properties"].contains("params")) << specs[i].name;
+  for (std::size_t i : {4u, 5u, 6u, 7u, 11u, 12u})
+    EXPECT_TRUE(specs[i].input_schema["properties"].contains("params")) << specs[i].name;
 }
 
 // The rule tool hands a ruling to the review seam; a ruling outside accept/reject is the model's format error.
@@ -82,13 +81,15 @@ TEST_F(AgentTools, RuleGoesThroughTheReviewSeam) {
     std::vector<std::string> rulings;
   } review;
   Toolbox tools(m_workspace, nullptr, nullptr, {"rule"}, {}, &review);
-  EXPECT_EQ(tools.call("rule", {{"candidate", "c0007"}, {"ruling", "reject"}, {"reason", "two changes"}}).content, "ruled");
+  EXPECT_EQ(tools.call("rule", {{"candidate", "c0007"}, {"ruling", "reject"}, {"reason", "two changes"}}).content,
+            "ruled");
   const ToolOutcome maybe = tools.call("rule", {{"candidate", "c0007"}, {"ruling", "maybe"}, {"reason", "?"}});
   EXPECT_EQ(maybe.status, ToolStatus::format_error);
   EXPECT_NE(maybe.content.find("must be one of accept, reject"), std::string::npos) << maybe.content;
   EXPECT_EQ(review.rulings, std::vector<std::string>{"c0007 reject two changes"});
   Toolbox without(m_workspace, nullptr, nullptr, {"rule"});
-  EXPECT_EQ(without.call("rule", {{"candidate", "c1"}, {"ruling", "accept"}, {"reason", "ok"}}).status, ToolStatus::failed);
+  EXPECT_EQ(without.call("rule", {{"candidate", "c1"}, {"ruling", "accept"}, {"reason", "ok"}}).status,
+            ToolStatus::failed);
 }
 
 TEST_F(AgentTools, RoleSubsetKeepsContractOrderAndRefusesOthers) {
@@ -114,7 +115,8 @@ TEST_F(AgentTools, ArgumentsAreCheckedAgainstTheSchema) {
 
 TEST_F(AgentTools, FileToolsGoThroughTheSandbox) {
   EXPECT_EQ(m_tools.call("read_file", {{"path", "kernel.cpp"}}).content, "int tile = 8;\n");
-  EXPECT_TRUE(m_tools.call("edit_file", {{"path", "kernel.cpp"}, {"old", "8"}, {"new", "16"}}).status == ToolStatus::ok);
+  EXPECT_TRUE(m_tools.call("edit_file", {{"path", "kernel.cpp"}, {"old", "8"}, {"new", "16"}}).status ==
+              ToolStatus::ok);
   EXPECT_EQ(read_file(m_dir / "ws/kernel.cpp"), "int tile = 16;\n");
   ToolOutcome escape = m_tools.call("write_file", {{"path", "../evil"}, {"content", "x"}});
   EXPECT_EQ(escape.status, ToolStatus::failed);
@@ -127,8 +129,7 @@ TEST_F(AgentTools, EvaluationToolsMapToStages) {
   m_tools.call("run_tests", nlohmann::json::object());
   m_tools.call("benchmark", nlohmann::json::object());
   ToolOutcome profiled = m_tools.call("profile", nlohmann::json::object());
-  EXPECT_EQ(m_evaluator.stages,
-            (std::vector<Stage>{Stage::build, Stage::correctness, Stage::timing, Stage::profile}));
+  EXPECT_EQ(m_evaluator.stages, (std::vector<Stage>{Stage::build, Stage::correctness, Stage::timing, Stage::profile}));
   EXPECT_EQ(m_evaluator.files, std::vector<std::string>{"kernel.cpp"});
   EXPECT_EQ(profiled.status, ToolStatus::failed);  // the fake fails the profile stage
   Toolbox without(m_workspace, nullptr, nullptr);
@@ -137,8 +138,9 @@ TEST_F(AgentTools, EvaluationToolsMapToStages) {
 
 TEST_F(AgentTools, KnowledgeIsRecordedAndReadBack) {
   EXPECT_EQ(m_tools.call("read_knowledge", nlohmann::json::object()).content, "(no knowledge recorded yet)");
-  ASSERT_EQ(m_tools.call("record_knowledge", {{"kind", "failed_attempt"}, {"text", "tile 64\nspills registers"}}).status,
-            ToolStatus::ok);
+  ASSERT_EQ(
+      m_tools.call("record_knowledge", {{"kind", "failed_attempt"}, {"text", "tile 64\nspills registers"}}).status,
+      ToolStatus::ok);
   m_tools.call("record_knowledge", {{"kind", "strategy"}, {"text", "tile 16 wins 1.5x"}});
   EXPECT_EQ(m_knowledge.notes.at("failed_attempt"), "tile 64\nspills registers\n");
   const std::string one = m_tools.call("read_knowledge", {{"topic", "strategy"}}).content;

@@ -3,9 +3,9 @@
 
 #include <functional>
 
+#include <evoteam/agent/workspace.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
-#include <evoteam/agent/workspace.hpp>
 
 #include "support/temp_dir.hpp"
 

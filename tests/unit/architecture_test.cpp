@@ -88,7 +88,8 @@ std::vector<std::string> include_violations(const fs::path& root, const ModuleTa
         if (!std::regex_search(line, match, include_line)) continue;
         const std::string target = match[1];
         if (!table.count(target) || target == own || table.at(own).count(target)) continue;
-        violations.push_back(where + ":" + std::to_string(number) + ": includes " + target + ", not allowed for " + own);
+        violations.push_back(where + ":" + std::to_string(number) + ": includes " + target + ", not allowed for " +
+                             own);
       }
     }
   }
@@ -119,7 +120,8 @@ TEST(Architecture, TheTableNamesEveryModuleFolderAndOnlyThose) {
   std::set<std::string> named;
   for (const auto& [module, allowed] : table) {
     named.insert(module);
-    for (const std::string& dependency : allowed) EXPECT_TRUE(table.count(dependency)) << module << " -> " << dependency;
+    for (const std::string& dependency : allowed)
+      EXPECT_TRUE(table.count(dependency)) << module << " -> " << dependency;
   }
   EXPECT_EQ(folders, named);
   for (const fs::directory_entry& entry : fs::directory_iterator(root / "include/evoteam"))

@@ -7,9 +7,9 @@
 #include <set>
 
 #include <evoteam/core/fs.hpp>
-#include <evoteam/team/lab.hpp>
 #include <evoteam/store/store.hpp>
 #include <evoteam/task/task.hpp>
+#include <evoteam/team/lab.hpp>
 #include <evoteam/team/team.hpp>
 
 #include "support/temp_dir.hpp"
@@ -82,8 +82,8 @@ SearchRun run_search(int evaluations, std::uint64_t seed,
     if (!proposal) break;
     run.proposals.push_back(*proposal);
     std::optional<double> speedup = speedup_of(proposal->params);
-    run.measured.push_back({proposal->params, speedup ? Measurement::Outcome::passed : Measurement::Outcome::failed,
-                            speedup.value_or(0)});
+    run.measured.push_back(
+        {proposal->params, speedup ? Measurement::Outcome::passed : Measurement::Outcome::failed, speedup.value_or(0)});
     if (speedup && *speedup > run.best) {
       run.best = *speedup;
       head = proposal->params;
@@ -168,7 +168,7 @@ TEST(BuiltinSearch, NewLineageModeProposesARootAwayFromTheHead) {
   for (const Measurement& point : run.measured)
     if (point.speedup > separable_speedup(head)) head = point.params;
   std::mt19937_64 rng(9);
-  SearchRequest request{synthetic_space(), run.measured, head, separable_speedup(head), valid_point, {},
+  SearchRequest request{synthetic_space(),      run.measured, head, separable_speedup(head), valid_point, {},
                         SearchMode::new_lineage};
   std::optional<Proposal> proposal = builtin::propose_next(request, rng);
   ASSERT_TRUE(proposal.has_value());
@@ -188,8 +188,9 @@ TEST(BuiltinSearch, ParamEffectsRankTheParamsThatMatter) {
   EXPECT_LT(relevance["D"], 1.0);
 
   // A param measured at a single value has no effect on record (unknown is not flat).
-  std::vector<Measurement> one_value = {{k_start, Measurement::Outcome::passed, 1.0},
-                                        {{{"A", "2"}, {"B", "1"}, {"C", "0"}, {"D", "0"}}, Measurement::Outcome::passed, 1.6}};
+  std::vector<Measurement> one_value = {
+      {k_start, Measurement::Outcome::passed, 1.0},
+      {{{"A", "2"}, {"B", "1"}, {"C", "0"}, {"D", "0"}}, Measurement::Outcome::passed, 1.6}};
   std::map<std::string, double> partial = builtin::param_effects(synthetic_space(), one_value);
   EXPECT_EQ(partial.count("B"), 0u);
   EXPECT_EQ(partial.count("A"), 1u);

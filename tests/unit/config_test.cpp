@@ -125,7 +125,8 @@ TEST(ConfigRules, OutOfRangeAndUnknownValuesAreRefusedNamingKeyAndSource) {
       {"eval.correctness.seeds=0", "'eval.correctness.seeds' must be at least 1, got 0"},
       {"team.evaluations_per_cycle=0", "'team.evaluations_per_cycle' must be at least 1, got 0"},
       {"log.verbosity=loud", "'log.verbosity' must be one of quiet, normal, verbose, debug, got \"loud\""},
-      {"eval.pipeline=[\"nope\"]", "'eval.pipeline' entry 0 must be one of static, build, correctness, timing, profile"},
+      {"eval.pipeline=[\"nope\"]",
+       "'eval.pipeline' entry 0 must be one of static, build, correctness, timing, profile"},
       {"eval.pipeline=[]", "'eval.pipeline' must not be empty"},
       {"eval.timing.max_noise=0", "'eval.timing.max_noise' must be above 0, got 0"},
       {"supervisor.optimizer_share=1.5", "'supervisor.optimizer_share' must be at most 1, got 1.5"},
@@ -136,7 +137,8 @@ TEST(ConfigRules, OutOfRangeAndUnknownValuesAreRefusedNamingKeyAndSource) {
       {"eval.sandbox=chroot", "'eval.sandbox' must be one of auto, bwrap, none"},
       {"llm.temperature=3", "'llm.temperature' must be at most 2, got 3"},
       {"store.runs_dir=", "'store.runs_dir' must not be empty"},
-      {"eval.libraries=[{\"name\":\"x\",\"link\":\"-lx\"}]", "'eval.libraries' entry 0's \"link\" must be a list of strings"},
+      {"eval.libraries=[{\"name\":\"x\",\"link\":\"-lx\"}]",
+       "'eval.libraries' entry 0's \"link\" must be a list of strings"},
       {"eval.libraries=[{\"symbols\":[]}]", "'eval.libraries' entry 0 needs a non-empty string \"name\""},
   };
   for (const auto& row : rows) {
@@ -174,7 +176,8 @@ TEST(ConfigRules, AnEnvironmentVariableNamesItself) {
   Config config;
   const std::string message = error_of([&] { config.overlay_env({{"EVOTEAM_EVAL__CORRECTNESS__SEEDS", "0"}}); });
   EXPECT_NE(message.find("EVOTEAM_EVAL__CORRECTNESS__SEEDS: 'eval.correctness.seeds' must be at least 1"),
-            std::string::npos) << message;
+            std::string::npos)
+      << message;
 }
 
 // A minimum above its maximum is refused once every layer is in, naming both keys and where each value came from.

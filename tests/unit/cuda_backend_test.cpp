@@ -6,10 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <evoteam/core/error.hpp>
-#include <evoteam/eval/evaluator.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/inventory.hpp>
 #include <evoteam/core/process.hpp>
+#include <evoteam/eval/evaluator.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -28,8 +28,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-#define REQUIRE_NVCC()                                                                            \
-  do {                                                                                            \
+#define REQUIRE_NVCC()                                                                             \
+  do {                                                                                             \
     if (!cuda::find_cuda_tool("nvcc")) GTEST_SKIP() << "nvcc is not installed (set EVOTEAM_NVCC)"; \
   } while (0)
 
@@ -79,8 +79,9 @@ TEST(CudaTasks, TheLibraryHasTheCudaTasksItPromises) {
     EXPECT_TRUE(fs::is_regular_file(task.dir / "README.md")) << task.name;
     EXPECT_TRUE(fs::is_regular_file(task.dir / "cpu_reference.cpp")) << task.name << " has no CPU reference";
   }
-  for (const char* wanted : {"mla_paged_decode_h16_ckv512_kpe64_ps1", "gdn_prefill_qk4_v8_d128_k_last",
-                             "gqa_paged_decode_h32_kv8_d128_ps1", "gemm_bf16", "rmsnorm_h4096", "kmeans_assign", "gemm_allreduce"})
+  for (const char* wanted :
+       {"mla_paged_decode_h16_ckv512_kpe64_ps1", "gdn_prefill_qk4_v8_d128_k_last", "gqa_paged_decode_h32_kv8_d128_ps1",
+        "gemm_bf16", "rmsnorm_h4096", "kmeans_assign", "gemm_allreduce"})
     EXPECT_TRUE(names.count(wanted)) << "missing task " << wanted;
 }
 
@@ -91,10 +92,14 @@ TEST(CudaTasks, TheWgmmaVariantIsGemmBf16WithItsRules) {
   const fs::path variant_dir = install_root() / "kernels" / "gemm_bf16_wgmma";
   for (const char* file : {"reference.cu", "kernel.cu", "baseline_cublas.cu"})
     EXPECT_EQ(read_file(variant_dir / file), read_file(base_dir / file)) << file << " drifted from gemm_bf16's";
-  const auto read_task = [](const fs::path& dir) { return nlohmann::json::parse(read_file(dir / "task.json"), nullptr, true, true); };
+  const auto read_task = [](const fs::path& dir) {
+    return nlohmann::json::parse(read_file(dir / "task.json"), nullptr, true, true);
+  };
   nlohmann::json base = read_task(base_dir), variant = read_task(variant_dir);
-  const nlohmann::json base_constraints = base["static_constraints"], variant_constraints = variant["static_constraints"];
-  for (const char* own : {"name", "description", "static_constraints", "expects_tensor_cores"}) base.erase(own), variant.erase(own);
+  const nlohmann::json base_constraints = base["static_constraints"],
+                       variant_constraints = variant["static_constraints"];
+  for (const char* own : {"name", "description", "static_constraints", "expects_tensor_cores"})
+    base.erase(own), variant.erase(own);
   EXPECT_EQ(variant, base);
   ASSERT_GT(variant_constraints.size(), base_constraints.size());
   for (std::size_t i = 0; i < base_constraints.size(); ++i) EXPECT_EQ(variant_constraints[i], base_constraints[i]);
@@ -120,10 +125,12 @@ TEST(CudaTasks, EveryStartingKernelReferenceAndBaselineBuildsForEveryArchAndPass
       for (const std::string& arch : task.archs) EXPECT_TRUE(starting.report["archs"].contains(arch)) << arch;
       EXPECT_TRUE(fs::is_regular_file(starting.library));
     }
-    const BuildOutcome reference = build_files(builder, task, {{task.reference_file, read_file(task.dir / task.reference_file)}}, false);
+    const BuildOutcome reference =
+        build_files(builder, task, {{task.reference_file, read_file(task.dir / task.reference_file)}}, false);
     EXPECT_EQ(reference.status, BuildStatus::ok) << describe(reference);
     if (task.baseline.kind == BaselineKind::library) {
-      const BuildOutcome baseline = build_files(builder, task, {{task.baseline.file, read_file(task.dir / task.baseline.file)}}, false);
+      const BuildOutcome baseline =
+          build_files(builder, task, {{task.baseline.file, read_file(task.dir / task.baseline.file)}}, false);
       EXPECT_EQ(baseline.status, BuildStatus::ok) << describe(baseline);
     }
   }
@@ -171,7 +178,8 @@ TEST(CudaTasks, TheHarnessBuildsWithEachTasksGlueAndPassesItsSelfTest) {
 }
 
 // A copy of rmsnorm_h4096 whose kernel is `source`, evaluated as a candidate.
-BuildOutcome build_candidate(Builder& builder, const std::string& task_name, const std::string& file, const std::string& source) {
+BuildOutcome build_candidate(Builder& builder, const std::string& task_name, const std::string& file,
+                             const std::string& source) {
   const Task task = load_task(install_root() / "kernels" / task_name);
   std::map<std::string, std::string> files = starting_files(task);
   files[file] = source;
@@ -187,22 +195,31 @@ TEST(CudaStaticStage, RejectsASideStreamAnAllocationAHarnessKernelNameAndBrokenC
 extern "C" cudaError_t rmsnorm(const __nv_bfloat16* x, const __nv_bfloat16* w, __nv_bfloat16* y, std::int64_t batch_size,
                                std::int64_t hidden_size, float eps, cudaStream_t stream) {
 )";
-  const BuildOutcome side_stream = build_candidate(builder, "rmsnorm_h4096", "kernel.cu",
-      prefix + "  cudaStream_t other; cudaStreamCreate(&other); (void)x; (void)w; (void)y; (void)batch_size; (void)hidden_size; (void)eps; (void)stream;\n  return cudaSuccess;\n}\n");
+  const BuildOutcome side_stream =
+      build_candidate(builder, "rmsnorm_h4096", "kernel.cu",
+                      prefix +
+                          "  cudaStream_t other; cudaStreamCreate(&other); (void)x; (void)w; (void)y; "
+                          "(void)batch_size; (void)hidden_size; (void)eps; (void)stream;\n  return cudaSuccess;\n}\n");
   EXPECT_EQ(side_stream.status, BuildStatus::static_reject) << describe(side_stream);
   EXPECT_NE(side_stream.reason.find("cudaStreamCreate"), std::string::npos) << side_stream.reason;
 
-  const BuildOutcome allocation = build_candidate(builder, "rmsnorm_h4096", "kernel.cu",
-      prefix + "  void* p; cudaMalloc(&p, 64); (void)x; (void)w; (void)y; (void)batch_size; (void)hidden_size; (void)eps; (void)stream;\n  return cudaSuccess;\n}\n");
+  const BuildOutcome allocation =
+      build_candidate(builder, "rmsnorm_h4096", "kernel.cu",
+                      prefix +
+                          "  void* p; cudaMalloc(&p, 64); (void)x; (void)w; (void)y; (void)batch_size; "
+                          "(void)hidden_size; (void)eps; (void)stream;\n  return cudaSuccess;\n}\n");
   EXPECT_EQ(allocation.status, BuildStatus::static_reject) << describe(allocation);
 
-  const BuildOutcome reserved = build_candidate(builder, "rmsnorm_h4096", "kernel.cu",
-      "extern \"C\" __global__ void evoteam_harness_read_all(float* p) { p[0] = 1; }\n" + prefix +
-      "  (void)x; (void)w; (void)y; (void)batch_size; (void)hidden_size; (void)eps; (void)stream;\n  return cudaSuccess;\n}\n");
+  const BuildOutcome reserved =
+      build_candidate(builder, "rmsnorm_h4096", "kernel.cu",
+                      "extern \"C\" __global__ void evoteam_harness_read_all(float* p) { p[0] = 1; }\n" + prefix +
+                          "  (void)x; (void)w; (void)y; (void)batch_size; (void)hidden_size; (void)eps; "
+                          "(void)stream;\n  return cudaSuccess;\n}\n");
   EXPECT_EQ(reserved.status, BuildStatus::static_reject) << describe(reserved);
   EXPECT_NE(reserved.reason.find("reserved"), std::string::npos) << reserved.reason;
 
-  const BuildOutcome broken = build_candidate(builder, "rmsnorm_h4096", "kernel.cu", prefix + "  return this_does_not_compile;\n}\n");
+  const BuildOutcome broken =
+      build_candidate(builder, "rmsnorm_h4096", "kernel.cu", prefix + "  return this_does_not_compile;\n}\n");
   EXPECT_EQ(broken.status, BuildStatus::compile_error) << describe(broken);
   EXPECT_NE(broken.log.find("this_does_not_compile"), std::string::npos);
 }
@@ -299,9 +316,10 @@ TEST(CudaEval, WithoutADeviceTheEvaluationBuildsAndThenSaysATimingDeviceIsNeeded
 TEST(CudaEval, OptimizeRefusesACudaTaskWithoutADeviceAndCreatesNoRun) {
   if (!gpu_device_nodes().empty()) GTEST_SKIP() << "this machine has a GPU";
   evoteam::testing::TempDir runs;
-  const ProcessResult result = evoteam::testing::run_evoteam(
-      {"optimize", (install_root() / "kernels" / "rmsnorm_h4096").string(), "--max-cycles", "2", "--runs-dir", runs.path().string()},
-      std::chrono::seconds(120));
+  const ProcessResult result =
+      evoteam::testing::run_evoteam({"optimize", (install_root() / "kernels" / "rmsnorm_h4096").string(),
+                                     "--max-cycles", "2", "--runs-dir", runs.path().string()},
+                                    std::chrono::seconds(120));
   EXPECT_EQ(result.exit_code, 1) << evoteam::testing::describe(result);
   EXPECT_NE(result.err.text.find("no CUDA device"), std::string::npos) << result.err.text;
   EXPECT_NE(result.err.text.find("--stages static,build"), std::string::npos) << result.err.text;

@@ -75,7 +75,7 @@ TEST(CudaNcu, SummaryGivesBoundVerdictLimiterAndTopStalls) {
   EXPECT_DOUBLE_EQ(gemm["tensor_gmma_pct"].get<double>(), 71.3);
   EXPECT_DOUBLE_EQ(gemm["local_sectors"].get<double>(), 184.0);
   EXPECT_DOUBLE_EQ(gemm["bank_conflicts"].get<double>(), 4100.0);  // 4096 rounded to three digits
-  EXPECT_LT(summary.dump().size(), 2000u);  // fits in a prompt
+  EXPECT_LT(summary.dump().size(), 2000u);                         // fits in a prompt
 }
 
 TEST(CudaNcu, BoundVerdictThresholds) {

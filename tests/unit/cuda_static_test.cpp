@@ -17,13 +17,15 @@ std::string fixture(const std::string& name) {
 }
 
 const KernelResources& kernel_named(const std::vector<KernelResources>& kernels, const std::string& name) {
-  const auto found = std::find_if(kernels.begin(), kernels.end(), [&](const KernelResources& k) { return k.name == name; });
+  const auto found =
+      std::find_if(kernels.begin(), kernels.end(), [&](const KernelResources& k) { return k.name == name; });
   if (found == kernels.end()) throw std::runtime_error("no kernel " + name);
   return *found;
 }
 
 bool any_contains(const std::vector<std::string>& lines, const std::string& part) {
-  return std::any_of(lines.begin(), lines.end(), [&](const std::string& line) { return line.find(part) != std::string::npos; });
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const std::string& line) { return line.find(part) != std::string::npos; });
 }
 
 TEST(CudaBuild, CommandUsesGencodeNeverTheArchShorthand) {
@@ -137,7 +139,8 @@ TEST(CudaPtx, FindsGlobalsTimersLocalMemoryAndDeviceMalloc) {
       "\tst.local.f32 [%rd2], %f1;\n\tld.local.f32 %f2, [%rd2];\n"
       "\tcall.uni (retval0), malloc, (param0);\n"
       "\ttcgen05.mma.cta_group::1.kind::f16 [%r3], %rd4, %rd5, %r6, %p1;\n"
-      "\tcp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2, %r3}], [%r4];\n"
+      "\tcp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2, %r3}], "
+      "[%r4];\n"
       "}\n";
   const PtxScan scan = scan_ptx(ptx);
   EXPECT_EQ(scan.writable_globals, (std::vector<std::string>{"g_valid", "g_cache"}));
@@ -206,7 +209,9 @@ TEST(CudaStaticVerdict, TensorCoreTaskWithoutWgmmaGetsAWarningFromPtxOrSass) {
 TEST(CudaStaticVerdict, HostSymbolsByCategoryWithAllowlist) {
   EXPECT_EQ(forbidden_host_symbol("cudaStreamCreateWithFlags", {}), "side stream");
   EXPECT_EQ(forbidden_host_symbol("cublasSgemm_v2", {}), "library call");
-  EXPECT_EQ(forbidden_host_symbol("_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE", {}), "threads");
+  EXPECT_EQ(forbidden_host_symbol(
+                "_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE", {}),
+            "threads");
   EXPECT_EQ(forbidden_host_symbol("pthread_create", {}), "threads");
   EXPECT_EQ(forbidden_host_symbol("cudaEventRecord", {}), "timing events");
   EXPECT_EQ(forbidden_host_symbol("some_unknown_function", {}), "not on the allowlist");
@@ -219,7 +224,8 @@ TEST(CudaStaticVerdict, HostSymbolsByCategoryWithAllowlist) {
 TEST(CudaStaticVerdict, ReleaseBuildsRejectTimersAndUndeclaredDeviceState) {
   CudaStaticSignals signals;
   signals.ptx = scan_ptx(".global .align 4 .u32 g_seen;\n.visible .entry k()\n{\n\tmov.u64 %rd1, %globaltimer;\n}\n");
-  signals.host_undefined = parse_nm_undefined("                 U cudaGetLastError\n                 U cudaStreamCreate\n0000000000000000 T scale\n");
+  signals.host_undefined = parse_nm_undefined(
+      "                 U cudaGetLastError\n                 U cudaStreamCreate\n0000000000000000 T scale\n");
   CudaStaticPolicy policy;
   policy.arch = "sm_90a";
   CudaStaticVerdict verdict = judge_static(signals, policy);
@@ -250,9 +256,9 @@ TEST(CudaStaticVerdict, StaticProfileIsMarkedAsSuch) {
 }
 
 TEST(CudaNm, ParsesUndefinedSymbolsAndDropsVersions) {
-  const std::vector<std::string> symbols =
-      parse_nm_undefined("                 U memcpy@GLIBC_2.14\n                 U __cudaRegisterFatBinary\n"
-                         "                 w __gmon_start__\n0000000000000010 T scale\n");
+  const std::vector<std::string> symbols = parse_nm_undefined(
+      "                 U memcpy@GLIBC_2.14\n                 U __cudaRegisterFatBinary\n"
+      "                 w __gmon_start__\n0000000000000010 T scale\n");
   EXPECT_EQ(symbols, (std::vector<std::string>{"memcpy", "__cudaRegisterFatBinary", "__gmon_start__"}));
 }
 

@@ -41,8 +41,12 @@ std::vector<nlohmann::json> trials(const Battery& b, const std::map<int, std::st
   for (const Trial& trial : b.trials) {
     if (!trial.correctness) continue;
     auto found = failing.find(trial.id);
-    records.push_back({{"ev", "trial"}, {"trial", trial.id}, {"status", found == failing.end() ? "ok" : found->second},
-                       {"tensor", "C"}, {"normwise", 1e-7}, {"first_bad", 3}});
+    records.push_back({{"ev", "trial"},
+                       {"trial", trial.id},
+                       {"status", found == failing.end() ? "ok" : found->second},
+                       {"tensor", "C"},
+                       {"normwise", 1e-7},
+                       {"first_bad", 3}});
   }
   return records;
 }
@@ -82,7 +86,8 @@ TEST(EvalClassify, FailuresOnOneDistributionAreDistributionSpecific) {
   Battery b = battery();
   std::map<int, std::string> failing;
   for (const Trial& trial : b.trials)
-    if (trial.correctness && trial.distribution == "heavy_tailed" && !b.workloads[static_cast<std::size_t>(trial.workload)].hidden)
+    if (trial.correctness && trial.distribution == "heavy_tailed" &&
+        !b.workloads[static_cast<std::size_t>(trial.workload)].hidden)
       failing[trial.id] = "numeric_mismatch";
   Judgement judgement = judge_correctness(finished_run(trials(b, failing)), b);
   EXPECT_EQ(judgement.verdict, Verdict::distribution_specific);
@@ -113,8 +118,13 @@ TEST(EvalClassify, ProcessEndsBecomeTypedVerdicts) {
   run.process.spawned = true;
   run.process.exit_code = 97;
   run.records = {{{"ev", "begin"}, {"trial", 2}},
-                 {{"ev", "fault"}, {"signal", "SIGSEGV"}, {"phase", "candidate"}, {"trial", 2}, {"write", true},
-                  {"region", "page_after"}, {"tensor", "C"}}};
+                 {{"ev", "fault"},
+                  {"signal", "SIGSEGV"},
+                  {"phase", "candidate"},
+                  {"trial", 2},
+                  {"write", true},
+                  {"region", "page_after"},
+                  {"tensor", "C"}}};
   EXPECT_EQ(judge_process(run, b, false)->verdict, Verdict::oob_write);
   EXPECT_EQ(judge_process(run, b, false)->evidence["seed"], b.trial(2).public_seed);
   EXPECT_EQ(judge_process(run, b, true)->verdict, Verdict::infra_error);  // the reference crashing is ours
@@ -143,18 +153,27 @@ TEST(EvalClassify, ProcessEndsBecomeTypedVerdicts) {
 TEST(EvalClassify, TimingRecordsBecomeStatisticsAndGates) {
   Battery b = battery();
   std::vector<double> candidate(30, 0.001), baseline(30, 0.002);
-  nlohmann::json timing = {{"ev", "timing"},   {"workload", 0},         {"stop", "noise_stable"}, {"candidate", candidate},
-                           {"baseline", baseline}, {"sets", 5},           {"timed_s", 0.09},       {"side_work", false},
-                           {"candidate_probe", {0.0011, 0.0012}},         {"baseline_probe", {0.0021, 0.0022}}};
+  nlohmann::json timing = {{"ev", "timing"},
+                           {"workload", 0},
+                           {"stop", "noise_stable"},
+                           {"candidate", candidate},
+                           {"baseline", baseline},
+                           {"sets", 5},
+                           {"timed_s", 0.09},
+                           {"side_work", false},
+                           {"candidate_probe", {0.0011, 0.0012}},
+                           {"baseline_probe", {0.0021, 0.0022}}};
   TimingOutcome outcome = analyze_timing(finished_run({timing}), b, 200, 3.0, Peaks{100, 10});
   ASSERT_FALSE(outcome.failure.has_value());
   ASSERT_EQ(outcome.workloads.size(), 1u);
   EXPECT_NEAR(outcome.workloads[0].speedup, 2.0, 1e-9);
   EXPECT_NEAR(*outcome.workloads[0].roofline_fraction, 2.0 * 512 * 512 * 512 / 0.001 / 1e9 / 100, 1e-9);
   timing["candidate_probe"] = {0.02, 0.03};  // fresh inputs 20x slower: results were reused
-  EXPECT_EQ(analyze_timing(finished_run({timing}), b, 200, 3.0, std::nullopt).failure->verdict, Verdict::timing_inconsistent);
+  EXPECT_EQ(analyze_timing(finished_run({timing}), b, 200, 3.0, std::nullopt).failure->verdict,
+            Verdict::timing_inconsistent);
   timing["side_work"] = true;
-  EXPECT_EQ(analyze_timing(finished_run({timing}), b, 200, 3.0, std::nullopt).failure->verdict, Verdict::timing_side_work);
+  EXPECT_EQ(analyze_timing(finished_run({timing}), b, 200, 3.0, std::nullopt).failure->verdict,
+            Verdict::timing_side_work);
   // The CUDA harness's kernel trace names what it saw.
   timing["side_work_evidence"] = "kernel late_work ran outside every measured window";
   const std::optional<Judgement> traced = analyze_timing(finished_run({timing}), b, 200, 3.0, std::nullopt).failure;
@@ -162,7 +181,8 @@ TEST(EvalClassify, TimingRecordsBecomeStatisticsAndGates) {
   EXPECT_EQ(traced->verdict, Verdict::timing_side_work);
   EXPECT_NE(traced->reason.find("late_work"), std::string::npos) << traced->reason;
   EXPECT_EQ(traced->evidence.value("kernels", ""), "kernel late_work ran outside every measured window");
-  HarnessRun recheck = finished_run({{{"ev", "recheck_fail"}, {"side", "candidate"}, {"status", "unwritten_output"}, {"trial", 0}}});
+  HarnessRun recheck =
+      finished_run({{{"ev", "recheck_fail"}, {"side", "candidate"}, {"status", "unwritten_output"}, {"trial", 0}}});
   EXPECT_EQ(analyze_timing(recheck, b, 200, 3.0, std::nullopt).failure->verdict, Verdict::recheck_fail);
   recheck.records[0]["side"] = "baseline";
   EXPECT_EQ(analyze_timing(recheck, b, 200, 3.0, std::nullopt).failure->verdict, Verdict::infra_error);

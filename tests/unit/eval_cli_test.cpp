@@ -14,9 +14,20 @@ using namespace evoteam;
 
 ProcessResult run_eval(const std::vector<std::string>& arguments) {
   Command command;
-  command.argv = {EVOTEAM_BINARY, "--set", "eval.timing.min_time_s=0.02", "--set", "eval.timing.warmup_s=0.005",
-                  "--set", "eval.profile.time_s=0.02", "--set", "eval.correctness.edge_values=[1,3,17]",
-                  "--set", "eval.machine.peak_gflops=5000", "--set", "eval.machine.peak_gbytes_per_s=5000", "eval"};
+  command.argv = {EVOTEAM_BINARY,
+                  "--set",
+                  "eval.timing.min_time_s=0.02",
+                  "--set",
+                  "eval.timing.warmup_s=0.005",
+                  "--set",
+                  "eval.profile.time_s=0.02",
+                  "--set",
+                  "eval.correctness.edge_values=[1,3,17]",
+                  "--set",
+                  "eval.machine.peak_gflops=5000",
+                  "--set",
+                  "eval.machine.peak_gbytes_per_s=5000",
+                  "eval"};
   command.argv.insert(command.argv.end(), arguments.begin(), arguments.end());
   command.argv.insert(command.argv.end(), {"--cache-dir", evoteam::testing::eval_test_cache().string(), "--no-cache"});
   command.timeout = std::chrono::milliseconds(300'000);
@@ -41,7 +52,8 @@ TEST(EvalCli, ExitsOneOnAFailedVerdictAndThreeOnAnInvalidTask) {
   evoteam::testing::TempDir dir;
   evoteam::testing::small_matmul_task(dir / "task");
   const std::string hostile = (install_root() / "tests" / "data" / "hostile" / "host" / "unwritten_output").string();
-  ProcessResult failed = run_eval({(dir / "task").string(), "--candidate", hostile, "--stages", "static,build,correctness"});
+  ProcessResult failed =
+      run_eval({(dir / "task").string(), "--candidate", hostile, "--stages", "static,build,correctness"});
   EXPECT_EQ(failed.exit_code, 1) << failed.err.text;
   EXPECT_NE(failed.out.text.find("UNWRITTEN_OUTPUT"), std::string::npos) << failed.out.text;
   EXPECT_NE(failed.out.text.find("evidence"), std::string::npos);

@@ -1,8 +1,8 @@
 // The evaluator end to end on a small copy of host_matmul: verdicts, stages, caches, gates, threads.
 #include <evoteam/core/error.hpp>
-#include <evoteam/eval/evaluator.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/process.hpp>
+#include <evoteam/eval/evaluator.hpp>
 
 #include <gtest/gtest.h>
 
@@ -86,7 +86,8 @@ TEST_F(EvalEvaluator, CachedReevaluationIsAtLeastTwentyTimesFaster) {
   EXPECT_EQ(warm.speedup, cold.speedup);
   EXPECT_GE(cold_s / warm_s, 20.0) << "cold " << cold_s << " s, cached " << warm_s << " s";
   // A changed param is a different evaluation, never the cached one.
-  EvalResult other = evaluator.evaluate(m_task, Candidate{m_task.dir, {{"TILE_N", "256"}}}, EvalOptions::through(Stage::build));
+  EvalResult other =
+      evaluator.evaluate(m_task, Candidate{m_task.dir, {{"TILE_N", "256"}}}, EvalOptions::through(Stage::build));
   EXPECT_NE(other.candidate_hash, cold.candidate_hash);
   EXPECT_EQ(other.params.at("TILE_N"), "256");
   EXPECT_EQ(other.stages.size(), 2u);
@@ -161,9 +162,12 @@ TEST_F(EvalEvaluator, EvaluatesFromSeveralThreadsAtOnce) {
   Evaluator evaluator(evoteam::testing::eval_test_settings(), system_runner(), evoteam::testing::eval_test_cache());
   EvalOptions options;
   options.result_cache = CachePolicy::bypass;
-  auto run = [&](const ParamAssignment& params) { return evaluator.evaluate(m_task, Candidate{m_task.dir, params}, options); };
+  auto run = [&](const ParamAssignment& params) {
+    return evaluator.evaluate(m_task, Candidate{m_task.dir, params}, options);
+  };
   auto first = std::async(std::launch::async, run, ParamAssignment{});
-  auto second = std::async(std::launch::async, run, ParamAssignment{{"ACC_IN_REGISTERS", "1"}, {"TILE_N", "64"}, {"REG_ROWS", "4"}});
+  auto second = std::async(std::launch::async, run,
+                           ParamAssignment{{"ACC_IN_REGISTERS", "1"}, {"TILE_N", "64"}, {"REG_ROWS", "4"}});
   EvalResult a = first.get();
   EvalResult b = second.get();
   EXPECT_EQ(a.verdict, Verdict::pass) << a.reason;
@@ -228,12 +232,14 @@ TEST(EvalDeviceLock, ExcludesOtherHoldersAcrossThreadsAndProcesses) {
   using std::chrono::milliseconds;
   std::optional<eval::DeviceLock> held = eval::DeviceLock::acquire(dir.path(), "host", milliseconds(1000));
   ASSERT_TRUE(held.has_value());
-  auto other = std::async(std::launch::async, [&] { return eval::DeviceLock::acquire(dir.path(), "host", milliseconds(200)).has_value(); });
+  auto other = std::async(std::launch::async,
+                          [&] { return eval::DeviceLock::acquire(dir.path(), "host", milliseconds(200)).has_value(); });
   EXPECT_FALSE(other.get());
   Command probe;
   probe.argv = {"flock", "-n", (dir.path() / "evoteam-host.lock").string(), "true"};
   EXPECT_NE(system_runner().run(probe).exit_code, 0) << "another process must see the lock";
-  EXPECT_TRUE(eval::DeviceLock::acquire(dir.path(), "cuda:0", milliseconds(200)).has_value()) << "devices are independent";
+  EXPECT_TRUE(eval::DeviceLock::acquire(dir.path(), "cuda:0", milliseconds(200)).has_value())
+      << "devices are independent";
   held.reset();
   EXPECT_TRUE(eval::DeviceLock::acquire(dir.path(), "host", milliseconds(1000)).has_value());
   EXPECT_EQ(system_runner().run(probe).exit_code, 0);

@@ -1,8 +1,8 @@
 // The hostile corpus (tests/data/hostile/host): every candidate gets exactly its expected verdict, the
 // evaluator survives all of them, and none is ever reported faster than the baseline.
-#include <evoteam/eval/evaluator.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/process.hpp>
+#include <evoteam/eval/evaluator.hpp>
 
 #include <gtest/gtest.h>
 
@@ -56,10 +56,12 @@ TEST_P(HostileCorpus, GetsItsExpectedVerdictAndIsNeverFaster) {
   EvalResult result = evaluator.evaluate(*s_task, Candidate{candidate_dir, {}}, options);
 
   const std::string expected = expect.at("verdict").get<std::string>();
-  EXPECT_EQ(to_string(result.verdict), expected) << "reason: " << result.reason << "\nevidence: " << result.evidence.dump()
-                                                 << "\nbuild log: " << result.build_log.substr(0, 2000);
+  EXPECT_EQ(to_string(result.verdict), expected)
+      << "reason: " << result.reason << "\nevidence: " << result.evidence.dump()
+      << "\nbuild log: " << result.build_log.substr(0, 2000);
   if (expect.contains("reason")) {
-    EXPECT_NE(result.reason.find(expect["reason"].get<std::string>()), std::string::npos) << "reason: " << result.reason;
+    EXPECT_NE(result.reason.find(expect["reason"].get<std::string>()), std::string::npos)
+        << "reason: " << result.reason;
   }
   EXPECT_FALSE(is_infra(result.verdict)) << result.reason;
   if (result.verdict == Verdict::pass) {

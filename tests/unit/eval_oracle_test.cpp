@@ -160,9 +160,17 @@ TEST(OracleCli, EvalWithOracleAddsTheReportToTheJsonAndExitsByIt) {
   REQUIRE_NUMPY();
   TempDir dir;
   evoteam::testing::small_matmul_task(dir / "task");
-  const std::vector<std::string> args = {"--set", "eval.oracle.python=" + test_python(), "eval", (dir / "task").string(),
-                                         "--stages", "static,build", "--oracle", "--json", "--no-cache",
-                                         "--cache-dir", evoteam::testing::eval_test_cache().string()};
+  const std::vector<std::string> args = {"--set",
+                                         "eval.oracle.python=" + test_python(),
+                                         "eval",
+                                         (dir / "task").string(),
+                                         "--stages",
+                                         "static,build",
+                                         "--oracle",
+                                         "--json",
+                                         "--no-cache",
+                                         "--cache-dir",
+                                         evoteam::testing::eval_test_cache().string()};
   ProcessResult result = evoteam::testing::run_evoteam(args, std::chrono::seconds(300));
   ASSERT_EQ(result.exit_code, 0) << evoteam::testing::describe(result);
   nlohmann::json json = nlohmann::json::parse(result.out.text);
@@ -179,8 +187,8 @@ TEST(OracleCli, EvalWithOracleAddsTheReportToTheJsonAndExitsByIt) {
 
 TEST(OracleCli, DoctorSaysWhichPythonAndWhatItImports) {
   REQUIRE_NUMPY();
-  ProcessResult result = evoteam::testing::run_evoteam({"--set", "eval.oracle.python=" + test_python(), "doctor", "--json"},
-                                                       std::chrono::seconds(120));
+  ProcessResult result = evoteam::testing::run_evoteam(
+      {"--set", "eval.oracle.python=" + test_python(), "doctor", "--json"}, std::chrono::seconds(120));
   nlohmann::json json = evoteam::testing::parse_stdout(result);
   EXPECT_EQ(json["python_oracle"]["python"], test_python());
   EXPECT_EQ(json["python_oracle"]["runs"], true);
@@ -189,7 +197,8 @@ TEST(OracleCli, DoctorSaysWhichPythonAndWhatItImports) {
   for (const nlohmann::json& tool : json["tools"]) listed |= tool["name"] == "numpy (oracle)" && tool["usable"] == true;
   EXPECT_TRUE(listed) << json.dump();
 
-  result = evoteam::testing::run_evoteam({"--set", "eval.oracle.python=/no/such/python", "doctor"}, std::chrono::seconds(120));
+  result = evoteam::testing::run_evoteam({"--set", "eval.oracle.python=/no/such/python", "doctor"},
+                                         std::chrono::seconds(120));
   EXPECT_NE(result.out.text.find("python (oracle)"), std::string::npos) << result.out.text;
   EXPECT_NE(result.out.text.find("/no/such/python"), std::string::npos) << result.out.text;
 }

@@ -86,7 +86,7 @@ TEST(EvalResultJson, AdoptedConstraintsRoundTripAndAbsentStaysAbsent) {
 
 TEST(EvalResultJson, StageStatusesKeepTheirEvalJsonSpelling) {
   const std::vector<std::pair<StageStatus, std::string>> spellings = {
-      {StageStatus::passed, "passed"}, {StageStatus::failed, "failed"},          {StageStatus::skipped, "skipped"},
+      {StageStatus::passed, "passed"}, {StageStatus::failed, "failed"},         {StageStatus::skipped, "skipped"},
       {StageStatus::cached, "cached"}, {StageStatus::static_profile, "static"},
   };
   EvalResult result;

@@ -1,8 +1,8 @@
 // Task features beyond host_matmul: input hooks, integer generators, the glue for both targets, and the
 // evaluator-wide secret that lets reference outputs be reused.
-#include <evoteam/eval/evaluator.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/process.hpp>
+#include <evoteam/eval/evaluator.hpp>
 
 #include <gtest/gtest.h>
 
@@ -37,19 +37,21 @@ Task gather_task(const fs::path& dir) {
       "#include <cstdint>\n"
       "extern \"C\" void gather(const float* x, const std::int32_t* idx, const std::int64_t* scale, float* y,\n"
       "                       std::int64_t N, std::int64_t M) {\n"
-      "  for (std::int64_t i = 0; i < M; ++i) y[i] = idx[i] >= 0 && idx[i] < N ? x[idx[i]] * float(scale[i % 4]) : -1.0f;\n"
+      "  for (std::int64_t i = 0; i < M; ++i) y[i] = idx[i] >= 0 && idx[i] < N ? x[idx[i]] * float(scale[i % 4]) : "
+      "-1.0f;\n"
       "}\n";
   write_file_atomic(dir / "reference.cpp", body);
   write_file_atomic(dir / "kernel.cpp", body);
-  write_file_atomic(dir / "hooks.cpp",
-                    "#include <cstdint>\n#include \"harness_abi.h\"\n"
-                    "extern \"C\" void evoteam_hook_indices(void* data, int64_t count, const char* const* names,\n"
-                    "    const int64_t* values, int axes, uint64_t seed) {\n"
-                    "  const int64_t n = evoteam_axis_value(names, values, axes, \"N\");\n"
-                    "  auto* out = static_cast<std::int32_t*>(data);\n"
-                    "  for (int64_t i = 0; i < count; ++i) { seed = seed * 6364136223846793005ull + 1442695040888963407ull;\n"
-                    "    out[i] = static_cast<std::int32_t>((seed >> 33) % static_cast<uint64_t>(n)); }\n"
-                    "}\n");
+  write_file_atomic(
+      dir / "hooks.cpp",
+      "#include <cstdint>\n#include \"harness_abi.h\"\n"
+      "extern \"C\" void evoteam_hook_indices(void* data, int64_t count, const char* const* names,\n"
+      "    const int64_t* values, int axes, uint64_t seed) {\n"
+      "  const int64_t n = evoteam_axis_value(names, values, axes, \"N\");\n"
+      "  auto* out = static_cast<std::int32_t*>(data);\n"
+      "  for (int64_t i = 0; i < count; ++i) { seed = seed * 6364136223846793005ull + 1442695040888963407ull;\n"
+      "    out[i] = static_cast<std::int32_t>((seed >> 33) % static_cast<uint64_t>(n)); }\n"
+      "}\n");
   return load_task(dir);
 }
 
@@ -63,9 +65,10 @@ TEST(EvalTaskFeatures, HookAndIntegerInputsReachTheKernel) {
   EXPECT_EQ(result.verdict, Verdict::pass) << result.reason << " " << result.evidence.dump();
   // A kernel that ignores the scale fails on the integer inputs.
   fs::create_directories(dir / "wrong");
-  write_file_atomic(dir / "wrong" / "kernel.cpp",
-                    "#include <cstdint>\nextern \"C\" void gather(const float* x, const std::int32_t* idx, const std::int64_t*,"
-                    " float* y, std::int64_t, std::int64_t M) { for (std::int64_t i = 0; i < M; ++i) y[i] = x[idx[i]]; }\n");
+  write_file_atomic(
+      dir / "wrong" / "kernel.cpp",
+      "#include <cstdint>\nextern \"C\" void gather(const float* x, const std::int32_t* idx, const std::int64_t*,"
+      " float* y, std::int64_t, std::int64_t M) { for (std::int64_t i = 0; i < M; ++i) y[i] = x[idx[i]]; }\n");
   EvalResult wrong = evaluator.evaluate(task, Candidate{dir / "wrong", {}}, EvalOptions::through(Stage::correctness));
   EXPECT_EQ(wrong.verdict, Verdict::numeric_mismatch) << wrong.reason;
 }
@@ -74,9 +77,10 @@ TEST(EvalTaskFeatures, GlueCallsTheExactSignatureForEachTarget) {
   TempDir dir;
   Task task = gather_task(dir / "gather");
   const std::string host = eval::glue_source(task);
-  EXPECT_NE(host.find("typedef void (*evoteam_entry_fn)(const float*, const std::int32_t*, const std::int64_t*, float*, "
-                      "std::int64_t, std::int64_t);"),
-            std::string::npos)
+  EXPECT_NE(
+      host.find("typedef void (*evoteam_entry_fn)(const float*, const std::int32_t*, const std::int64_t*, float*, "
+                "std::int64_t, std::int64_t);"),
+      std::string::npos)
       << host;
   EXPECT_NE(host.find("evoteam_hook_indices(data, count, k_axis_names, axes, 2, seed)"), std::string::npos);
   EXPECT_EQ(eval::entry_declaration(task),

@@ -3,9 +3,9 @@
 // configuration that keeps every phase short (also as typed eval settings), and a build cache that persists in the
 // build directory so builds are shared between tests and between runs (results are never cached in tests).
 #include <evoteam/core/config.hpp>
+#include <evoteam/core/fs.hpp>
 #include <evoteam/eval/eval_settings.hpp>
 #include <evoteam/eval/evaluator.hpp>
-#include <evoteam/core/fs.hpp>
 #include <evoteam/task/task.hpp>
 
 #include <filesystem>
@@ -13,7 +13,9 @@
 
 namespace evoteam::testing {
 
-inline std::filesystem::path eval_test_cache() { return std::filesystem::path(EVOTEAM_TEST_HELPERS_DIR) / "eval-test-cache"; }
+inline std::filesystem::path eval_test_cache() {
+  return std::filesystem::path(EVOTEAM_TEST_HELPERS_DIR) / "eval-test-cache";
+}
 
 inline Config eval_test_config() {
   Config config;
@@ -26,7 +28,8 @@ inline Config eval_test_config() {
       "profile": {"time_s": 0.02},
       "machine": {"peak_gflops": 5000.0, "peak_gbytes_per_s": 5000.0}
     }
-  })"), "eval test config");
+  })"),
+                 "eval test config");
   return config;
 }
 

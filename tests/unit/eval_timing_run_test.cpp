@@ -2,9 +2,9 @@
 // until released; cancelling or dropping it ends the harness untimed; the release waits for the device's timing
 // lock. Also the host profile taken from the timing stage's samples where perf counts no hardware events.
 #include <evoteam/core/clock.hpp>
-#include <evoteam/eval/evaluator.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/process.hpp>
+#include <evoteam/eval/evaluator.hpp>
 
 #include <gtest/gtest.h>
 
@@ -58,8 +58,17 @@ class TimingRunEarly : public ::testing::Test {
     m_shared = std::make_unique<EvaluatorShared>(m_settings, system_runner(), evoteam::testing::eval_test_cache());
     m_scratch = m_dir.path() / "scratch";
     fs::create_directories(m_scratch);
-    m_run = std::make_unique<EvaluationRun>(
-        EvaluationRun{*m_shared, m_shared->host, m_task, SandboxMode::none, m_scratch, {}, m_scratch / "references", {}, {}, 0, true});
+    m_run = std::make_unique<EvaluationRun>(EvaluationRun{*m_shared,
+                                                          m_shared->host,
+                                                          m_task,
+                                                          SandboxMode::none,
+                                                          m_scratch,
+                                                          {},
+                                                          m_scratch / "references",
+                                                          {},
+                                                          {},
+                                                          0,
+                                                          true});
     ASSERT_EQ(prepare_references(*m_run, fresh_secret()), std::nullopt);
     BuildRequest request;
     request.task = &m_task;
@@ -158,10 +167,15 @@ TEST_F(TimingRunEarly, AHarnessWhoseEvaluatorDiedStopsWaiting) {
   // The shell starts the harness in a session of its own (the runner ends the shell's group with the shell) and
   // exits once the harness runs: the harness is re-parented while it waits.
   Command command;
-  command.argv = {"/bin/sh", "-c",  // NOLINT(bugprone-suspicious-missing-comma): one script in two literals
-                  "setsid \"$0\" --plan \"$1\" --result-fd 3 --candidate \"$2\" --baseline \"$2\" 3>\"$3\" >/dev/null 2>&1 & "
-                  "for i in $(seq 200); do grep -q '\"ev\":\"start\"' \"$3\" 2>/dev/null && break; sleep 0.05; done; echo $!",
-                  m_run->harness.string(), (m_scratch / "plan-timing.json").string(), m_candidate.string(), out.string()};
+  command.argv = {
+      "/bin/sh",
+      "-c",  // NOLINT(bugprone-suspicious-missing-comma): one script in two literals
+      "setsid \"$0\" --plan \"$1\" --result-fd 3 --candidate \"$2\" --baseline \"$2\" 3>\"$3\" >/dev/null 2>&1 & "
+      "for i in $(seq 200); do grep -q '\"ev\":\"start\"' \"$3\" 2>/dev/null && break; sleep 0.05; done; echo $!",
+      m_run->harness.string(),
+      (m_scratch / "plan-timing.json").string(),
+      m_candidate.string(),
+      out.string()};
   const ProcessResult started = system_runner().run(command);
   ASSERT_TRUE(started.ok()) << started.describe();
   const pid_t pid = std::stoi(started.out.text);

@@ -33,14 +33,14 @@ const fs::path k_mla = install_root() / "kernels" / "mla_paged_decode_h16_ckv512
 const fs::path k_gdn = install_root() / "kernels" / "gdn_prefill_qk4_v8_d128_k_last";
 
 // Skips without nvcc or FlashInfer's headers, unless the test command fetched them (then their absence fails).
-#define REQUIRE_NVCC_AND_FLASHINFER()                                                                        \
-  do {                                                                                                       \
-    if (!cuda::find_cuda_tool("nvcc")) GTEST_SKIP() << "nvcc is not installed (set EVOTEAM_NVCC)";           \
-    std::string why;                                                                                         \
-    if (!find_flashinfer("", &why)) {                                                                        \
-      if (std::getenv("EVOTEAM_REQUIRE_FLASHINFER") != nullptr) FAIL() << why;                               \
-      GTEST_SKIP() << why;                                                                                   \
-    }                                                                                                        \
+#define REQUIRE_NVCC_AND_FLASHINFER()                                                              \
+  do {                                                                                             \
+    if (!cuda::find_cuda_tool("nvcc")) GTEST_SKIP() << "nvcc is not installed (set EVOTEAM_NVCC)"; \
+    std::string why;                                                                               \
+    if (!find_flashinfer("", &why)) {                                                              \
+      if (std::getenv("EVOTEAM_REQUIRE_FLASHINFER") != nullptr) FAIL() << why;                     \
+      GTEST_SKIP() << why;                                                                         \
+    }                                                                                              \
   } while (0)
 
 // A copy of the GQA task whose task.json `edit` changes, loaded; throws what the loader throws.
@@ -79,23 +79,22 @@ TEST(VendorBaseline, TheFlashInferTasksDeclareItAndTheOthersDoNot) {
 
 TEST(VendorBaseline, TheLoaderWantsAKernelOrAReasonAndKnownArchsAndKinds) {
   evoteam::testing::TempDir temp;
-  const std::string both = load_error(temp.path() / "both", [](nlohmann::json& task) {
-    task["vendor_baseline"]["unavailable"] = "no kernel";
-  });
+  const std::string both = load_error(
+      temp.path() / "both", [](nlohmann::json& task) { task["vendor_baseline"]["unavailable"] = "no kernel"; });
   EXPECT_NE(both.find("exactly one of \"file\""), std::string::npos) << both;
   const std::string neither = load_error(temp.path() / "neither", [](nlohmann::json& task) {
     task["vendor_baseline"] = {{"kind", "flashinfer"}};
   });
   EXPECT_NE(neither.find("exactly one of \"file\""), std::string::npos) << neither;
-  const std::string kind = load_error(temp.path() / "kind", [](nlohmann::json& task) { task["vendor_baseline"]["kind"] = "cudnn"; });
+  const std::string kind =
+      load_error(temp.path() / "kind", [](nlohmann::json& task) { task["vendor_baseline"]["kind"] = "cudnn"; });
   EXPECT_NE(kind.find("vendor_baseline.kind"), std::string::npos) << kind;
   const std::string arch = load_error(temp.path() / "arch", [](nlohmann::json& task) {
     task["vendor_baseline"]["missing_archs"] = {{"sm_80", "not a task arch"}};
   });
   EXPECT_NE(arch.find("vendor_baseline.missing_archs.sm_80"), std::string::npos) << arch;
-  const std::string file = load_error(temp.path() / "file", [](nlohmann::json& task) {
-    task["vendor_baseline"]["file"] = "missing.cu";
-  });
+  const std::string file =
+      load_error(temp.path() / "file", [](nlohmann::json& task) { task["vendor_baseline"]["file"] = "missing.cu"; });
   EXPECT_NE(file.find("missing.cu"), std::string::npos) << file;
 
   const Task task = load_edited_gqa(temp.path() / "ok", [](nlohmann::json& edited) {
@@ -104,7 +103,8 @@ TEST(VendorBaseline, TheLoaderWantsAKernelOrAReasonAndKnownArchsAndKinds) {
   EXPECT_EQ(task.vendor.missing_archs, (std::map<std::string, std::string>{{"sm_100a", "no kernel there yet"}}));
   // The vendor's source is the task's own: it counts in the task's content hash.
   const std::string before = task.content_hash;
-  write_file_atomic(temp.path() / "ok" / "baseline_flashinfer.cu", read_file(k_gqa / "baseline_flashinfer.cu") + "\n// edited\n");
+  write_file_atomic(temp.path() / "ok" / "baseline_flashinfer.cu",
+                    read_file(k_gqa / "baseline_flashinfer.cu") + "\n// edited\n");
   EXPECT_NE(load_task(temp.path() / "ok").content_hash, before);
 }
 
@@ -193,7 +193,8 @@ TEST(VendorBaseline, TheEvaluationRecordsTheVendorBuildOrWhyThereIsNone) {
   options.result_cache = CachePolicy::bypass;
   options.stages = {Stage::static_checks, Stage::build};
   const auto vendor_stage = [](const EvalResult& result) {
-    return std::find_if(result.stages.begin(), result.stages.end(), [](const StageRecord& stage) { return stage.name == "vendor"; });
+    return std::find_if(result.stages.begin(), result.stages.end(),
+                        [](const StageRecord& stage) { return stage.name == "vendor"; });
   };
   const Task gqa = load_task(k_gqa);
   const EvalResult built = evaluator.evaluate(gqa, Candidate::starting(gqa), options);
@@ -221,10 +222,10 @@ TEST(VendorBaseline, EvalWithoutAGpuBuildsTheCandidateAndFlashInferAndSaysTiming
   if (!gpu_device_nodes().empty()) GTEST_SKIP() << "this machine has a GPU: the GPU suite covers the run stages";
   // Children get a scrubbed environment, so the sources found here are named explicitly.
   const std::string flashinfer = find_flashinfer("", nullptr)->root.string();
-  const ProcessResult result = evoteam::testing::run_evoteam(
-      {"--set", "eval.cuda.flashinfer=" + flashinfer, "eval", k_mla.string(), "--no-cache", "--cache-dir",
-       (testing::eval_test_cache() / "cli").string()},
-      std::chrono::seconds(600));
+  const ProcessResult result =
+      evoteam::testing::run_evoteam({"--set", "eval.cuda.flashinfer=" + flashinfer, "eval", k_mla.string(),
+                                     "--no-cache", "--cache-dir", (testing::eval_test_cache() / "cli").string()},
+                                    std::chrono::seconds(600));
   const std::string& out = result.out.text;
   EXPECT_NE(out.find(" build "), std::string::npos) << evoteam::testing::describe(result);
   EXPECT_EQ(out.find("build failed"), std::string::npos) << out;

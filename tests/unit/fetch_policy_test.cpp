@@ -33,7 +33,8 @@ std::vector<fs::path> shipped_scripts(const fs::path& root) {
     for (const auto& entry : fs::directory_iterator(root / dir)) {
       if (!entry.is_regular_file()) continue;
       const std::string text = slurp(entry.path());
-      if (entry.path().extension() == ".sh" || text.rfind("#!/usr/bin/env bash", 0) == 0 || text.rfind("#!/bin/bash", 0) == 0)
+      if (entry.path().extension() == ".sh" || text.rfind("#!/usr/bin/env bash", 0) == 0 ||
+          text.rfind("#!/bin/bash", 0) == 0)
         scripts.push_back(entry.path());
     }
   }
@@ -45,7 +46,8 @@ std::vector<fs::path> shipped_scripts(const fs::path& root) {
 std::vector<std::string> unpinned_packages(const std::string& command) {
   static const std::regex verb(R"(pip3?\s+(download|install)\s)");
   static const std::regex name(R"(^[A-Za-z][A-Za-z0-9_.\-]*$)");
-  static const std::vector<std::string> takes_value = {"--dest", "-d", "--target", "-t", "--platform", "--python-version"};
+  static const std::vector<std::string> takes_value = {"--dest", "-d",         "--target",
+                                                       "-t",     "--platform", "--python-version"};
   std::smatch match;
   if (!std::regex_search(command, match, verb)) return {};
   // The command ends at the first redirection, pipe, list operator or `;`.
@@ -92,10 +94,12 @@ std::vector<std::string> fetch_policy_violations(const fs::path& root) {
         continue;
       }
       const std::string where = fs::relative(script, root).string() + ":" + std::to_string(start) + ": ";
-      const bool comment = command.find_first_not_of(" \t") != std::string::npos && command[command.find_first_not_of(" \t")] == '#';
+      const bool comment =
+          command.find_first_not_of(" \t") != std::string::npos && command[command.find_first_not_of(" \t")] == '#';
       if (!comment && std::regex_search(command, pip_command)) {
         if (std::regex_search(command, registry)) violations.push_back(where + "names an index or URL");
-        for (const std::string& package : unpinned_packages(command)) violations.push_back(where + "package " + package + " has no pinned version");
+        for (const std::string& package : unpinned_packages(command))
+          violations.push_back(where + "package " + package + " has no pinned version");
       }
       command.clear();
     }
@@ -115,16 +119,18 @@ TEST(FetchPolicy, TheCheckFindsAnIndexUrlAndAnUnpinnedPackage) {
   testing::TempDir dir;
   fs::create_directories(dir.path() / "scripts");
   std::ofstream(dir.path() / "scripts" / "bad.sh") << "#!/usr/bin/env bash\n"
-                                                       "python3 -m pip download --no-deps \\\n"
-                                                       "  --index-url https://example.org/simple torch==2.5.0\n"
-                                                       "python3 -m pip install numpy\n";
-  std::ofstream(dir.path() / "scripts" / "good.sh") << "#!/usr/bin/env bash\n"
-                                                        "python3 -m pip download --quiet --no-deps --dest \"$w\" \\\n"
-                                                        "  nvidia-cuda-cuobjdump==13.5.37 \"flashinfer-python==$v\" >&2\n";
+                                                      "python3 -m pip download --no-deps \\\n"
+                                                      "  --index-url https://example.org/simple torch==2.5.0\n"
+                                                      "python3 -m pip install numpy\n";
+  std::ofstream(dir.path() / "scripts" / "good.sh")
+      << "#!/usr/bin/env bash\n"
+         "python3 -m pip download --quiet --no-deps --dest \"$w\" \\\n"
+         "  nvidia-cuda-cuobjdump==13.5.37 \"flashinfer-python==$v\" >&2\n";
   const std::vector<std::string> violations = fetch_policy_violations(dir.path());
   ASSERT_EQ(violations.size(), 2u);
   EXPECT_NE(violations[0].find("scripts/bad.sh:2: names an index or URL"), std::string::npos) << violations[0];
-  EXPECT_NE(violations[1].find("scripts/bad.sh:4: package numpy has no pinned version"), std::string::npos) << violations[1];
+  EXPECT_NE(violations[1].find("scripts/bad.sh:4: package numpy has no pinned version"), std::string::npos)
+      << violations[1];
 }
 
 }  // namespace

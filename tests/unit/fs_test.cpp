@@ -52,7 +52,9 @@ TEST(Fs, AtomicWriteFailureKeepsOldContentAndRemovesTempFile) {
   ASSERT_GE(child, 0);
   if (child == 0) {
     ::signal(SIGXFSZ, SIG_IGN);
-    struct rlimit limit {4096, 4096};
+    struct rlimit limit {
+      4096, 4096
+    };
     if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(10);
     try {
       evoteam::write_file_atomic(file, std::string(64 * 1024, 'x'));

@@ -94,7 +94,8 @@ class GpuReference {
   // A float32 scalar's value as the entry receives it.
   float scalar(const std::string& name) const {
     const ScalarSpec* scalar = m_task.find_scalar(name);
-    if (scalar == nullptr || scalar->dtype != DType::float32) throw Error("no float32 scalar " + name + " in " + m_task.name);
+    if (scalar == nullptr || scalar->dtype != DType::float32)
+      throw Error("no float32 scalar " + name + " in " + m_task.name);
     return static_cast<float>(scalar->value);
   }
   std::int64_t axis(const std::string& name) const {
@@ -110,7 +111,8 @@ class GpuReference {
     // The toolkit's own runtime first: the reference is linked against it.
     const fs::path toolkit = fs::weakly_canonical(*nvcc).parent_path().parent_path();
     std::string why;
-    m_gpu = CudaRuntime::load({toolkit / "lib64" / "libcudart.so", toolkit / "targets" / "x86_64-linux" / "lib" / "libcudart.so"}, &why);
+    m_gpu = CudaRuntime::load(
+        {toolkit / "lib64" / "libcudart.so", toolkit / "targets" / "x86_64-linux" / "lib" / "libcudart.so"}, &why);
     if (m_gpu == nullptr) return why;
     if (m_gpu->device_count(&why) <= 0) return "no usable CUDA device: " + why + " (runtime " + m_gpu->library() + ")";
     const int capability = m_gpu->compute_capability(&why);
@@ -154,7 +156,8 @@ class Call {
       throw Error("input " + name + ": " + std::to_string(host.size()) + " elements of " + std::to_string(sizeof(T)) +
                   " bytes, task.json wants " + std::to_string(count(name)) + " of " + to_string(spec(name).dtype));
     if (!m_reference.runnable()) return nullptr;
-    return static_cast<const T*>(keep(name, std::make_unique<DeviceBuffer>(DeviceBuffer::from(m_reference.gpu(), host))));
+    return static_cast<const T*>(
+        keep(name, std::make_unique<DeviceBuffer>(DeviceBuffer::from(m_reference.gpu(), host))));
   }
 
   template <typename T>
@@ -162,7 +165,8 @@ class Call {
     if (sizeof(T) != dtype_size(spec(name).dtype)) throw Error("output " + name + ": wrong element type");
     if (!m_reference.runnable()) return nullptr;
     const std::size_t bytes = count(name) * sizeof(T);
-    return static_cast<T*>(keep(name, std::make_unique<DeviceBuffer>(DeviceBuffer::poisoned(m_reference.gpu(), bytes))));
+    return static_cast<T*>(
+        keep(name, std::make_unique<DeviceBuffer>(DeviceBuffer::poisoned(m_reference.gpu(), bytes))));
   }
 
   // Calls the entry with a null stream and waits for it; a no-op when the reference is not runnable.
@@ -234,7 +238,8 @@ class Call {
     const std::size_t n = count(name);
     std::vector<double> values;
     if (spec(name).dtype == DType::bfloat16)
-      for (const std::uint16_t bits : buffer.download<std::uint16_t>(n)) values.push_back(evoteam_harness::bfloat16_to_float(bits));
+      for (const std::uint16_t bits : buffer.download<std::uint16_t>(n))
+        values.push_back(evoteam_harness::bfloat16_to_float(bits));
     else if (spec(name).dtype == DType::float32)
       for (const float value : buffer.download<float>(n)) values.push_back(value);
     else if (spec(name).dtype == DType::int32)
@@ -284,7 +289,9 @@ struct PageTable {
   std::int64_t num_pages = 0;
   std::int64_t batch() const { return static_cast<std::int64_t>(indptr.size()) - 1; }
   Axes axes() const {
-    return {{"batch_size", batch()}, {"num_pages", num_pages}, {"num_kv_indices", static_cast<std::int64_t>(indices.size())}};
+    return {{"batch_size", batch()},
+            {"num_pages", num_pages},
+            {"num_kv_indices", static_cast<std::int64_t>(indices.size())}};
   }
 };
 
@@ -335,8 +342,9 @@ TEST(GpuTaskReferences, MlaPagedDecodeCudaReferenceMatchesCpuReference) {
         table.indices.data(), sm_scale, table.batch(), table.num_pages, output.data(), lse.data());
     call.invoke(reference.entry<MlaEntry>(), call.in("q_nope", q_nope.bits), call.in("q_pe", q_pe.bits),
                 call.in("ckv_cache", ckv.bits), call.in("kpe_cache", kpe.bits), call.in("kv_indptr", table.indptr),
-                call.in("kv_indices", table.indices), sm_scale, call.out<std::uint16_t>("output"), call.out<float>("lse"),
-                call.out<float>("workspace"), table.batch(), table.num_pages, static_cast<std::int64_t>(table.indices.size()));
+                call.in("kv_indices", table.indices), sm_scale, call.out<std::uint16_t>("output"),
+                call.out<float>("lse"), call.out<float>("workspace"), table.batch(), table.num_pages,
+                static_cast<std::int64_t>(table.indices.size()));
     call.expect_matches("output", output);
     call.expect_matches("lse", lse);
   }
@@ -369,9 +377,10 @@ TEST(GpuTaskReferences, GqaPagedDecodeCudaReferenceMatchesCpuReference) {
         q.values.data(), k_cache.values.data(), v_cache.values.data(), table.indptr.data(), table.indices.data(),
         sm_scale, table.batch(), table.num_pages, output.data(), lse.data());
     call.invoke(reference.entry<GqaEntry>(), call.in("q", q.bits), call.in("k_cache", k_cache.bits),
-                call.in("v_cache", v_cache.bits), call.in("kv_indptr", table.indptr), call.in("kv_indices", table.indices),
-                sm_scale, call.out<std::uint16_t>("output"), call.out<float>("lse"), call.out<float>("workspace"),
-                table.batch(), table.num_pages, static_cast<std::int64_t>(table.indices.size()));
+                call.in("v_cache", v_cache.bits), call.in("kv_indptr", table.indptr),
+                call.in("kv_indices", table.indices), sm_scale, call.out<std::uint16_t>("output"),
+                call.out<float>("lse"), call.out<float>("workspace"), table.batch(), table.num_pages,
+                static_cast<std::int64_t>(table.indices.size()));
     call.expect_matches("output", output);
     call.expect_matches("lse", lse);
   }
@@ -446,9 +455,16 @@ TEST(GpuTaskReferences, GdnPrefillCudaReferenceMatchesCpuReference) {
     }
     const Bf16Tensor a = gate_inputs(rng, call.count("a"));
     const Bf16Tensor b = gate_inputs(rng, call.count("b"));
-    const gdn::Inputs inputs{.q = q.values.data(), .k = k.values.data(), .v = v.values.data(), .state = state.data(),
-                             .cu_seqlens = cu_seqlens.data(), .total_seq_len = total, .num_seqs = num_seqs, .scale = scale};
-    const gdn::Result expected = gdn::gdn_prefill(inputs, A_log.data(), a.values.data(), dt_bias.data(), b.values.data());
+    const gdn::Inputs inputs{.q = q.values.data(),
+                             .k = k.values.data(),
+                             .v = v.values.data(),
+                             .state = state.data(),
+                             .cu_seqlens = cu_seqlens.data(),
+                             .total_seq_len = total,
+                             .num_seqs = num_seqs,
+                             .scale = scale};
+    const gdn::Result expected =
+        gdn::gdn_prefill(inputs, A_log.data(), a.values.data(), dt_bias.data(), b.values.data());
     call.invoke(reference.entry<GdnEntry>(), call.in("q", q.bits), call.in("k", k.bits), call.in("v", v.bits),
                 call.in("state", state), call.in("A_log", A_log), call.in("a", a.bits), call.in("dt_bias", dt_bias),
                 call.in("b", b.bits), call.in("cu_seqlens", cu_seqlens), scale, call.out<std::uint16_t>("output"),
@@ -464,15 +480,16 @@ using GemmEntry = int (*)(const std::uint16_t*, const std::uint16_t*, std::uint1
 
 TEST(GpuTaskReferences, GemmBf16CudaReferenceMatchesCpuReference) {
   GpuReference reference("gemm_bf16");
-  ASSERT_EQ(entry_signature(reference.task()), "const bfloat16* A, const bfloat16* B, bfloat16* C, int64 M, int64 N, int64 K");
+  ASSERT_EQ(entry_signature(reference.task()),
+            "const bfloat16* A, const bfloat16* B, bfloat16* C, int64 M, int64 N, int64 K");
   ASSERT_NO_FATAL_FAILURE(reference.prepare());
   const std::int64_t n = reference.axis("N");
   const std::int64_t k = reference.axis("K");
   std::mt19937_64 rng(4);
   // Decode (M = 1) at the task's N = K = 4096; M off the reference's 16-wide tiles at the task's K; then N and K
   // off the tiles too (the reference is written for any N and K; smaller N keeps the CPU side quick).
-  const std::vector<Axes> shapes = {{{"M", 1}, {"N", n}, {"K", k}}, {{"M", 17}, {"N", 136}, {"K", k}},
-                                    {{"M", 33}, {"N", 72}, {"K", 100}}};
+  const std::vector<Axes> shapes = {
+      {{"M", 1}, {"N", n}, {"K", k}}, {{"M", 17}, {"N", 136}, {"K", k}}, {{"M", 33}, {"N", 72}, {"K", 100}}};
   for (const Axes& axes : shapes) {
     SCOPED_TRACE(describe(axes));
     Call call(reference, axes);
@@ -493,7 +510,8 @@ using RmsnormEntry = int (*)(const std::uint16_t*, const std::uint16_t*, std::ui
 TEST(GpuTaskReferences, RmsnormCudaReferenceMatchesCpuReference) {
   GpuReference reference("rmsnorm_h4096");
   ASSERT_EQ(entry_signature(reference.task()),
-            "const bfloat16* hidden_states, const bfloat16* weight, bfloat16* output, int64 batch_size, int64 hidden_size, float32 eps");
+            "const bfloat16* hidden_states, const bfloat16* weight, bfloat16* output, int64 batch_size, int64 "
+            "hidden_size, float32 eps");
   ASSERT_NO_FATAL_FAILURE(reference.prepare());
   const float eps = reference.scalar("eps");
   const std::int64_t hidden = reference.axis("hidden_size");
@@ -526,20 +544,22 @@ using KmeansEntry = int (*)(const std::uint16_t*, const std::uint16_t*, std::int
 Bf16Tensor grid_bf16(std::mt19937_64& rng, std::size_t count) {
   std::normal_distribution<double> normal(0.0, 1.0);
   Bf16Tensor tensor;
-  for (std::size_t i = 0; i < count; ++i) tensor.push(std::clamp(std::nearbyint(normal(rng) * 16.0), -63.0, 63.0) / 16.0);
+  for (std::size_t i = 0; i < count; ++i)
+    tensor.push(std::clamp(std::nearbyint(normal(rng) * 16.0), -63.0, 63.0) / 16.0);
   return tensor;
 }
 
 TEST(GpuTaskReferences, KmeansAssignCudaReferenceMatchesCpuReference) {
   GpuReference reference("kmeans_assign");
   ASSERT_EQ(entry_signature(reference.task()),
-            "const bfloat16* points, const bfloat16* centroids, int32* assignment, float32* distance, int64 n, int64 k, int64 d");
+            "const bfloat16* points, const bfloat16* centroids, int32* assignment, float32* distance, int64 n, int64 "
+            "k, int64 d");
   ASSERT_NO_FATAL_FAILURE(reference.prepare());
   std::mt19937_64 rng(6);
   // One point, one centroid, one dimension; counts off the references' blocks (128 points, 16 centroids); the
   // largest d the task allows. Every fifth centroid repeats an earlier one, so exact ties occur.
-  const std::vector<Axes> shapes = {{{"n", 1}, {"k", 1}, {"d", 1}}, {{"n", 300}, {"k", 37}, {"d", 128}},
-                                    {{"n", 1000}, {"k", 17}, {"d", 256}}};
+  const std::vector<Axes> shapes = {
+      {{"n", 1}, {"k", 1}, {"d", 1}}, {{"n", 300}, {"k", 37}, {"d", 128}}, {{"n", 1000}, {"k", 17}, {"d", 256}}};
   for (const Axes& axes : shapes) {
     SCOPED_TRACE(describe(axes));
     Call call(reference, axes);

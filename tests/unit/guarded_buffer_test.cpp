@@ -51,8 +51,8 @@ TEST_P(GuardedBufferSizes, TheFarthestGuardByteIsCheckedToo) {
 }
 
 // 1000 bytes and 300 KB take the plain layout and the huge-page one (at least 256 KiB).
-INSTANTIATE_TEST_SUITE_P(Host, GuardedBufferSizes, ::testing::Values(std::size_t{1000}, std::size_t{300} * 1000,
-                                                                     std::size_t{3} << 20));
+INSTANTIATE_TEST_SUITE_P(Host, GuardedBufferSizes,
+                         ::testing::Values(std::size_t{1000}, std::size_t{300} * 1000, std::size_t{3} << 20));
 
 TEST(GuardedBufferLayout, LargeBuffersStartTheirGuardedRegionOnAHugePageBoundary) {
   GuardedBuffer buffer(std::size_t{1} << 20, k_guard_bytes, "C", true, 0);

@@ -4,8 +4,8 @@
 #include <evoteam/core/error.hpp>
 #include <evoteam/store/store.hpp>
 
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>

@@ -43,7 +43,9 @@ struct Problem {
     in.scale = scale;
     return in;
   }
-  gdn::Gates gates() const { return gdn::compute_gates(A_log.data(), a.data(), dt_bias.data(), b.data(), total(), dims); }
+  gdn::Gates gates() const {
+    return gdn::compute_gates(A_log.data(), a.data(), dt_bias.data(), b.data(), total(), dims);
+  }
 };
 
 void fill_unit_rows(std::vector<float>& out, std::int64_t rows, std::int64_t size, std::mt19937_64& rng) {
@@ -105,8 +107,10 @@ void expect_chunked_matches_recurrent(const Problem& p, std::int64_t chunk_size)
   const gdn::Gates gates = p.gates();
   const gdn::Result naive = gdn::recurrent(p.inputs(), gates, p.dims);
   const gdn::Result chunk = gdn::chunked(p.inputs(), gates, p.dims, chunk_size);
-  EXPECT_LE(max_abs_difference(naive.output, chunk.output), 1e-10 * (1.0 + max_abs(naive.output))) << "chunk " << chunk_size;
-  EXPECT_LE(max_abs_difference(naive.new_state, chunk.new_state), 1e-10 * (1.0 + max_abs(naive.new_state))) << "chunk " << chunk_size;
+  EXPECT_LE(max_abs_difference(naive.output, chunk.output), 1e-10 * (1.0 + max_abs(naive.output)))
+      << "chunk " << chunk_size;
+  EXPECT_LE(max_abs_difference(naive.new_state, chunk.new_state), 1e-10 * (1.0 + max_abs(naive.new_state)))
+      << "chunk " << chunk_size;
   EXPECT_GT(max_abs(naive.output), 0.0);
 }
 
@@ -136,7 +140,8 @@ TEST(GdnPrefillCpuReference, HandComputedSingleToken) {
 
 TEST(GdnPrefillCpuReference, GatesFollowTheDefinition) {
   const gdn::Dims dims{1, 2, 4};
-  const std::vector<float> A_log = {0.5f, 2.0f}, dt_bias = {-3.0f, 1.0f}, a = {0.25f, 30.0f, -40.0f, 0.0f}, b = {1.5f, -2.0f, 0.0f, 30.0f};
+  const std::vector<float> A_log = {0.5f, 2.0f}, dt_bias = {-3.0f, 1.0f}, a = {0.25f, 30.0f, -40.0f, 0.0f},
+                           b = {1.5f, -2.0f, 0.0f, 30.0f};
   const gdn::Gates gates = gdn::compute_gates(A_log.data(), a.data(), dt_bias.data(), b.data(), 2, dims);
   for (std::size_t t = 0; t < 2; ++t)
     for (std::size_t h = 0; h < 2; ++h) {
@@ -178,7 +183,8 @@ TEST(GdnPrefillCpuReference, ZeroBetaOnlyDecaysTheState) {
         const float* q = &p.q[at((t * p.dims.num_qk_heads + h / 2) * D)];
         for (std::int64_t row = 0; row < D; ++row) {
           double sum = 0;
-          for (std::int64_t col = 0; col < D; ++col) sum += p.state[at(((seq * HV + h) * D + row) * D + col)] * static_cast<double>(q[col]);
+          for (std::int64_t col = 0; col < D; ++col)
+            sum += p.state[at(((seq * HV + h) * D + row) * D + col)] * static_cast<double>(q[col]);
           EXPECT_NEAR(r.output[at((t * HV + h) * D + row)], p.scale * std::exp(log_decay) * sum, 1e-12);
         }
       }
@@ -193,7 +199,8 @@ TEST(GdnPrefillCpuReference, RaggedBatchEqualsIndependentSequences) {
   const gdn::Dims dims{2, 4, 8};
   const std::vector<std::int64_t> lengths = {5, 0, 12, 23, 1};
   const Problem batch = random_problem(dims, lengths, 14);
-  const gdn::Result together = gdn::gdn_prefill(batch.inputs(), batch.A_log.data(), batch.a.data(), batch.dt_bias.data(), batch.b.data(), dims);
+  const gdn::Result together =
+      gdn::gdn_prefill(batch.inputs(), batch.A_log.data(), batch.a.data(), batch.dt_bias.data(), batch.b.data(), dims);
   const std::int64_t D = dims.head_size, HV = dims.num_v_heads, HQ = dims.num_qk_heads;
   for (std::size_t seq = 0; seq < lengths.size(); ++seq) {
     const std::int64_t begin = batch.cu_seqlens[seq];
@@ -208,8 +215,8 @@ TEST(GdnPrefillCpuReference, RaggedBatchEqualsIndependentSequences) {
     one.total_seq_len = length;
     one.num_seqs = 1;
     one.scale = batch.scale;
-    const gdn::Result alone = gdn::gdn_prefill(one, batch.A_log.data(), batch.a.data() + begin * HV, batch.dt_bias.data(),
-                                               batch.b.data() + begin * HV, dims);
+    const gdn::Result alone = gdn::gdn_prefill(one, batch.A_log.data(), batch.a.data() + begin * HV,
+                                               batch.dt_bias.data(), batch.b.data() + begin * HV, dims);
     for (std::int64_t i = 0; i < length * HV * D; ++i)
       ASSERT_EQ(alone.output[at(i)], together.output[at(begin * HV * D + i)]) << "sequence " << seq << " element " << i;
     for (std::int64_t i = 0; i < HV * D * D; ++i)
@@ -220,10 +227,12 @@ TEST(GdnPrefillCpuReference, RaggedBatchEqualsIndependentSequences) {
 TEST(GdnPrefillCpuReference, EmptySequenceKeepsItsInitialState) {
   const Problem p = random_problem({2, 4, 8}, {0, 3, 0, 0}, 15);
   const std::int64_t block = p.dims.num_v_heads * p.dims.head_size * p.dims.head_size;
-  for (const gdn::Result& r : {gdn::recurrent(p.inputs(), p.gates(), p.dims), gdn::chunked(p.inputs(), p.gates(), p.dims, 2)})
+  for (const gdn::Result& r :
+       {gdn::recurrent(p.inputs(), p.gates(), p.dims), gdn::chunked(p.inputs(), p.gates(), p.dims, 2)})
     for (std::int64_t seq : {0, 2, 3})
       for (std::int64_t i = 0; i < block; ++i)
-        ASSERT_EQ(r.new_state[at(seq * block + i)], static_cast<double>(p.state[at(seq * block + i)])) << "sequence " << seq;
+        ASSERT_EQ(r.new_state[at(seq * block + i)], static_cast<double>(p.state[at(seq * block + i)]))
+            << "sequence " << seq;
   // A batch with no tokens at all passes every state through.
   const Problem none = random_problem({2, 4, 8}, {0, 0}, 16);
   const gdn::Result r = gdn::recurrent(none.inputs(), none.gates(), none.dims);
@@ -234,7 +243,8 @@ TEST(GdnPrefillCpuReference, EmptySequenceKeepsItsInitialState) {
 TEST(GdnPrefillCpuReference, VHeadPairsShareOneQueryKeyHead) {
   // With the task's 4 q/k heads and 8 v heads, v head h must equal a one-head problem built from q/k head h / 2.
   const Problem p = random_problem(gdn::Dims{}, {6, 3}, 17);
-  const gdn::Result full = gdn::gdn_prefill(p.inputs(), p.A_log.data(), p.a.data(), p.dt_bias.data(), p.b.data(), p.dims);
+  const gdn::Result full =
+      gdn::gdn_prefill(p.inputs(), p.A_log.data(), p.a.data(), p.dt_bias.data(), p.b.data(), p.dims);
   const std::int64_t D = p.dims.head_size, HV = p.dims.num_v_heads, HQ = p.dims.num_qk_heads, T = p.total();
   for (std::int64_t h : {0, 1, 5, 7}) {
     Problem one;
@@ -245,17 +255,22 @@ TEST(GdnPrefillCpuReference, VHeadPairsShareOneQueryKeyHead) {
     one.dt_bias = {p.dt_bias[at(h)]};
     for (std::int64_t t = 0; t < T; ++t) {
       const std::size_t qk = at((t * HQ + h / 2) * D), vv = at((t * HV + h) * D);
-      one.q.insert(one.q.end(), p.q.begin() + static_cast<std::ptrdiff_t>(qk), p.q.begin() + static_cast<std::ptrdiff_t>(qk + at(D)));
-      one.k.insert(one.k.end(), p.k.begin() + static_cast<std::ptrdiff_t>(qk), p.k.begin() + static_cast<std::ptrdiff_t>(qk + at(D)));
-      one.v.insert(one.v.end(), p.v.begin() + static_cast<std::ptrdiff_t>(vv), p.v.begin() + static_cast<std::ptrdiff_t>(vv + at(D)));
+      one.q.insert(one.q.end(), p.q.begin() + static_cast<std::ptrdiff_t>(qk),
+                   p.q.begin() + static_cast<std::ptrdiff_t>(qk + at(D)));
+      one.k.insert(one.k.end(), p.k.begin() + static_cast<std::ptrdiff_t>(qk),
+                   p.k.begin() + static_cast<std::ptrdiff_t>(qk + at(D)));
+      one.v.insert(one.v.end(), p.v.begin() + static_cast<std::ptrdiff_t>(vv),
+                   p.v.begin() + static_cast<std::ptrdiff_t>(vv + at(D)));
       one.a.push_back(p.a[at(t * HV + h)]);
       one.b.push_back(p.b[at(t * HV + h)]);
     }
     for (std::int64_t seq = 0; seq < p.num_seqs(); ++seq) {
       const std::size_t s = at((seq * HV + h) * D * D);
-      one.state.insert(one.state.end(), p.state.begin() + static_cast<std::ptrdiff_t>(s), p.state.begin() + static_cast<std::ptrdiff_t>(s + at(D * D)));
+      one.state.insert(one.state.end(), p.state.begin() + static_cast<std::ptrdiff_t>(s),
+                       p.state.begin() + static_cast<std::ptrdiff_t>(s + at(D * D)));
     }
-    const gdn::Result single = gdn::gdn_prefill(one.inputs(), one.A_log.data(), one.a.data(), one.dt_bias.data(), one.b.data(), one.dims);
+    const gdn::Result single =
+        gdn::gdn_prefill(one.inputs(), one.A_log.data(), one.a.data(), one.dt_bias.data(), one.b.data(), one.dims);
     for (std::int64_t t = 0; t < T; ++t)
       for (std::int64_t d = 0; d < D; ++d)
         ASSERT_EQ(single.output[at(t * D + d)], full.output[at((t * HV + h) * D + d)]) << "v head " << h;
@@ -272,7 +287,8 @@ TEST(GdnPrefillCpuReference, RejectsMalformedCuSeqlens) {
 
 // The hooks, called as the harness calls them.
 struct HookAxes {
-  std::vector<const char*> names = {"total_seq_len", "num_seqs", "num_q_heads", "num_k_heads", "num_v_heads", "head_size"};
+  std::vector<const char*> names = {"total_seq_len", "num_seqs",    "num_q_heads",
+                                    "num_k_heads",   "num_v_heads", "head_size"};
   std::vector<int64_t> values;
   HookAxes(int64_t total, int64_t seqs) : values{total, seqs, 4, 4, 8, 128} {}
 };
@@ -286,7 +302,8 @@ std::vector<int64_t> hook_cu_seqlens(int64_t total, int64_t seqs, uint64_t seed)
 
 TEST(GdnPrefillCpuReference, CuSeqlensHookIsRaggedValidAndSeeded) {
   int empty = 0;
-  for (auto [total, seqs] : {std::pair<int64_t, int64_t>{8192, 60}, {7, 3}, {1, 24}, {24, 131}, {131, 131}, {24, 1}, {4096, 32}})
+  for (auto [total, seqs] :
+       {std::pair<int64_t, int64_t>{8192, 60}, {7, 3}, {1, 24}, {24, 131}, {131, 131}, {24, 1}, {4096, 32}})
     for (uint64_t seed = 1; seed <= 4; ++seed) {
       const std::vector<int64_t> cu = hook_cu_seqlens(total, seqs, seed);
       ASSERT_EQ(cu.front(), 0);
@@ -309,7 +326,8 @@ TEST(GdnPrefillCpuReference, CuSeqlensHookIsRaggedValidAndSeeded) {
 TEST(GdnPrefillCpuReference, UnitRowsHookGivesUnitNormBf16Rows) {
   HookAxes axes(5, 2);
   std::vector<uint16_t> bits(5 * 4 * 128);
-  evoteam_hook_gdn_unit_rows(bits.data(), static_cast<int64_t>(bits.size()), axes.names.data(), axes.values.data(), 6, 99);
+  evoteam_hook_gdn_unit_rows(bits.data(), static_cast<int64_t>(bits.size()), axes.names.data(), axes.values.data(), 6,
+                             99);
   for (std::size_t row = 0; row < 20; ++row) {
     double norm2 = 0;
     for (std::size_t i = 0; i < 128; ++i) {
@@ -342,7 +360,8 @@ TEST(GdnPrefillCpuReference, DecayHooksGiveDecaysBetweenZeroAndOne) {
 TEST(GdnPrefillCpuReference, GateInputHookSometimesSaturatesTheGates) {
   HookAxes axes(4096, 2);
   std::vector<uint16_t> bits(4096 * 8);
-  evoteam_hook_gdn_gate_input(bits.data(), static_cast<int64_t>(bits.size()), axes.names.data(), axes.values.data(), 6, 21);
+  evoteam_hook_gdn_gate_input(bits.data(), static_cast<int64_t>(bits.size()), axes.names.data(), axes.values.data(), 6,
+                              21);
   int saturated_high = 0, saturated_low = 0;
   for (uint16_t b : bits) {
     const uint32_t widened = static_cast<uint32_t>(b) << 16;

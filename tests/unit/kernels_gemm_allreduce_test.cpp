@@ -24,8 +24,8 @@ std::vector<float> random_matrix(std::int64_t rows, std::int64_t cols, std::uint
 }
 
 // The unsplit layer, written independently: rank-one updates over the whole of K.
-std::vector<double> unsplit_gemm(const std::vector<float>& a, const std::vector<float>& b, std::int64_t m, std::int64_t n,
-                                 std::int64_t k) {
+std::vector<double> unsplit_gemm(const std::vector<float>& a, const std::vector<float>& b, std::int64_t m,
+                                 std::int64_t n, std::int64_t k) {
   std::vector<double> c(static_cast<std::size_t>(m * n), 0.0);
   for (std::int64_t p = 0; p < k; ++p)
     for (std::int64_t i = 0; i < m; ++i)
@@ -78,7 +78,8 @@ TEST(GemmAllreduceCpuReference, EqualsTheUnsplitGemmForEveryWorldSize) {
         ref::gemm_allreduce(shards.a_ptrs.data(), shards.b_ptrs.data(), world_size, m, n, k / world_size);
     ASSERT_EQ(c.size(), expected.size());
     for (std::size_t i = 0; i < c.size(); ++i)
-      EXPECT_NEAR(c[i], expected[i], 1e-12 * (1.0 + std::fabs(expected[i]))) << "world " << world_size << " element " << i;
+      EXPECT_NEAR(c[i], expected[i], 1e-12 * (1.0 + std::fabs(expected[i])))
+          << "world " << world_size << " element " << i;
   }
 }
 
@@ -87,7 +88,8 @@ TEST(GemmAllreduceCpuReference, RankOrderOnlyChangesRounding) {
   const Shards shards = make_shards(random_matrix(m, k, 41), random_matrix(n, k, 42), m, n, k, world_size);
   const std::vector<const float*> a_reversed(shards.a_ptrs.rbegin(), shards.a_ptrs.rend());
   const std::vector<const float*> b_reversed(shards.b_ptrs.rbegin(), shards.b_ptrs.rend());
-  const std::vector<double> forward = ref::gemm_allreduce(shards.a_ptrs.data(), shards.b_ptrs.data(), world_size, m, n, 8);
+  const std::vector<double> forward =
+      ref::gemm_allreduce(shards.a_ptrs.data(), shards.b_ptrs.data(), world_size, m, n, 8);
   const std::vector<double> backward = ref::gemm_allreduce(a_reversed.data(), b_reversed.data(), world_size, m, n, 8);
   for (std::size_t i = 0; i < forward.size(); ++i)
     EXPECT_NEAR(forward[i], backward[i], 1e-12 * (1.0 + std::fabs(forward[i]))) << "element " << i;
@@ -115,7 +117,8 @@ TEST(GemmAllreduceCpuReference, ShardsReassembleTheFullMatrix) {
     ASSERT_EQ(shard.size(), static_cast<std::size_t>(rows * k_shard));
     for (std::int64_t i = 0; i < rows; ++i)
       for (std::int64_t p = 0; p < k_shard; ++p)
-        EXPECT_EQ(shard[static_cast<std::size_t>(i * k_shard + p)], full[static_cast<std::size_t>(i * k + r * k_shard + p)]);
+        EXPECT_EQ(shard[static_cast<std::size_t>(i * k_shard + p)],
+                  full[static_cast<std::size_t>(i * k + r * k_shard + p)]);
   }
 }
 

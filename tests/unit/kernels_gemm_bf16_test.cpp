@@ -28,7 +28,8 @@ std::vector<double> gemm_rank_one_updates(const std::vector<float>& a, const std
                                           std::int64_t n, std::int64_t k) {
   std::vector<double> bt(static_cast<std::size_t>(k * n));
   for (std::int64_t j = 0; j < n; ++j)
-    for (std::int64_t p = 0; p < k; ++p) bt[static_cast<std::size_t>(p * n + j)] = b[static_cast<std::size_t>(j * k + p)];
+    for (std::int64_t p = 0; p < k; ++p)
+      bt[static_cast<std::size_t>(p * n + j)] = b[static_cast<std::size_t>(j * k + p)];
   std::vector<double> c(static_cast<std::size_t>(m * n), 0.0);
   for (std::int64_t p = 0; p < k; ++p)
     for (std::int64_t i = 0; i < m; ++i) {
@@ -44,7 +45,6 @@ void expect_near_all(const std::vector<double>& actual, const std::vector<double
   for (std::size_t i = 0; i < actual.size(); ++i)
     EXPECT_NEAR(actual[i], expected[i], relative * (1.0 + std::fabs(expected[i]))) << "element " << i;
 }
-
 
 TEST(GemmBf16CpuReference, HandComputedTwoByFour) {
   // A is 2 x 3; B is 4 x 3 (four output columns, each a row of B).

@@ -43,8 +43,12 @@ struct GqaCase {
     indptr.push_back(static_cast<std::int32_t>(indices.size()));
   }
 
-  float& k_at(std::int64_t page, int kv_head, int d) { return k[static_cast<std::size_t>(page * k_page + kv_head * k_dim + d)]; }
-  float& v_at(std::int64_t page, int kv_head, int d) { return v[static_cast<std::size_t>(page * k_page + kv_head * k_dim + d)]; }
+  float& k_at(std::int64_t page, int kv_head, int d) {
+    return k[static_cast<std::size_t>(page * k_page + kv_head * k_dim + d)];
+  }
+  float& v_at(std::int64_t page, int kv_head, int d) {
+    return v[static_cast<std::size_t>(page * k_page + kv_head * k_dim + d)];
+  }
   float& q_at(std::int64_t b, int h, int d) { return q[static_cast<std::size_t>((b * k_heads + h) * k_dim + d)]; }
 
   Outputs run() const {
@@ -137,7 +141,8 @@ TEST(GqaDecodeCpuReference, QueryHeadsReadOnlyTheirGroupsKvHead) {
       const bool in_group = h / k_group == 5;
       EXPECT_EQ(lse_at(after, b, h) != lse_at(before, b, h), in_group) << "b " << b << " h " << h;
       if (in_group) continue;
-      for (int d = 0; d < k_dim; ++d) ASSERT_EQ(out_at(after, b, h, d), out_at(before, b, h, d)) << "b " << b << " h " << h;
+      for (int d = 0; d < k_dim; ++d)
+        ASSERT_EQ(out_at(after, b, h, d), out_at(before, b, h, d)) << "b " << b << " h " << h;
     }
   // Query heads of one group with the same query give the same row.
   GqaCase same = random_case(1, 12, 5);
@@ -178,7 +183,8 @@ TEST(GqaDecodeCpuReference, WeightsSumToOneAndOutputIsAConvexCombination) {
       EXPECT_NEAR(out_at(r, b, h, 77), 1.0, 1e-12) << "b " << b << " h " << h;
       for (int d = 0; d < k_dim; ++d) {
         double low = std::numeric_limits<double>::infinity(), high = -low;
-        for (std::int32_t i = c.indptr[static_cast<std::size_t>(b)]; i < c.indptr[static_cast<std::size_t>(b + 1)]; ++i) {
+        for (std::int32_t i = c.indptr[static_cast<std::size_t>(b)]; i < c.indptr[static_cast<std::size_t>(b + 1)];
+             ++i) {
           const double v = c.v_at(c.indices[static_cast<std::size_t>(i)], h / k_group, d);
           low = std::min(low, v);
           high = std::max(high, v);
@@ -228,8 +234,9 @@ TEST(GqaDecodeCpuReference, RaggedBatchEqualsPerSequenceCalls) {
     single.q.assign(batch.q.begin() + b * k_heads * k_dim, batch.q.begin() + (b + 1) * k_heads * k_dim);
     single.indptr = {0};
     single.indices.clear();
-    single.add_sequence(std::vector<std::int32_t>(batch.indices.begin() + batch.indptr[static_cast<std::size_t>(b)],
-                                                  batch.indices.begin() + batch.indptr[static_cast<std::size_t>(b + 1)]));
+    single.add_sequence(
+        std::vector<std::int32_t>(batch.indices.begin() + batch.indptr[static_cast<std::size_t>(b)],
+                                  batch.indices.begin() + batch.indptr[static_cast<std::size_t>(b + 1)]));
     const Outputs alone = single.run();
     for (int h = 0; h < k_heads; ++h) {
       EXPECT_DOUBLE_EQ(lse_at(alone, 0, h), lse_at(together, b, h));

@@ -73,13 +73,16 @@ TEST(KmeansAssignCpuReference, TiesGoToTheLowestIndex) {
 TEST(KmeansAssignCpuReference, MatchesAnIndependentBruteForce) {
   // The other loop order (centroids outside, points inside, the expanded form |x|^2 - 2 x.c + |c|^2, a running
   // best updated only on strictly smaller values) must agree exactly on grid inputs, where both are exact.
-  for (auto [n, k, d] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{200, 37, 16}, {64, 300, 3}, {50, 8, 131}, {17, 1, 5}}) {
+  for (auto [n, k, d] :
+       {std::tuple<std::int64_t, std::int64_t, std::int64_t>{200, 37, 16}, {64, 300, 3}, {50, 8, 131}, {17, 1, 5}}) {
     const GridProblem p = hook_problem(n, k, d, static_cast<uint64_t>(n * 31 + k));
     std::vector<double> best(static_cast<std::size_t>(n), std::numeric_limits<double>::infinity());
     std::vector<std::int32_t> best_index(static_cast<std::size_t>(n), -1);
     for (std::int64_t c = 0; c < k; ++c) {
       double c2 = 0;
-      for (std::int64_t j = 0; j < d; ++j) c2 += static_cast<double>(p.centroids[static_cast<std::size_t>(c * d + j)]) * p.centroids[static_cast<std::size_t>(c * d + j)];
+      for (std::int64_t j = 0; j < d; ++j)
+        c2 += static_cast<double>(p.centroids[static_cast<std::size_t>(c * d + j)]) *
+              p.centroids[static_cast<std::size_t>(c * d + j)];
       for (std::int64_t i = 0; i < n; ++i) {
         double x2 = 0, xc = 0;
         for (std::int64_t j = d - 1; j >= 0; --j) {
@@ -96,7 +99,8 @@ TEST(KmeansAssignCpuReference, MatchesAnIndependentBruteForce) {
     }
     const km::Assignment a = km::assign(p.points.data(), p.centroids.data(), n, k, d);
     for (std::int64_t i = 0; i < n; ++i) {
-      ASSERT_EQ(a.index[static_cast<std::size_t>(i)], best_index[static_cast<std::size_t>(i)]) << "n " << n << " k " << k << " d " << d << " point " << i;
+      ASSERT_EQ(a.index[static_cast<std::size_t>(i)], best_index[static_cast<std::size_t>(i)])
+          << "n " << n << " k " << k << " d " << d << " point " << i;
       ASSERT_EQ(a.distance[static_cast<std::size_t>(i)], best[static_cast<std::size_t>(i)]);
     }
   }
@@ -114,13 +118,15 @@ TEST(KmeansAssignCpuReference, DistanceIsTheSquaredDistanceToTheChosenCentroid) 
     const std::int32_t chosen = a.index[static_cast<std::size_t>(i)];
     double expected = 0;
     for (std::int64_t j = 0; j < d; ++j) {
-      const double diff = static_cast<double>(points[static_cast<std::size_t>(i * d + j)]) - centroids[static_cast<std::size_t>(chosen * d + j)];
+      const double diff = static_cast<double>(points[static_cast<std::size_t>(i * d + j)]) -
+                          centroids[static_cast<std::size_t>(chosen * d + j)];
       expected += diff * diff;
     }
     EXPECT_NEAR(a.distance[static_cast<std::size_t>(i)], expected, 1e-12 * expected);
     for (std::int64_t c = 0; c < k; ++c) {
       const double other = km::squared_distance(points.data() + i * d, centroids.data() + c * d, d);
-      EXPECT_TRUE(other > a.distance[static_cast<std::size_t>(i)] || (other == a.distance[static_cast<std::size_t>(i)] && c >= chosen));
+      EXPECT_TRUE(other > a.distance[static_cast<std::size_t>(i)] ||
+                  (other == a.distance[static_cast<std::size_t>(i)] && c >= chosen));
     }
   }
 }
@@ -150,7 +156,8 @@ TEST(KmeansAssignCpuReference, GridInputsMakeFp32DistancesExact) {
   int duplicated = 0;
   for (std::int64_t c = 1; c < p.k; ++c)
     for (std::int64_t e = 0; e < c; ++e)
-      if (std::equal(p.centroids.begin() + c * p.d, p.centroids.begin() + (c + 1) * p.d, p.centroids.begin() + e * p.d)) {
+      if (std::equal(p.centroids.begin() + c * p.d, p.centroids.begin() + (c + 1) * p.d,
+                     p.centroids.begin() + e * p.d)) {
         ++duplicated;
         break;
       }

@@ -125,7 +125,8 @@ TEST(MlaDecodeCpuReference, ZeroScaleAveragesTheLatentRows) {
     EXPECT_NEAR(r.lse[static_cast<std::size_t>(h)], std::log2(5.0), 1e-12);
     for (int d = 0; d < k_ckv; d += 37) {
       double mean = 0;
-      for (int t = 0; t < 5; ++t) mean += c.ckv[static_cast<std::size_t>(c.indices[static_cast<std::size_t>(t)]) * k_ckv + d];
+      for (int t = 0; t < 5; ++t)
+        mean += c.ckv[static_cast<std::size_t>(c.indices[static_cast<std::size_t>(t)]) * k_ckv + d];
       EXPECT_NEAR(r.output[static_cast<std::size_t>(h * k_ckv + d)], mean / 5.0, 1e-12);
     }
   }
@@ -143,7 +144,8 @@ TEST(MlaDecodeCpuReference, WeightsSumToOneAndOutputIsAConvexCombination) {
       EXPECT_NEAR(out[100], 1.0, 1e-12) << "b " << b << " h " << h;
       for (int d = 0; d < k_ckv; ++d) {
         double low = std::numeric_limits<double>::infinity(), high = -low;
-        for (std::int32_t i = c.indptr[static_cast<std::size_t>(b)]; i < c.indptr[static_cast<std::size_t>(b + 1)]; ++i) {
+        for (std::int32_t i = c.indptr[static_cast<std::size_t>(b)]; i < c.indptr[static_cast<std::size_t>(b + 1)];
+             ++i) {
           const double v = c.ckv[static_cast<std::size_t>(c.indices[static_cast<std::size_t>(i)]) * k_ckv + d];
           low = std::min(low, v);
           high = std::max(high, v);
@@ -165,7 +167,8 @@ TEST(MlaDecodeCpuReference, SingleTokenReturnsItsLatentRow) {
     for (int h = 0; h < k_heads; ++h) {
       const std::size_t row = static_cast<std::size_t>(b * k_heads + h);
       for (int d = 0; d < k_ckv; ++d)
-        ASSERT_NEAR(r.output[row * k_ckv + static_cast<std::size_t>(d)], c.ckv[static_cast<std::size_t>(page * k_ckv + d)], 1e-12);
+        ASSERT_NEAR(r.output[row * k_ckv + static_cast<std::size_t>(d)],
+                    c.ckv[static_cast<std::size_t>(page * k_ckv + d)], 1e-12);
       EXPECT_NEAR(r.lse[row], independent_logit(c, b, h, page) / std::log(2.0), 1e-9);
     }
   }
@@ -199,8 +202,9 @@ TEST(MlaDecodeCpuReference, RaggedBatchEqualsPerSequenceCalls) {
     single.q_pe = q_rows(batch.q_pe, k_kpe);
     single.indptr = {0};
     single.indices.clear();
-    single.add_sequence(std::vector<std::int32_t>(batch.indices.begin() + batch.indptr[static_cast<std::size_t>(b)],
-                                                  batch.indices.begin() + batch.indptr[static_cast<std::size_t>(b + 1)]));
+    single.add_sequence(
+        std::vector<std::int32_t>(batch.indices.begin() + batch.indptr[static_cast<std::size_t>(b)],
+                                  batch.indices.begin() + batch.indptr[static_cast<std::size_t>(b + 1)]));
     const Outputs alone = single.run();
     for (int h = 0; h < k_heads; ++h) {
       EXPECT_DOUBLE_EQ(alone.lse[static_cast<std::size_t>(h)], together.lse[static_cast<std::size_t>(b * k_heads + h)]);

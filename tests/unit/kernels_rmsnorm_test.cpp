@@ -39,7 +39,8 @@ TEST(RmsnormH4096CpuReference, HandComputedRow) {
   const std::vector<float> x = {1, 2, 3, 4};
   const std::vector<float> w = {2, 1, 0.5f, -1};
   const std::vector<double> y = ref::rmsnorm(x.data(), w.data(), 1, 4, 0.5);
-  const std::vector<double> expected = {0.7071067811865475, 0.7071067811865475, 0.5303300858899106, -1.4142135623730951};
+  const std::vector<double> expected = {0.7071067811865475, 0.7071067811865475, 0.5303300858899106,
+                                        -1.4142135623730951};
   ASSERT_EQ(y.size(), expected.size());
   for (std::size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], expected[i], 1e-15) << "element " << i;
 }

@@ -1,25 +1,26 @@
 // Knowledge base: structured Markdown round-trips, failures are found by signature, the digest is bounded.
 #include <gtest/gtest.h>
 
+#include <evoteam/agent/tools.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/task/task.hpp>
 #include <evoteam/team/knowledge.hpp>
 #include <evoteam/team/llm_team.hpp>
-#include <evoteam/agent/tools.hpp>
 
-#include "support/temp_dir.hpp"
 #include <evoteam/agent/workspace.hpp>
+#include "support/temp_dir.hpp"
 
 namespace evoteam {
 namespace {
 
 TEST(Knowledge, MarkdownFormatParseRoundTrip) {
-  KnowledgeEntry first{"tile 16→32: 1.40x", {{"param", "tile"}, {"to", "32"}, {"candidate", "c0007"}},
+  KnowledgeEntry first{"tile 16→32: 1.40x",
+                       {{"param", "tile"}, {"to", "32"}, {"candidate", "c0007"}},
                        "Measured on all workloads.\nSecond line: with a colon."};
   KnowledgeEntry second{"no fields", {}, ""};
-  std::string text = "# Validated strategies\n\npreamble text\n\n" + format_knowledge_entry(first) +
-                     format_knowledge_entry(second);
+  std::string text =
+      "# Validated strategies\n\npreamble text\n\n" + format_knowledge_entry(first) + format_knowledge_entry(second);
   std::vector<KnowledgeEntry> parsed = parse_knowledge_markdown(text);
   ASSERT_EQ(parsed.size(), 2u);
   EXPECT_EQ(parsed[0].title, first.title);
@@ -36,8 +37,9 @@ TEST(Knowledge, BaseStoresEntriesPerKindAndFindsFailuresBySignature) {
   testing::TempDir dir;
   KnowledgeBase knowledge(dir / "knowledge");
   EXPECT_FALSE(knowledge.has_failure("COMPILE_ERROR: x"));
-  knowledge.add(KnowledgeKind::failed_attempt,
-                KnowledgeEntry{"COMPILE_ERROR in c0003", {{"signature", "COMPILE_ERROR: x"}, {"candidate", "c0003"}}, ""});
+  knowledge.add(
+      KnowledgeKind::failed_attempt,
+      KnowledgeEntry{"COMPILE_ERROR in c0003", {{"signature", "COMPILE_ERROR: x"}, {"candidate", "c0003"}}, ""});
   knowledge.add(KnowledgeKind::strategy, KnowledgeEntry{"unroll 1→4", {{"param", "unroll"}}, "why"});
   EXPECT_TRUE(knowledge.has_failure("COMPILE_ERROR: x"));
   EXPECT_FALSE(knowledge.has_failure("COMPILE_ERROR: y"));
@@ -72,12 +74,12 @@ TEST(Knowledge, DigestIsCutToTheLimit) {
   EXPECT_EQ(knowledge.digest(1000), "(no knowledge recorded yet)");
   for (int i = 0; i < 40; ++i) {
     std::string n = std::to_string(i);
-    knowledge.add(KnowledgeKind::strategy, KnowledgeEntry{"strategy number " + n + " with a long descriptive title",
-                                                          {{"param", "p" + n}}, ""});
-    knowledge.add(KnowledgeKind::constraint, KnowledgeEntry{"constraint number " + n + " with a long title",
-                                                            {{"when", "p" + n + "=1"}}, ""});
-    knowledge.add(KnowledgeKind::failed_attempt, KnowledgeEntry{"failure number " + n + " with a long title",
-                                                                {{"signature", "S" + n}}, ""});
+    knowledge.add(KnowledgeKind::strategy,
+                  KnowledgeEntry{"strategy number " + n + " with a long descriptive title", {{"param", "p" + n}}, ""});
+    knowledge.add(KnowledgeKind::constraint,
+                  KnowledgeEntry{"constraint number " + n + " with a long title", {{"when", "p" + n + "=1"}}, ""});
+    knowledge.add(KnowledgeKind::failed_attempt,
+                  KnowledgeEntry{"failure number " + n + " with a long title", {{"signature", "S" + n}}, ""});
     knowledge.add(KnowledgeKind::hardware, KnowledgeEntry{"observation number " + n + " with a long title", {}, ""});
   }
   knowledge.write_action_plan(std::string(400, 'x') + "\n");
@@ -154,27 +156,34 @@ TEST(KnowledgeDedup, ContentNotTheCandidateIdMakesARepeat) {
   testing::TempDir dir;
   KnowledgeBase first(dir / "knowledge", k_matmul_run1);
   KnowledgeBase second(dir / "knowledge", k_matmul_run2);
-  EXPECT_TRUE(first.add(KnowledgeKind::strategy,
-                        KnowledgeEntry{"TILE_N 16→64: 1.40x", {{"param", "TILE_N"}, {"to", "64"}, {"candidate", "c0003"}}, ""}));
+  EXPECT_TRUE(first.add(
+      KnowledgeKind::strategy,
+      KnowledgeEntry{"TILE_N 16→64: 1.40x", {{"param", "TILE_N"}, {"to", "64"}, {"candidate", "c0003"}}, ""}));
   // Same candidate id, another finding: kept.
-  EXPECT_TRUE(second.add(KnowledgeKind::strategy,
-                         KnowledgeEntry{"TILE_K 32→128: 1.20x", {{"param", "TILE_K"}, {"to", "128"}, {"candidate", "c0003"}}, ""}));
+  EXPECT_TRUE(second.add(
+      KnowledgeKind::strategy,
+      KnowledgeEntry{"TILE_K 32→128: 1.20x", {{"param", "TILE_K"}, {"to", "128"}, {"candidate", "c0003"}}, ""}));
   // The first finding again, from another candidate of another run, re-wrapped: one entry.
-  EXPECT_FALSE(second.add(KnowledgeKind::strategy,
-                          KnowledgeEntry{"TILE_N  16→64:\t1.40x", {{"to", "64"}, {"param", "TILE_N"}, {"candidate", "c0009"}}, ""}));
+  EXPECT_FALSE(second.add(
+      KnowledgeKind::strategy,
+      KnowledgeEntry{"TILE_N  16→64:\t1.40x", {{"to", "64"}, {"param", "TILE_N"}, {"candidate", "c0009"}}, ""}));
   // And within one run, a cycle that finds the same thing again adds nothing.
-  EXPECT_FALSE(first.add(KnowledgeKind::strategy,
-                         KnowledgeEntry{"TILE_N 16→64: 1.40x", {{"param", "TILE_N"}, {"to", "64"}, {"candidate", "c0003"}}, ""}));
+  EXPECT_FALSE(first.add(
+      KnowledgeKind::strategy,
+      KnowledgeEntry{"TILE_N 16→64: 1.40x", {{"param", "TILE_N"}, {"to", "64"}, {"candidate", "c0003"}}, ""}));
   EXPECT_EQ(first.entries(KnowledgeKind::strategy).size(), 2u);
   // A different text or field value is different content.
-  EXPECT_TRUE(second.add(KnowledgeKind::strategy,
-                         KnowledgeEntry{"TILE_N 16→64: 1.40x", {{"param", "TILE_N"}, {"to", "64"}}, "only with ACC_IN_REGISTERS=1"}));
+  EXPECT_TRUE(second.add(
+      KnowledgeKind::strategy,
+      KnowledgeEntry{"TILE_N 16→64: 1.40x", {{"param", "TILE_N"}, {"to", "64"}}, "only with ACC_IN_REGISTERS=1"}));
   // The same words about another task are another task's knowledge; of another kind, another kind's.
   KnowledgeBase gemm(dir / "knowledge", k_gemm_run);
-  EXPECT_TRUE(gemm.add(KnowledgeKind::strategy,
-                       KnowledgeEntry{"TILE_N 16→64: 1.40x", {{"param", "TILE_N"}, {"to", "64"}, {"candidate", "c0003"}}, ""}));
-  EXPECT_TRUE(first.add(KnowledgeKind::hardware,
-                        KnowledgeEntry{"TILE_N 16→64: 1.40x", {{"param", "TILE_N"}, {"to", "64"}, {"candidate", "c0003"}}, ""}));
+  EXPECT_TRUE(
+      gemm.add(KnowledgeKind::strategy,
+               KnowledgeEntry{"TILE_N 16→64: 1.40x", {{"param", "TILE_N"}, {"to", "64"}, {"candidate", "c0003"}}, ""}));
+  EXPECT_TRUE(first.add(
+      KnowledgeKind::hardware,
+      KnowledgeEntry{"TILE_N 16→64: 1.40x", {{"param", "TILE_N"}, {"to", "64"}, {"candidate", "c0003"}}, ""}));
   EXPECT_EQ(first.entries(KnowledgeKind::strategy).size(), 4u);
   EXPECT_EQ(content_hash(KnowledgeEntry{"a  b", {{"k", "v"}, {"run", "x"}}, "t"}),
             content_hash(KnowledgeEntry{"a b", {{"k", "v"}, {"run", "y"}, {"task", "z"}}, " t\n"}));
@@ -196,8 +205,9 @@ TEST(KnowledgeScreening, ConstraintsScreenTheirOwnTaskAndGeneralOnesScreenEveryT
   testing::TempDir dir;
   KnowledgeBase matmul(dir / "knowledge", k_matmul_run1);
   KnowledgeBase gemm(dir / "knowledge", k_gemm_run);
-  matmul.add(KnowledgeKind::constraint,
-             KnowledgeEntry{"when TILE_N=64: COMPILE_ERROR", {{"when", "TILE_N=64"}, {"signature", "COMPILE_ERROR"}}, ""});
+  matmul.add(
+      KnowledgeKind::constraint,
+      KnowledgeEntry{"when TILE_N=64: COMPILE_ERROR", {{"when", "TILE_N=64"}, {"signature", "COMPILE_ERROR"}}, ""});
   const std::map<std::string, std::string> params = {{"TILE_N", "64"}, {"STAGES", "4"}};
   ASSERT_TRUE(matmul.blocking_constraint(params).has_value());
   EXPECT_EQ(matmul.blocking_constraint(params)->title, "when TILE_N=64: COMPILE_ERROR");
@@ -206,7 +216,8 @@ TEST(KnowledgeScreening, ConstraintsScreenTheirOwnTaskAndGeneralOnesScreenEveryT
   EXPECT_EQ(matmul.constraint_conditions(), std::vector<std::string>{"TILE_N=64"});
   EXPECT_TRUE(gemm.constraint_conditions().empty());
 
-  gemm.add(KnowledgeKind::constraint, KnowledgeEntry{"STAGES=4 never fits", {{"when", "STAGES=4"}, {"scope", "general"}}, ""});
+  gemm.add(KnowledgeKind::constraint,
+           KnowledgeEntry{"STAGES=4 never fits", {{"when", "STAGES=4"}, {"scope", "general"}}, ""});
   ASSERT_TRUE(matmul.blocking_constraint({{"TILE_N", "16"}, {"STAGES", "4"}}).has_value());
   EXPECT_EQ(matmul.constraint_conditions(), (std::vector<std::string>{"TILE_N=64", "STAGES=4"}));
   EXPECT_EQ(gemm.constraint_conditions(), std::vector<std::string>{"STAGES=4"});
@@ -231,8 +242,9 @@ TEST(KnowledgeProvenance, LegacyEntriesWithoutATaskParseAndApplyEverywhere) {
   EXPECT_TRUE(knowledge.has_failure("S"));
   EXPECT_NE(knowledge.digest(4000).find("when A=1"), std::string::npos);
   // A new entry with the legacy one's content is this task's: kept beside it, not taken for a repeat.
-  EXPECT_TRUE(knowledge.add(KnowledgeKind::constraint,
-                            KnowledgeEntry{"when A=1: COMPILE_ERROR", {{"candidate", "c0002"}, {"when", "A=1"}}, "old text"}));
+  EXPECT_TRUE(
+      knowledge.add(KnowledgeKind::constraint,
+                    KnowledgeEntry{"when A=1: COMPILE_ERROR", {{"candidate", "c0002"}, {"when", "A=1"}}, "old text"}));
 }
 
 // The digest a prompt gets is about the run's task: other tasks' entries stay out, and provenance that says
@@ -248,7 +260,8 @@ TEST(KnowledgeProvenance, TheDigestShowsThisTasksEntriesAndNamesEarlierRuns) {
   const std::string digest = second.digest(4000);
   EXPECT_EQ(digest.find("gemm stages"), std::string::npos) << digest;
   EXPECT_NE(digest.find("Validated strategies (2)"), std::string::npos) << digest;
-  EXPECT_NE(digest.find("matmul tile 16→64; param=TILE_N; run=20250101T000000Z-host_matmul"), std::string::npos) << digest;
+  EXPECT_NE(digest.find("matmul tile 16→64; param=TILE_N; run=20250101T000000Z-host_matmul"), std::string::npos)
+      << digest;
   EXPECT_NE(digest.find("matmul order 0→1; param=LOOP_ORDER\n"), std::string::npos) << digest;
   EXPECT_EQ(digest.find("task="), std::string::npos) << digest;
 }
@@ -295,7 +308,8 @@ TEST(KnowledgeTools, RecordAndReadThroughTheToolsOnTheRunsKnowledgeBase) {
   Toolbox tools(workspace, nullptr, access.get());
   ASSERT_EQ(tools.call("record_knowledge", {{"kind", "failed_attempt"}, {"text", "tile 64\nspills registers"}}).status,
             ToolStatus::ok);
-  ASSERT_EQ(tools.call("record_knowledge", {{"kind", "strategy"}, {"text", "tile 16 wins 1.5x"}}).status, ToolStatus::ok);
+  ASSERT_EQ(tools.call("record_knowledge", {{"kind", "strategy"}, {"text", "tile 16 wins 1.5x"}}).status,
+            ToolStatus::ok);
   const std::string failures = read_file(dir / "knowledge/failed_attempts.md");
   EXPECT_NE(failures.find("## tile 64\n- author: optimizer\n"), std::string::npos) << failures;
   EXPECT_NE(failures.find("spills registers"), std::string::npos) << failures;

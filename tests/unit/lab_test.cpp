@@ -8,12 +8,12 @@
 
 #include <evoteam/agent/workspace.hpp>
 #include <evoteam/core/fs.hpp>
-#include <evoteam/team/lab.hpp>
 #include <evoteam/store/store.hpp>
+#include <evoteam/team/lab.hpp>
 #include <evoteam/team/team.hpp>
 
-#include "support/temp_dir.hpp"
 #include "supervisor/run_state.hpp"
+#include "support/temp_dir.hpp"
 #include "team/lab_tool_backend.hpp"
 #include "team/source_diff.hpp"
 
@@ -26,8 +26,7 @@ class FakeEvaluator : public CandidateEvaluator {
  public:
   explicit FakeEvaluator(std::filesystem::path start) : m_start(std::move(start)) {}
 
-  Result evaluate(const std::filesystem::path& sources_dir, const ParamValues& params, Stage,
-                  std::uint64_t) override {
+  Result evaluate(const std::filesystem::path& sources_dir, const ParamValues& params, Stage, std::uint64_t) override {
     ++calls;
     EXPECT_TRUE(std::filesystem::exists(sources_dir / "kernel.cpp")) << sources_dir;
     Result result;
@@ -47,7 +46,9 @@ class FakeEvaluator : public CandidateEvaluator {
     result.eval_json = {{"verdict", "PASS"}};
     result.device_s = 0.5;  // a failed build ran nothing on the device
     // With adoption on, B=4 stands for code that issues wgmma: the build meets the once-adopted constraint.
-    if (adoption) result.adopted_constraints = params.at("B") == "4" ? std::vector<std::string>{k_adopted} : std::vector<std::string>{};
+    if (adoption)
+      result.adopted_constraints =
+          params.at("B") == "4" ? std::vector<std::string>{k_adopted} : std::vector<std::string>{};
     return result;
   }
 
@@ -57,7 +58,9 @@ class FakeEvaluator : public CandidateEvaluator {
   }
 
   std::vector<ParamSpec> param_space() const override {
-    return {{"A", {"1", "2", "4", "8"}, "1", "tile"}, {"B", {"1", "2", "4"}, "1", "unroll"}, {"C", {"0", "1"}, "0", "mode"}};
+    return {{"A", {"1", "2", "4", "8"}, "1", "tile"},
+            {"B", {"1", "2", "4"}, "1", "unroll"},
+            {"C", {"0", "1"}, "0", "mode"}};
   }
 
   std::filesystem::path starting_sources() const override { return m_start; }
@@ -191,11 +194,13 @@ TEST_F(LabWithFakeEvaluator, ScreeningIgnoresTheConstraintsOfOtherTasks) {
   KnowledgeBase mine(shared, Provenance{"synthetic", "host", run.id()});
   Lab screened(run, evaluator, mine);
   screened.ensure_start(1);
-  LabOutcome other = screened.evaluate(request({{"A", "4"}, {"B", "1"}, {"C", "0"}}), 1, Lab::Screening::against_knowledge);
+  LabOutcome other =
+      screened.evaluate(request({{"A", "4"}, {"B", "1"}, {"C", "0"}}), 1, Lab::Screening::against_knowledge);
   EXPECT_FALSE(other.record.blocked()) << other.summary;
   EXPECT_TRUE(other.record.passed()) << other.summary;
   mine.add(KnowledgeKind::constraint, KnowledgeEntry{"when A=8: fails here", {{"when", "A=8"}}, ""});
-  LabOutcome own = screened.evaluate(request({{"A", "8"}, {"B", "1"}, {"C", "0"}}), 1, Lab::Screening::against_knowledge);
+  LabOutcome own =
+      screened.evaluate(request({{"A", "8"}, {"B", "1"}, {"C", "0"}}), 1, Lab::Screening::against_knowledge);
   EXPECT_TRUE(own.record.blocked()) << own.summary;
   EXPECT_NE(own.summary.find("when A=8"), std::string::npos) << own.summary;
 }
@@ -579,7 +584,8 @@ TEST_F(LabWithFakeEvaluator, ACandidateThatSlidBackFromAnAdoptedConstraintIsReje
   ASSERT_EQ(lab.best()->candidate_id, adopted.candidate_id);
 
   // Faster, but without wgmma: rejected, so it becomes neither the best nor the head a role builds on.
-  const EvaluationRecord slid = lab.evaluate(request(with("8", "2"), adopted.candidate_id), 2, Lab::Screening::off).record;
+  const EvaluationRecord slid =
+      lab.evaluate(request(with("8", "2"), adopted.candidate_id), 2, Lab::Screening::off).record;
   EXPECT_TRUE(slid.passed());
   EXPECT_GT(*slid.speedup, *adopted.speedup);
   EXPECT_TRUE(slid.rejected);
@@ -603,7 +609,8 @@ TEST_F(LabWithFakeEvaluator, ACandidateThatSlidBackFromAnAdoptedConstraintIsReje
   EXPECT_FALSE(broken.adopted_constraints.has_value());
   EXPECT_FALSE(broken.rejected);
   // Keeping wgmma and going faster is the way on.
-  const EvaluationRecord kept = lab.evaluate(request(with("8", "4"), adopted.candidate_id), 2, Lab::Screening::off).record;
+  const EvaluationRecord kept =
+      lab.evaluate(request(with("8", "4"), adopted.candidate_id), 2, Lab::Screening::off).record;
   EXPECT_FALSE(kept.rejected) << kept.ruling;
   EXPECT_EQ(lab.best()->candidate_id, kept.candidate_id);
 
@@ -613,10 +620,12 @@ TEST_F(LabWithFakeEvaluator, ACandidateThatSlidBackFromAnAdoptedConstraintIsReje
   ASSERT_NE(replayed_slid, nullptr);
   EXPECT_TRUE(replayed_slid->rejected);
   EXPECT_EQ(replayed_slid->ruling, slid.ruling);
-  EXPECT_EQ(*replayed.history.find(kept.candidate_id)->adopted_constraints, std::vector<std::string>{FakeEvaluator::k_adopted});
+  EXPECT_EQ(*replayed.history.find(kept.candidate_id)->adopted_constraints,
+            std::vector<std::string>{FakeEvaluator::k_adopted});
   Lab resumed(run, evaluator, knowledge, replayed.history);
   EXPECT_EQ(resumed.best()->candidate_id, kept.candidate_id);
-  const LabOutcome resumed_outcome = resumed.evaluate(request(with("4", "1"), kept.candidate_id), 3, Lab::Screening::off);
+  const LabOutcome resumed_outcome =
+      resumed.evaluate(request(with("4", "1"), kept.candidate_id), 3, Lab::Screening::off);
   EXPECT_FALSE(resumed_outcome.reused);
   const EvaluationRecord& again = resumed_outcome.record;
   EXPECT_TRUE(again.passed());
@@ -642,7 +651,8 @@ TEST_F(LabWithFakeEvaluator, TheBuiltinOptimizerIsHeldToAnAdoptedConstraint) {
                                                 FakeEvaluator::k_adopted) != r.adopted_constraints->end();
     };
     const bool slid = best && has_wgmma(*best) && record.adopted_constraints && !has_wgmma(record);
-    EXPECT_EQ(record.rejected, slid) << record.candidate_id << " " << describe_params(record.params) << " " << record.ruling;
+    EXPECT_EQ(record.rejected, slid) << record.candidate_id << " " << describe_params(record.params) << " "
+                                     << record.ruling;
     held += slid ? 1 : 0;
     before.evaluations.push_back(record);
   }

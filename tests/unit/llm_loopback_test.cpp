@@ -7,13 +7,13 @@
 #include <vector>
 
 #include <evoteam/core/config.hpp>
+#include <evoteam/core/process.hpp>
 #include <evoteam/llm/llm.hpp>
 #include <evoteam/llm/meter.hpp>
 #include <evoteam/supervisor/supervisor.hpp>
-#include <evoteam/core/process.hpp>
 
-#include "support/fake_llm_server.hpp"
 #include "supervisor/run_loop.hpp"
+#include "support/fake_llm_server.hpp"
 
 namespace evoteam {
 namespace {
@@ -73,8 +73,9 @@ TEST_P(LlmLoopback, ParallelMembersCallOneProviderAtOnceAndTheMeterStaysExact) {
   constexpr int k_members = 4;
   const std::chrono::milliseconds model_time(800);
   for (int i = 0; i < k_members; ++i) {
-    FakeReply reply = testing::fake_reply(GetParam(), "Compiling.", {{"call_" + std::to_string(i), "compile", nlohmann::json::object()}},
-                                          {100, 20, 50, 0});
+    FakeReply reply =
+        testing::fake_reply(GetParam(), "Compiling.",
+                            {{"call_" + std::to_string(i), "compile", nlohmann::json::object()}}, {100, 20, 50, 0});
     reply.delay = model_time;
     m_server.push(reply);
   }
@@ -142,7 +143,8 @@ TEST_P(LlmLoopback, WithBothKeysSetTheRunsProviderGetsItsOwnKeyOnly) {
   const std::string openai_key = "sk-oai-loopback-bbbbbbbbbbbbbbbb";
   const bool anthropic = GetParam() == FakeProtocol::anthropic;
   const std::map<std::string, std::string> environment = {
-      {"ANTHROPIC_API_KEY", anthropic_key}, {"OPENAI_API_KEY", openai_key},
+      {"ANTHROPIC_API_KEY", anthropic_key},
+      {"OPENAI_API_KEY", openai_key},
       {anthropic ? "ANTHROPIC_BASE_URL" : "OPENAI_BASE_URL", m_server.base_url()}};
   OptimizeOptions options;
   options.provider = anthropic ? "anthropic" : "openai";

@@ -16,7 +16,9 @@
 namespace evoteam {
 namespace {
 
-PriceTable shipped_prices() { return PriceTable::load(std::filesystem::path(EVOTEAM_SOURCE_DIR) / "configs/models.json"); }
+PriceTable shipped_prices() {
+  return PriceTable::load(std::filesystem::path(EVOTEAM_SOURCE_DIR) / "configs/models.json");
+}
 
 TEST(LlmPricing, ShippedTableLoadsWithVersionAndDefaults) {
   PriceTable prices = shipped_prices();
@@ -125,7 +127,8 @@ TEST(LlmMeter, RestoreWithoutBudgetRecordsKeepsZero) {
 }
 
 TEST(LlmRetryPolicy, RetriesTransientStatusesOnly) {
-  for (long status : {408L, 409L, 429L, 500L, 502L, 503L, 529L}) EXPECT_TRUE(http::retryable_status(status, "")) << status;
+  for (long status : {408L, 409L, 429L, 500L, 502L, 503L, 529L})
+    EXPECT_TRUE(http::retryable_status(status, "")) << status;
   for (long status : {400L, 401L, 403L, 404L, 413L, 422L}) EXPECT_FALSE(http::retryable_status(status, "")) << status;
   EXPECT_FALSE(http::retryable_status(429, R"({"error":{"code":"insufficient_quota"}})"));
   EXPECT_FALSE(http::retryable_status(429, R"({"error":{"details":{"error_code":"enforced_spend_limit_reached"}}})"));
@@ -156,8 +159,8 @@ TEST(LlmSettings, KeysAndEndpointsComeFromTheEnvironment) {
   EXPECT_EQ(anthropic.provider, "anthropic");
   EXPECT_EQ(anthropic.api_key, "k1");
   EXPECT_EQ(anthropic.base_url, "https://api.anthropic.com");
-  ProviderSettings openai =
-      provider_settings_from_config(config, {{"OPENAI_API_KEY", "k2"}, {"OPENAI_BASE_URL", "http://localhost:8000/v1/"}});
+  ProviderSettings openai = provider_settings_from_config(
+      config, {{"OPENAI_API_KEY", "k2"}, {"OPENAI_BASE_URL", "http://localhost:8000/v1/"}});
   EXPECT_EQ(openai.provider, "openai");
   EXPECT_EQ(openai.base_url, "http://localhost:8000/v1");
   EXPECT_EQ(provider_settings_from_config(config, {}).provider, "builtin");

@@ -13,7 +13,8 @@ LlmRequest conversation_with_tool_round() {
   request.model = "claude-sonnet-4-5";
   request.system = "You optimise kernels.";
   request.max_tokens = 1000;
-  request.tools = {{"read_file", "Read a file.",
+  request.tools = {{"read_file",
+                    "Read a file.",
                     {{"type", "object"}, {"properties", {{"path", {{"type", "string"}}}}}, {"required", {"path"}}}}};
   request.messages.push_back({Role::user, {ContentBlock::make_text("Make it fast.")}});
   request.messages.push_back({Role::assistant,

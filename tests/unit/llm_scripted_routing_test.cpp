@@ -84,7 +84,8 @@ TEST_F(ScriptedRouting, ACallWithoutACallerNeverTakesAnAddressedLine) {
 }
 
 TEST_F(ScriptedRouting, FailuresAndMalformedRepliesAreRoutedToo) {
-  auto scripted = provider(R"({"for": "debugger", "failure": {"kind": "http_status", "http_status": 529}})" "\n" +
+  auto scripted = provider(R"({"for": "debugger", "failure": {"kind": "http_status", "http_status": 529}})"
+                           "\n" +
                            std::string(R"({"for": "optimizer", "malformed": "cut off"})") + "\n" + reply_line("any"));
   EXPECT_EQ(ask(*scripted, "optimizer"), "<malformed_reply>");
   EXPECT_EQ(ask(*scripted, "supervisor"), "any");

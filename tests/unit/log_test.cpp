@@ -14,7 +14,8 @@ namespace {
 
 TEST(Log, RedactsKeysTokensAndHeaders) {
   ::setenv("ANTHROPIC_API_KEY", "test-key-value-123456789", 1);
-  std::string text = redact("key=test-key-value-123456789 Authorization: Bearer abc.def-ghi x-api-key: zzz999 sk-proj-ABCDEFGH1234");
+  std::string text =
+      redact("key=test-key-value-123456789 Authorization: Bearer abc.def-ghi x-api-key: zzz999 sk-proj-ABCDEFGH1234");
   ::unsetenv("ANTHROPIC_API_KEY");
   EXPECT_EQ(text.find("test-key-value-123456789"), std::string::npos) << text;
   EXPECT_EQ(text.find("abc.def-ghi"), std::string::npos) << text;

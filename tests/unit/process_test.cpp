@@ -380,8 +380,8 @@ TEST(Process, InterruptIsForwarded) {
   const ForwardingScope forwarding;
   TempDir dir;
   const fs::path ready = dir / "ready";
-  Command command = shell("trap 'echo got-int; exit 7' INT; echo up > '" + ready.string() +
-                          "'; while :; do sleep 0.05; done");
+  Command command =
+      shell("trap 'echo got-int; exit 7' INT; echo up > '" + ready.string() + "'; while :; do sleep 0.05; done");
   command.timeout = 60s;
   ProcessResult result;
   std::thread runner([&] { result = system_runner().run(command); });
@@ -446,9 +446,7 @@ TEST(Process, ManyAtOnce) {
   }
 }
 
-TEST(Process, MalformedCommandThrows) {
-  EXPECT_THROW(system_runner().run(Command{}), evoteam::Error);
-}
+TEST(Process, MalformedCommandThrows) { EXPECT_THROW(system_runner().run(Command{}), evoteam::Error); }
 
 TEST(Process, SettingsComeFromTheProcessSection) {
   evoteam::Config config;

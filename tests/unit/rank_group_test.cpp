@@ -6,10 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <evoteam/core/error.hpp>
-#include <evoteam/eval/evaluator.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/inventory.hpp>
 #include <evoteam/core/process.hpp>
+#include <evoteam/eval/evaluator.hpp>
 
 #include <chrono>
 #include <thread>
@@ -34,7 +34,8 @@ Task gemm_allreduce() { return load_task(install_root() / "kernels" / "gemm_allr
 // A copy of gemm_allreduce whose task.json is `edit`ed, loaded from `dir`.
 Task edited_task(const fs::path& dir, const std::function<void(nlohmann::json&)>& edit) {
   const fs::path source = install_root() / "kernels" / "gemm_allreduce";
-  for (const char* file : {"kernel.cu", "reference.cu"}) fs::copy_file(source / file, dir / file, fs::copy_options::overwrite_existing);
+  for (const char* file : {"kernel.cu", "reference.cu"})
+    fs::copy_file(source / file, dir / file, fs::copy_options::overwrite_existing);
   nlohmann::json task = read_json_file(source / "task.json");
   edit(task);
   write_json_atomic(dir / "task.json", task);
@@ -73,9 +74,12 @@ TEST(TaskLoaderRanksAxis, GemmAllreduceNamesWorldSizeAsItsRanksAxis) {
 
 TEST(TaskLoaderRanksAxis, RejectsAMissingUnknownConstOrMisplacedRanksAxis) {
   EXPECT_NE(load_error([](nlohmann::json& task) { task.erase("ranks_axis"); }).find("ranks_axis"), std::string::npos);
-  EXPECT_NE(load_error([](nlohmann::json& task) { task["ranks_axis"] = "ranks"; }).find("is not an axis"), std::string::npos);
-  EXPECT_NE(load_error([](nlohmann::json& task) { task["ranks_axis"] = "N"; }).find("must be a var axis"), std::string::npos);
-  EXPECT_NE(load_error([](nlohmann::json& task) { task.erase("min_devices"); }).find("min_devices > 1"), std::string::npos);
+  EXPECT_NE(load_error([](nlohmann::json& task) { task["ranks_axis"] = "ranks"; }).find("is not an axis"),
+            std::string::npos);
+  EXPECT_NE(load_error([](nlohmann::json& task) { task["ranks_axis"] = "N"; }).find("must be a var axis"),
+            std::string::npos);
+  EXPECT_NE(load_error([](nlohmann::json& task) { task.erase("min_devices"); }).find("min_devices > 1"),
+            std::string::npos);
   const std::string small_group = load_error([](nlohmann::json& task) {
     task["min_devices"] = 4;
     task["constraints"] = nlohmann::json::array({"M >= 1", "K % world_size == 0"});
@@ -87,12 +91,14 @@ TEST(GlueRanks, ARankedTaskGetsTheCommunicatorAndItsRankBeforeTheStream) {
   const Task task = gemm_allreduce();
   const std::string glue = glue_source(task);
   EXPECT_NE(glue.find("#include <nccl.h>"), std::string::npos);
-  EXPECT_NE(glue.find("std::int64_t, std::int64_t, ncclComm_t, std::int32_t, cudaStream_t);"), std::string::npos) << glue;
+  EXPECT_NE(glue.find("std::int64_t, std::int64_t, ncclComm_t, std::int32_t, cudaStream_t);"), std::string::npos)
+      << glue;
   EXPECT_NE(glue.find("axes[3], g_comm, g_rank, static_cast<cudaStream_t>(stream))"), std::string::npos) << glue;
   EXPECT_NE(glue.find("int evoteam_glue_ranks_axis(void) { return 3; }"), std::string::npos) << glue;
   EXPECT_NE(glue.find("ncclCommInitRank"), std::string::npos);
-  EXPECT_NE(entry_declaration(task).find("std::int64_t world_size, ncclComm_t comm, std::int32_t rank, cudaStream_t stream)"),
-            std::string::npos)
+  EXPECT_NE(
+      entry_declaration(task).find("std::int64_t world_size, ncclComm_t comm, std::int32_t rank, cudaStream_t stream)"),
+      std::string::npos)
       << entry_declaration(task);
 }
 
@@ -101,7 +107,8 @@ TEST(GlueRanks, AOneProcessCudaTaskKeepsItsSignatureAndRefusesCommunicators) {
   const std::string glue = glue_source(task);
   EXPECT_EQ(glue.find("nccl"), std::string::npos);
   EXPECT_NE(glue.find("int evoteam_glue_ranks_axis(void) { return -1; }"), std::string::npos);
-  EXPECT_NE(glue.find("int evoteam_glue_comm_init(void** comm, int ranks, const void* id, int rank) {\n  (void)comm; (void)ranks; (void)id; (void)rank;\n  return -1;"),
+  EXPECT_NE(glue.find("int evoteam_glue_comm_init(void** comm, int ranks, const void* id, int rank) {\n  (void)comm; "
+                      "(void)ranks; (void)id; (void)rank;\n  return -1;"),
             std::string::npos);
   EXPECT_EQ(entry_declaration(task).find("comm"), std::string::npos);
 }
@@ -126,7 +133,8 @@ TEST(RankGroupBattery, WorkloadsNeedingMoreGpusThanTheMachineHasAreSkippedAndRep
   EXPECT_EQ(battery.workloads.size(), before - 5);
   ASSERT_EQ(battery.skipped_workloads.size(), 2u);
   EXPECT_EQ(battery.skipped_workloads[0].value("workload", ""), "m1_tp8");
-  EXPECT_NE(battery.skipped_workloads[0].value("reason", "").find("needs 8 GPUs; this machine has 4"), std::string::npos);
+  EXPECT_NE(battery.skipped_workloads[0].value("reason", "").find("needs 8 GPUs; this machine has 4"),
+            std::string::npos);
   EXPECT_EQ(battery.describe()["skipped_workloads"].size(), 2u);
   for (std::size_t i = 0; i < battery.trials.size(); ++i) {
     EXPECT_EQ(battery.trials[i].id, static_cast<int>(i));
@@ -154,7 +162,8 @@ TEST(RankGroupBattery, TrialsAreGroupedByGroupSize) {
   const auto groups = trials_by_group(battery, task, ids);
   ASSERT_EQ(groups.size(), 3u);
   for (const auto& [ranks, members] : groups)
-    for (int id : members) EXPECT_EQ(group_size(task, battery.workloads[static_cast<std::size_t>(battery.trial(id).workload)].axes), ranks);
+    for (int id : members)
+      EXPECT_EQ(group_size(task, battery.workloads[static_cast<std::size_t>(battery.trial(id).workload)].axes), ranks);
 }
 
 TEST(RankGroupExchange, AReaderGetsTheIdOnceItIsPublishedWhole) {
@@ -179,20 +188,23 @@ TEST(RankGroupExchange, AReaderGivesUpAtItsDeadlineAndOnTheAbortFile) {
   TempDir dir;
   unsigned char got[128];
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(evoteam_harness::ranks::await_file((dir / "never.0.id").string(), got, sizeof(got), 0.3, (dir / "abort").string()),
+  EXPECT_EQ(evoteam_harness::ranks::await_file((dir / "never.0.id").string(), got, sizeof(got), 0.3,
+                                               (dir / "abort").string()),
             evoteam_harness::ranks::AwaitStatus::timed_out);
   const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_GE(waited, 0.3);
   EXPECT_LT(waited, 3.0);
   // A short file (a writer that did not publish atomically) is never taken for an id.
   write_file_atomic(dir / "short.0.id", "abc");
-  EXPECT_EQ(evoteam_harness::ranks::await_file((dir / "short.0.id").string(), got, sizeof(got), 0.2, (dir / "abort").string()),
+  EXPECT_EQ(evoteam_harness::ranks::await_file((dir / "short.0.id").string(), got, sizeof(got), 0.2,
+                                               (dir / "abort").string()),
             evoteam_harness::ranks::AwaitStatus::timed_out);
   std::thread evaluator([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     write_file_atomic(dir / "abort", "rank 1 failed\n");
   });
-  EXPECT_EQ(evoteam_harness::ranks::await_file((dir / "never.0.id").string(), got, sizeof(got), 30.0, (dir / "abort").string()),
+  EXPECT_EQ(evoteam_harness::ranks::await_file((dir / "never.0.id").string(), got, sizeof(got), 30.0,
+                                               (dir / "abort").string()),
             evoteam_harness::ranks::AwaitStatus::aborted);
   evaluator.join();
 }
@@ -234,7 +246,8 @@ TEST(RankGroupLaunch, EachRankHasItsOwnPlanAndAFailingRankStopsItsPeers) {
 
   const auto start = std::chrono::steady_clock::now();
   const GroupRun group = run_group(system_runner(), launch);
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 20.0) << "rank 0 was not stopped";
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 20.0)
+      << "rank 0 was not stopped";
   ASSERT_EQ(group.ranks.size(), 2u);
   EXPECT_EQ(group.first_failed, 1);
   EXPECT_NE(group.ranks[0].last("peer_failed"), nullptr);
@@ -252,13 +265,23 @@ TEST(RankGroupLaunch, EachRankHasItsOwnPlanAndAFailingRankStopsItsPeers) {
 
 TEST(RankGroupMerge, TimesAreTheMaximumOverRanksAndTheWorstRanksStatusWins) {
   GroupRun group;
-  group.ranks.push_back(finished_run({{{"ev", "trial"}, {"trial", 0}, {"status", "ok"}, {"wall_s", 0.25}, {"output_hash", "aa"}},
-                                      {{"ev", "trial"}, {"trial", 1}, {"status", "ok"}, {"wall_s", 0.1}, {"output_hash", "bb"}},
-                                      {{"ev", "timing"}, {"workload", 0}, {"candidate", {1.0, 4.0}}, {"baseline", {2.0, 2.0}}, {"side_work", false}}}));
-  group.ranks.push_back(finished_run({{{"ev", "trial"}, {"trial", 0}, {"status", "ok"}, {"wall_s", 0.5}, {"output_hash", "aa"}},
-                                      {{"ev", "trial"}, {"trial", 1}, {"status", "numeric_mismatch"}, {"wall_s", 0.05}, {"tensor", "C"}},
-                                      {{"ev", "timing"}, {"workload", 0}, {"candidate", {3.0, 2.0}}, {"baseline", {1.0, 5.0}},
-                                       {"side_work", true}, {"side_work_evidence", "kernel x ran outside every measured window"}}}));
+  group.ranks.push_back(
+      finished_run({{{"ev", "trial"}, {"trial", 0}, {"status", "ok"}, {"wall_s", 0.25}, {"output_hash", "aa"}},
+                    {{"ev", "trial"}, {"trial", 1}, {"status", "ok"}, {"wall_s", 0.1}, {"output_hash", "bb"}},
+                    {{"ev", "timing"},
+                     {"workload", 0},
+                     {"candidate", {1.0, 4.0}},
+                     {"baseline", {2.0, 2.0}},
+                     {"side_work", false}}}));
+  group.ranks.push_back(
+      finished_run({{{"ev", "trial"}, {"trial", 0}, {"status", "ok"}, {"wall_s", 0.5}, {"output_hash", "aa"}},
+                    {{"ev", "trial"}, {"trial", 1}, {"status", "numeric_mismatch"}, {"wall_s", 0.05}, {"tensor", "C"}},
+                    {{"ev", "timing"},
+                     {"workload", 0},
+                     {"candidate", {3.0, 2.0}},
+                     {"baseline", {1.0, 5.0}},
+                     {"side_work", true},
+                     {"side_work_evidence", "kernel x ran outside every measured window"}}}));
   const HarnessRun merged = merge_group(group);
   const std::vector<const nlohmann::json*> trials = merged.all("trial");
   ASSERT_EQ(trials.size(), 2u);
@@ -280,7 +303,8 @@ TEST(RankGroupMerge, TimesAreTheMaximumOverRanksAndTheWorstRanksStatusWins) {
 TEST(RankGroupMerge, ADisagreeingRepeatOnAnyRankIsWhatClassificationReads) {
   GroupRun group;
   group.ranks.push_back(finished_run({{{"ev", "determinism"}, {"trial", 0}, {"identical", true}}}));
-  group.ranks.push_back(finished_run({{{"ev", "determinism"}, {"trial", 0}, {"identical", false}, {"tensor", "C"}, {"first_bad", 7}}}));
+  group.ranks.push_back(
+      finished_run({{{"ev", "determinism"}, {"trial", 0}, {"identical", false}, {"tensor", "C"}, {"first_bad", 7}}}));
   const HarnessRun merged = merge_group(group);
   ASSERT_NE(merged.last("determinism"), nullptr);
   EXPECT_FALSE(merged.last("determinism")->value("identical", true));
@@ -289,7 +313,9 @@ TEST(RankGroupMerge, ADisagreeingRepeatOnAnyRankIsWhatClassificationReads) {
 
 TEST(RankGroupAgreement, RanksWithDifferentBitsAreNondeterministicAndNamed) {
   const Battery battery = battery_of(gemm_allreduce());
-  HarnessRun merged = finished_run({{{"ev", "trial"}, {"trial", 0}, {"status", "ok"},
+  HarnessRun merged = finished_run({{{"ev", "trial"},
+                                     {"trial", 0},
+                                     {"status", "ok"},
                                      {"output_hashes", {{"0", "aa"}, {"1", "aa"}, {"2", "ab"}, {"3", "ac"}}}}});
   const std::optional<Judgement> judgement = judge_rank_agreement(merged, battery);
   ASSERT_TRUE(judgement.has_value());
@@ -298,7 +324,8 @@ TEST(RankGroupAgreement, RanksWithDifferentBitsAreNondeterministicAndNamed) {
   EXPECT_NE(judgement->reason.find("ranks 2, 3"), std::string::npos) << judgement->reason;
   EXPECT_EQ(judgement->evidence.value("workload", ""), battery.workloads[0].name);
 
-  HarnessRun agreeing = finished_run({{{"ev", "trial"}, {"trial", 0}, {"status", "ok"}, {"output_hashes", {{"0", "aa"}, {"1", "aa"}}}}});
+  HarnessRun agreeing =
+      finished_run({{{"ev", "trial"}, {"trial", 0}, {"status", "ok"}, {"output_hashes", {{"0", "aa"}, {"1", "aa"}}}}});
   EXPECT_FALSE(judge_rank_agreement(agreeing, battery).has_value());
 }
 
@@ -342,9 +369,9 @@ EvalResult evaluate_on_gpus(const Task& task, const fs::path& candidate_dir) {
   return evaluator.evaluate(task, candidate, options);
 }
 
-#define REQUIRE_TWO_GPUS()                                                                              \
-  do {                                                                                                  \
-    if (!cuda::find_cuda_tool("nvcc")) GTEST_SKIP() << "nvcc is not installed";                          \
+#define REQUIRE_TWO_GPUS()                                                                                   \
+  do {                                                                                                       \
+    if (!cuda::find_cuda_tool("nvcc")) GTEST_SKIP() << "nvcc is not installed";                              \
     if (visible_gpu_count() < 2) GTEST_SKIP() << "needs two GPUs; this machine has " << visible_gpu_count(); \
   } while (0)
 
@@ -352,12 +379,15 @@ TEST(GpuRankGroup, TheStartingKernelPassesCorrectnessAndTimingOnEveryGroupThatFi
   REQUIRE_TWO_GPUS();
   const Task task = gemm_allreduce();
   const EvalResult result = evaluate_on_gpus(task, {});
-  EXPECT_TRUE(result.verdict == Verdict::pass || result.verdict == Verdict::noisy) << to_string(result.verdict) << ": " << result.reason
-                                                                                   << "\n" << result.evidence.dump();
+  EXPECT_TRUE(result.verdict == Verdict::pass || result.verdict == Verdict::noisy)
+      << to_string(result.verdict) << ": " << result.reason << "\n"
+      << result.evidence.dump();
   std::size_t fitting = 0;
-  for (const Workload& workload : task.workloads) fitting += workload.axes.at("world_size") <= visible_gpu_count() ? 1 : 0;
+  for (const Workload& workload : task.workloads)
+    fitting += workload.axes.at("world_size") <= visible_gpu_count() ? 1 : 0;
   EXPECT_EQ(result.workloads.size(), fitting);
-  EXPECT_EQ(result.protocol.value("skipped_workloads", nlohmann::json::array()).size(), task.workloads.size() - fitting);
+  EXPECT_EQ(result.protocol.value("skipped_workloads", nlohmann::json::array()).size(),
+            task.workloads.size() - fitting);
   for (const WorkloadResult& workload : result.workloads) EXPECT_GT(workload.candidate.median_s, 0) << workload.name;
 }
 
@@ -369,10 +399,13 @@ TEST(GpuRankGroup, ACandidateWhoseRanksRoundDifferentlyIsNondeterministicNamingT
   // Ranks other than 0 round toward zero: within tolerance, but not the same bits as rank 0.
   const std::string rounding = "c[i] = __float2bfloat16_rn(sum[i]);";
   ASSERT_NE(kernel.find(rounding), std::string::npos);
-  kernel.replace(kernel.find(rounding), rounding.size(), "c[i] = rank == 0 ? __float2bfloat16_rn(sum[i]) : __float2bfloat16_rz(sum[i]);");
-  const std::string signature = "round_to_bf16(const float* __restrict__ sum, __nv_bfloat16* __restrict__ c, std::int64_t count)";
-  kernel.replace(kernel.find(signature), signature.size(),
-                 "round_to_bf16(const float* __restrict__ sum, __nv_bfloat16* __restrict__ c, std::int64_t count, int rank)");
+  kernel.replace(kernel.find(rounding), rounding.size(),
+                 "c[i] = rank == 0 ? __float2bfloat16_rn(sum[i]) : __float2bfloat16_rz(sum[i]);");
+  const std::string signature =
+      "round_to_bf16(const float* __restrict__ sum, __nv_bfloat16* __restrict__ c, std::int64_t count)";
+  kernel.replace(
+      kernel.find(signature), signature.size(),
+      "round_to_bf16(const float* __restrict__ sum, __nv_bfloat16* __restrict__ c, std::int64_t count, int rank)");
   const std::string launch = "(workspace, C, count);";
   kernel.replace(kernel.find(launch), launch.size(), "(workspace, C, count, rank);");
   write_file_atomic(dir / "kernel.cu", kernel);

@@ -40,8 +40,8 @@ constexpr int k_cycles = 200;
 constexpr int k_evaluations_per_cycle = 50;
 constexpr int k_candidates = k_cycles * k_evaluations_per_cycle;
 constexpr int k_cycles_per_team = 10;
-constexpr int k_ticks_per_cycle = 5;      // one budget_tick per 10 evaluations
-constexpr double k_cycle_seconds = 180;   // 200 cycles: a 10-hour overnight run
+constexpr int k_ticks_per_cycle = 5;     // one budget_tick per 10 evaluations
+constexpr double k_cycle_seconds = 180;  // 200 cycles: a 10-hour overnight run
 const char* const k_task = "host_matmul";
 const char* const k_provider = "anthropic";
 const char* const k_model = "claude-sonnet-4-5";
@@ -66,13 +66,13 @@ class Random {
 // host_matmul's params and values (kernels/host_matmul/task.json).
 const std::vector<std::pair<std::string, std::vector<std::string>>>& param_space() {
   static const std::vector<std::pair<std::string, std::vector<std::string>>> space = {
-      {"ACC_IN_REGISTERS", {"0", "1"}}, {"LOOP_ORDER", {"0", "1"}},         {"REG_COLS", {"32", "64"}},
-      {"REG_ROWS", {"1", "2", "4"}},    {"TILE_K", {"32", "128"}},           {"TILE_N", {"16", "64", "256"}}};
+      {"ACC_IN_REGISTERS", {"0", "1"}}, {"LOOP_ORDER", {"0", "1"}}, {"REG_COLS", {"32", "64"}},
+      {"REG_ROWS", {"1", "2", "4"}},    {"TILE_K", {"32", "128"}},  {"TILE_N", {"16", "64", "256"}}};
   return space;
 }
 
 const evoteam::ParamValues k_default_params = {{"ACC_IN_REGISTERS", "0"}, {"LOOP_ORDER", "0"}, {"REG_COLS", "32"},
-                                               {"REG_ROWS", "1"},         {"TILE_K", "32"},     {"TILE_N", "16"}};
+                                               {"REG_ROWS", "1"},         {"TILE_K", "32"},    {"TILE_N", "16"}};
 
 // The teams the run goes through, one every k_cycles_per_team cycles, with the signal that called for each.
 struct TeamShape {
@@ -86,17 +86,35 @@ struct TeamShape {
 const std::vector<TeamShape>& team_shapes() {
   static const std::vector<TeamShape> shapes = {
       {"solo", {"optimizer"}, "", "", "first cycle: no measurements yet, so one Optimizer explores"},
-      {"pipeline", {"profiling-scientist", "optimizer"}, "unprofiled_best",
-       "the best has no profile since its last change", "decisions lack performance data: the best is not profiled"},
-      {"pipeline", {"debugger", "optimizer"}, "build_failure_rate", "14 of 40 failed to build",
+      {"pipeline",
+       {"profiling-scientist", "optimizer"},
+       "unprofiled_best",
+       "the best has no profile since its last change",
+       "decisions lack performance data: the best is not profiled"},
+      {"pipeline",
+       {"debugger", "optimizer"},
+       "build_failure_rate",
+       "14 of 40 failed to build",
        "the team is stuck debugging"},
-      {"parallel", {"debugger", "profiling-scientist", "optimizer"}, "recurring_error",
-       "COMPILE_ERROR recurred in 3 candidates", "the team is stuck debugging"},
-      {"pipeline", {"knowledge-integrator", "optimizer"}, "repeated_failures",
-       "2 attempts repeated a recorded failure", "findings do not propagate"},
-      {"pipeline", {"disciplinarian", "optimizer"}, "changes_per_candidate", "mean 2.40 changes per candidate",
+      {"parallel",
+       {"debugger", "profiling-scientist", "optimizer"},
+       "recurring_error",
+       "COMPILE_ERROR recurred in 3 candidates",
+       "the team is stuck debugging"},
+      {"pipeline",
+       {"knowledge-integrator", "optimizer"},
+       "repeated_failures",
+       "2 attempts repeated a recorded failure",
+       "findings do not propagate"},
+      {"pipeline",
+       {"disciplinarian", "optimizer"},
+       "changes_per_candidate",
+       "mean 2.40 changes per candidate",
        "the team makes several changes at once or breaks constraints"},
-      {"solo", {"optimizer"}, "stagnation_cycles", "3 cycle(s) without a 1% gain",
+      {"solo",
+       {"optimizer"},
+       "stagnation_cycles",
+       "3 cycle(s) without a 1% gain",
        "its trigger cleared: back to one Optimizer"},
   };
   return shapes;
@@ -120,7 +138,8 @@ std::string describe_change(const TeamShape& from, const TeamShape& to) {
     if (std::find(from.roles.begin(), from.roles.end(), role) == from.roles.end()) parts.push_back("+" + role);
   for (const std::string& role : from.roles)
     if (std::find(to.roles.begin(), to.roles.end(), role) == to.roles.end()) parts.push_back("-" + role);
-  if (std::string(from.pattern) != to.pattern) parts.push_back(std::string("pattern ") + from.pattern + "→" + to.pattern);
+  if (std::string(from.pattern) != to.pattern)
+    parts.push_back(std::string("pattern ") + from.pattern + "→" + to.pattern);
   return parts.empty() ? "no change" : join(parts, ", ");
 }
 
@@ -197,27 +216,31 @@ json eval_json(const evoteam::EvaluationRecord& best) {
     const double candidate_s = workload.baseline_s / speedup;
     const double flops = 2.0 * workload.m * workload.n * workload.k;
     auto stats = [](double median, int samples) {
-      return json{{"mean_s", median * 1.01}, {"median_s", median}, {"min_s", median * 0.95},
-                  {"p10_s", median * 0.97},  {"p90_s", median * 1.05}, {"relstdev", 0.03},
-                  {"samples", samples},      {"sem_s", median * 0.005}};
+      return json{{"mean_s", median * 1.01}, {"median_s", median}, {"min_s", median * 0.95}, {"p10_s", median * 0.97},
+                  {"p90_s", median * 1.05},  {"relstdev", 0.03},   {"samples", samples},     {"sem_s", median * 0.005}};
     };
-    list.push_back({{"axes", {{"K", workload.k}, {"M", workload.m}, {"N", workload.n}}},
-                    {"baseline", stats(workload.baseline_s, 29)},
-                    {"batch", 1},
-                    {"candidate", stats(candidate_s, 29)},
-                    {"gbytes_per_s", 4.0 * (workload.m * workload.k + workload.k * workload.n + workload.m * workload.n) /
-                                         candidate_s / 1e9},
-                    {"gflops", flops / candidate_s / 1e9},
-                    {"name", workload.name},
-                    {"roofline_fraction", best.roofline.value_or(0.5)},
-                    {"rotation_bytes", 15728640},
-                    {"rotation_sets", workload.sets},
-                    {"speedup", speedup},
-                    {"speedup_interval", {speedup * 0.98, speedup * 1.02}},
-                    {"stop", "noise_stable"},
-                    {"time_s",
-                     {{"elapsed", 0.65}, {"measured", 0.55}, {"setup", 0.1}, {"setup_ahead", 0.08}, {"timed", 0.52},
-                      {"warmup", 0.06}}}});
+    list.push_back(
+        {{"axes", {{"K", workload.k}, {"M", workload.m}, {"N", workload.n}}},
+         {"baseline", stats(workload.baseline_s, 29)},
+         {"batch", 1},
+         {"candidate", stats(candidate_s, 29)},
+         {"gbytes_per_s",
+          4.0 * (workload.m * workload.k + workload.k * workload.n + workload.m * workload.n) / candidate_s / 1e9},
+         {"gflops", flops / candidate_s / 1e9},
+         {"name", workload.name},
+         {"roofline_fraction", best.roofline.value_or(0.5)},
+         {"rotation_bytes", 15728640},
+         {"rotation_sets", workload.sets},
+         {"speedup", speedup},
+         {"speedup_interval", {speedup * 0.98, speedup * 1.02}},
+         {"stop", "noise_stable"},
+         {"time_s",
+          {{"elapsed", 0.65},
+           {"measured", 0.55},
+           {"setup", 0.1},
+           {"setup_ahead", 0.08},
+           {"timed", 0.52},
+           {"warmup", 0.06}}}});
   }
   const json timing = evoteam::Config::defaults().at("eval").at("timing");
   return {{"adopted_constraints", nullptr},
@@ -296,8 +319,8 @@ json profile_json(const evoteam::EvaluationRecord& best) {
 }
 
 json meta_json(const evoteam::EvaluationRecord& record) {
-  return {{"author_role", record.author_role}, {"changes", record.changes},   {"cycle", record.cycle},
-          {"hypothesis", record.hypothesis},   {"lineage", record.lineage},   {"parent", record.parent_id}};
+  return {{"author_role", record.author_role}, {"changes", record.changes}, {"cycle", record.cycle},
+          {"hypothesis", record.hypothesis},   {"lineage", record.lineage}, {"parent", record.parent_id}};
 }
 
 // A candidate's small files, byte for byte as write_json_atomic writes them but without its two fsyncs per file:
@@ -311,10 +334,14 @@ void write_candidate_file(const fs::path& path, const json& value) {
 // Writes the run through RunDir and the knowledge base; returns its directory.
 fs::path write_large_run(const fs::path& runs_dir) {
   using clock = std::chrono::system_clock;
-  const json budgets = {{"evaluations", 0},  {"gpu_seconds", 0.0},    {"hours", 12.0},  {"max_cycles", k_cycles},
+  const json budgets = {{"evaluations", 0},      {"gpu_seconds", 0.0}, {"hours", 12.0}, {"max_cycles", k_cycles},
                         {"target_speedup", 0.0}, {"tokens", 0},        {"usd", 1000.0}};
-  const json options = {{"budgets", budgets},      {"knowledge_dir", ""}, {"model", k_model},
-                        {"provider", k_provider}, {"runs_dir", runs_dir.string()}, {"seed", 1},
+  const json options = {{"budgets", budgets},
+                        {"knowledge_dir", ""},
+                        {"model", k_model},
+                        {"provider", k_provider},
+                        {"runs_dir", runs_dir.string()},
+                        {"seed", 1},
                         {"task_dir", (fs::path(EVOTEAM_SOURCE_DIR) / "kernels" / k_task).string()},
                         {"team_mode", "evolving"}};
   const json info = {{"task", k_task},
@@ -330,9 +357,10 @@ fs::path write_large_run(const fs::path& runs_dir) {
   // The run is dated as if it had started k_cycles * k_cycle_seconds ago; every record carries its own time.
   const clock::time_point started =
       clock::now() - std::chrono::seconds(static_cast<long>(k_cycles * k_cycle_seconds + 60));
-  run.update_run_json({{"started", iso_time(started)},
-                       {"knowledge", {{"dir", run.knowledge_dir().string()}, {"entries_at_start", 0},
-                                      {"entries_of_this_task_at_start", 0}}}});
+  run.update_run_json(
+      {{"started", iso_time(started)},
+       {"knowledge",
+        {{"dir", run.knowledge_dir().string()}, {"entries_at_start", 0}, {"entries_of_this_task_at_start", 0}}}});
   evoteam::Journal& journal = run.journal();
   double now_s = 0;  // seconds since the start
   auto append = [&](json record) {
@@ -430,7 +458,8 @@ fs::path write_large_run(const fs::path& runs_dir) {
         const auto& [name, values] = param_space()[random.below(param_space().size())];
         const std::string before = record.params[name];
         std::string after = values[random.below(values.size())];
-        if (after == before) after = values[(std::find(values.begin(), values.end(), before) - values.begin() + 1) % values.size()];
+        if (after == before)
+          after = values[(std::find(values.begin(), values.end(), before) - values.begin() + 1) % values.size()];
         record.params[name] = after;
         record.changes = 1;
         if (random.uniform() < 0.1) {
@@ -438,9 +467,10 @@ fs::path write_large_run(const fs::path& runs_dir) {
           record.changes = 2;
           record.sources_hash = evoteam::sha256_hex(record.candidate_id).substr(0, 16);
         }
-        record.hypothesis = "change " + name + " " + before + "→" + after + (record.structural_change
-            ? " and software-pipeline the k loop: the profile shows stalls on the B tile loads"
-            : ": the profile says the kernel is compute-bound, so more reuse per load should pay");
+        record.hypothesis = "change " + name + " " + before + "→" + after +
+                            (record.structural_change
+                                 ? " and software-pipeline the k loop: the profile shows stalls on the B tile loads"
+                                 : ": the profile says the kernel is compute-bound, so more reuse per load should pay");
       }
       const double roll = random.uniform();
       if (number == 1 || roll < 0.80) {
@@ -489,8 +519,12 @@ fs::path write_large_run(const fs::path& runs_dir) {
       role.tokens += call.total();
       role.cost_usd += call.cost_usd;
       if ((i + 1) % (k_evaluations_per_cycle / k_ticks_per_cycle) == 0)
-        append({{"type", "budget_tick"}, {"tokens", meter.tokens()}, {"cost_usd", meter.cost_usd},
-                {"calls", meter.calls}, {"unknown_cost_attempts", 0}, {"wall_s", meter.wall_s}});
+        append({{"type", "budget_tick"},
+                {"tokens", meter.tokens()},
+                {"cost_usd", meter.cost_usd},
+                {"calls", meter.calls},
+                {"unknown_cost_attempts", 0},
+                {"wall_s", meter.wall_s}});
 
       if (record.passed()) {
         passing.push_back(record);
@@ -503,16 +537,17 @@ fs::path write_large_run(const fs::path& runs_dir) {
             if (parent)
               for (const auto& [name, value] : record.params)
                 if (parent->params.at(name) != value &&
-                    knowledge.add(evoteam::KnowledgeKind::strategy,
-                                  evoteam::KnowledgeEntry{"change " + name + " " + parent->params.at(name) + "→" + value +
-                                                              ": " + fixed(*record.speedup / *parent->speedup, 2) + "x",
-                                                          {{"param", name},
-                                                           {"from", parent->params.at(name)},
-                                                           {"to", value},
-                                                           {"candidate", record.candidate_id},
-                                                           {"parent", parent->candidate_id},
-                                                           {"speedup", fixed(*record.speedup, 2)}},
-                                                          ""}))
+                    knowledge.add(
+                        evoteam::KnowledgeKind::strategy,
+                        evoteam::KnowledgeEntry{"change " + name + " " + parent->params.at(name) + "→" + value + ": " +
+                                                    fixed(*record.speedup / *parent->speedup, 2) + "x",
+                                                {{"param", name},
+                                                 {"from", parent->params.at(name)},
+                                                 {"to", value},
+                                                 {"candidate", record.candidate_id},
+                                                 {"parent", parent->candidate_id},
+                                                 {"speedup", fixed(*record.speedup, 2)}},
+                                                ""}))
                   ++strategies;
           }
           best = record;
@@ -550,22 +585,28 @@ fs::path write_large_run(const fs::path& runs_dir) {
     for (const auto& [role, used] : usage) usage_json[role] = used.to_json();
     for (const std::string& role : shape.roles)
       if (role != "optimizer") clear_streak[role] = changed ? 0 : clear_streak[role] + 1;
-    append({{"type", "cycle_end"}, {"cycle", cycle}, {"best_candidate", best->candidate_id},
-            {"clear_streak", clear_streak}, {"elapsed_s", now_s}, {"gpu_seconds", gpu_seconds}, {"usage", usage_json}});
-    evoteam::write_json_atomic(run.cycle_dir(cycle) / "summary.json",
-                               {{"best_candidate", best->candidate_id},
-                                {"best_speedup", *best->speedup},
-                                {"cycle", cycle},
-                                {"seconds", now_s - cycle_start_s},
-                                {"turns", turns},
-                                {"usage", usage_json}});
+    append({{"type", "cycle_end"},
+            {"cycle", cycle},
+            {"best_candidate", best->candidate_id},
+            {"clear_streak", clear_streak},
+            {"elapsed_s", now_s},
+            {"gpu_seconds", gpu_seconds},
+            {"usage", usage_json}});
+    evoteam::write_json_atomic(run.cycle_dir(cycle) / "summary.json", {{"best_candidate", best->candidate_id},
+                                                                       {"best_speedup", *best->speedup},
+                                                                       {"cycle", cycle},
+                                                                       {"seconds", now_s - cycle_start_s},
+                                                                       {"turns", turns},
+                                                                       {"usage", usage_json}});
     if (cycle % 10 == 0) {
       std::string plan = "- cycle: " + std::to_string(cycle) + "\n";
-      plan += "- best: " + best->candidate_id + " " + fixed(*best->speedup, 2) + "x (" + describe_params(best->params) + ")\n";
+      plan += "- best: " + best->candidate_id + " " + fixed(*best->speedup, 2) + "x (" + describe_params(best->params) +
+              ")\n";
       plan += "- focus: REG_ROWS,ACC_IN_REGISTERS,TILE_N\n";
       plan += "- avoid failed attempts: " + std::to_string(failures) + " recorded (failed_attempts.md)\n";
-      plan += "- next: one change at a time from the best where the model rates it well, else a new lineage where "
-              "it expects more; never retry a measured configuration or a recorded failure\n";
+      plan +=
+          "- next: one change at a time from the best where the model rates it well, else a new lineage where "
+          "it expects more; never retry a measured configuration or a recorded failure\n";
       knowledge.write_action_plan(plan);
     }
   }
@@ -580,8 +621,8 @@ fs::path write_large_run(const fs::path& runs_dir) {
     evoteam::create_directories(best_dir / "src");
     fs::copy_file(task_source / "kernel.cpp", best_dir / "src" / "kernel.cpp", fs::copy_options::overwrite_existing);
   }
-  std::string changes = "# " + best->candidate_id + " against the starting kernel c0001\n\nspeedup: " +
-                        fixed(*best->speedup, 6) + "x\n\nparams:\n";
+  std::string changes = "# " + best->candidate_id +
+                        " against the starting kernel c0001\n\nspeedup: " + fixed(*best->speedup, 6) + "x\n\nparams:\n";
   for (const auto& [name, value] : best->params) {
     const std::string& before = k_default_params.at(name);
     changes += "  " + name + ": " + (before == value ? value : before + " -> " + value) + "\n";

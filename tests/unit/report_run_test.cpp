@@ -23,14 +23,19 @@ std::string at(int seconds) {
   return stamp;
 }
 
-nlohmann::json evaluation(int t, const std::string& id, const std::string& parent, int cycle, const std::string& verdict,
-                          double speedup, bool rejected = false) {
+nlohmann::json evaluation(int t, const std::string& id, const std::string& parent, int cycle,
+                          const std::string& verdict, double speedup, bool rejected = false) {
   const bool passed = verdict == "PASS";
   return {{"type", "evaluation"},
           {"t", at(t)},
           {"record",
-           {{"candidate_id", id}, {"parent_id", parent}, {"author_role", cycle == 1 ? "optimizer" : "debugger"},
-            {"cycle", cycle}, {"verdict", verdict}, {"passed", passed}, {"rejected", rejected},
+           {{"candidate_id", id},
+            {"parent_id", parent},
+            {"author_role", cycle == 1 ? "optimizer" : "debugger"},
+            {"cycle", cycle},
+            {"verdict", verdict},
+            {"passed", passed},
+            {"rejected", rejected},
             {"ruling", rejected ? "slid back from uses_wgmma" : ""},
             {"speedup", passed ? nlohmann::json(speedup) : nlohmann::json(nullptr)}}}};
 }
@@ -39,9 +44,17 @@ nlohmann::json cycle_start(int t, int cycle, const std::vector<std::string>& rol
                            const std::string& change, const nlohmann::json& evidence) {
   nlohmann::json role_list = nlohmann::json::array();
   for (const std::string& role : roles) role_list.push_back({{"name", role}});
-  return {{"type", "cycle_start"}, {"t", at(t)}, {"cycle", cycle}, {"change", change}, {"evidence", evidence},
-          {"team", {{"roles", role_list}, {"pattern", pattern}, {"decided_by", "rules"}, {"rationale", change},
-                    {"directives", {"one measurable change at a time"}}}}};
+  return {{"type", "cycle_start"},
+          {"t", at(t)},
+          {"cycle", cycle},
+          {"change", change},
+          {"evidence", evidence},
+          {"team",
+           {{"roles", role_list},
+            {"pattern", pattern},
+            {"decided_by", "rules"},
+            {"rationale", change},
+            {"directives", {"one measurable change at a time"}}}}};
 }
 
 // Two cycles; cycle 2 adds a Debugger on a build failure signal. The daemon is killed after c0004 and
@@ -50,13 +63,21 @@ std::filesystem::path write_run(const testing::TempDir& dir, int evaluation_limi
   const std::filesystem::path run = dir / "20261130T100000Z-host_matmul";
   std::filesystem::create_directories(run / "task");
   write_json_atomic(run / "task" / "task.json", {{"target", "host"}});
-  write_json_atomic(run / "run.json",
-                    {{"id", run.filename().string()}, {"task", "host_matmul"}, {"status", "finished"},
-                     {"stop_reason", "budget_evaluations"}, {"provider", {{"name", "anthropic"}, {"model", "m1"}}},
-                     {"options", {{"team_mode", "evolving"}}},
-                     {"budgets", {{"evaluations", evaluation_limit}, {"tokens", 0}}},
-                     {"summary", {{"cycles", 2}, {"evaluations", 6}, {"best_candidate", "c0004"}, {"best_speedup", 3.0},
-                                  {"tokens", {{"input", 1000}}}, {"cost_usd", 0.5}, {"elapsed_s", 50.0}}}});
+  write_json_atomic(run / "run.json", {{"id", run.filename().string()},
+                                       {"task", "host_matmul"},
+                                       {"status", "finished"},
+                                       {"stop_reason", "budget_evaluations"},
+                                       {"provider", {{"name", "anthropic"}, {"model", "m1"}}},
+                                       {"options", {{"team_mode", "evolving"}}},
+                                       {"budgets", {{"evaluations", evaluation_limit}, {"tokens", 0}}},
+                                       {"summary",
+                                        {{"cycles", 2},
+                                         {"evaluations", 6},
+                                         {"best_candidate", "c0004"},
+                                         {"best_speedup", 3.0},
+                                         {"tokens", {{"input", 1000}}},
+                                         {"cost_usd", 0.5},
+                                         {"elapsed_s", 50.0}}}});
   Journal journal(run / k_journal_name);
   journal.append({{"type", "run_start"}, {"t", at(0)}});
   journal.append(cycle_start(0, 1, {"optimizer"}, "solo", "initial team", nlohmann::json::array()));
@@ -113,7 +134,8 @@ TEST(RunReport, ReadsCandidatesTeamsAndTheRunsTotalsFromTheJournal) {
   EXPECT_DOUBLE_EQ(report.candidates[0].tokens, 0);
   EXPECT_DOUBLE_EQ(report.candidates[3].tokens, 1000);
   EXPECT_DOUBLE_EQ(report.candidates[3].wall_s, 30);
-  EXPECT_DOUBLE_EQ(report.candidates[5].wall_s, 50) << "the time between the kill and the resume is not wall time worked";
+  EXPECT_DOUBLE_EQ(report.candidates[5].wall_s, 50)
+      << "the time between the kill and the resume is not wall time worked";
 
   EXPECT_EQ(report.failures.at("COMPILE_ERROR"), 1);
   EXPECT_EQ(report.failures.at("NUMERIC_MISMATCH"), 1);
@@ -131,8 +153,10 @@ TEST(RunReport, TheHtmlDrawsEveryCandidateAndMarksEveryTeamChangeWithNothingFetc
     EXPECT_EQ(count_of(svg, "<g class=\"team-change\" data-cycle=\"2\""), 1) << id;
     EXPECT_EQ(count_of(svg, "class=\"team-change\""), 1) << id << ": the first cycle's team is no change";
   }
-  EXPECT_NE(html.find("c2: +debugger (build_failure_rate)"), std::string::npos) << "the label names the roles and the signal";
-  EXPECT_NE(html.find("build_failure_rate: 1 of 3 failed to build"), std::string::npos) << "the signal is in the hover text";
+  EXPECT_NE(html.find("c2: +debugger (build_failure_rate)"), std::string::npos)
+      << "the label names the roles and the signal";
+  EXPECT_NE(html.find("build_failure_rate: 1 of 3 failed to build"), std::string::npos)
+      << "the signal is in the hover text";
   // Self-contained: no script, style sheet, image or font from anywhere.
   EXPECT_EQ(html.find(" src="), std::string::npos);
   EXPECT_EQ(html.find(" href="), std::string::npos);
@@ -145,9 +169,11 @@ TEST(RunReport, TheHtmlDrawsEveryCandidateAndMarksEveryTeamChangeWithNothingFetc
 TEST(RunReport, TheMarkdownTwinHoldsTheSameFacts) {
   testing::TempDir dir;
   const std::string markdown = render_report_markdown(load_run_report(write_run(dir)));
-  EXPECT_NE(markdown.find("Best path: c0001 (1.00x) \u2192 c0002 (2.00x) \u2192 c0004 (3.00x)"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("Best path: c0001 (1.00x) \u2192 c0002 (2.00x) \u2192 c0004 (3.00x)"), std::string::npos)
+      << markdown;
   EXPECT_NE(markdown.find("| 2 | pipeline | debugger, optimizer | rules | 6 | 1000 | 0.50 | 50.0 | 3.00x |"),
-            std::string::npos) << markdown;
+            std::string::npos)
+      << markdown;
   EXPECT_NE(markdown.find("| evaluations | 6 of 10 (60%) |"), std::string::npos) << markdown;
   EXPECT_NE(markdown.find("| REJECTED | 1 |"), std::string::npos) << markdown;
   EXPECT_NE(markdown.find("- directive: one measurable change at a time"), std::string::npos) << markdown;

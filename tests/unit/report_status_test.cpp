@@ -14,7 +14,10 @@ namespace evoteam {
 namespace {
 
 nlohmann::json finished_run(const std::string& status, const std::string& reason) {
-  return {{"id", "r1"}, {"task", "host_matmul"}, {"status", status}, {"stop_reason", reason},
+  return {{"id", "r1"},
+          {"task", "host_matmul"},
+          {"status", status},
+          {"stop_reason", reason},
           {"budgets", {{"max_cycles", 0}, {"evaluations", 8}, {"tokens", 1000}, {"target_speedup", 0}}}};
 }
 
@@ -40,8 +43,13 @@ TEST(ReportStatus, ExitCodeOfRunsWithoutARecordedOne) {
 TEST(ReportStatus, BurnTeamAndBestOfAnEndedRun) {
   testing::TempDir dir;
   nlohmann::json run = finished_run("finished", "budget_evaluations");
-  run["summary"] = {{"cycles", 2}, {"evaluations", 6}, {"best_candidate", "c0004"}, {"best_speedup", 2.5},
-                    {"tokens", {{"input", 200}, {"output", 50}}}, {"cost_usd", 0.0}, {"elapsed_s", 120.0},
+  run["summary"] = {{"cycles", 2},
+                    {"evaluations", 6},
+                    {"best_candidate", "c0004"},
+                    {"best_speedup", 2.5},
+                    {"tokens", {{"input", 200}, {"output", 50}}},
+                    {"cost_usd", 0.0},
+                    {"elapsed_s", 120.0},
                     {"gpu_seconds", 0.0}};
   write_json_atomic(dir / "run.json", run);
   std::filesystem::create_directories(dir / "cycles" / "0001");

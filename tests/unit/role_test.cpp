@@ -226,13 +226,9 @@ TEST(Role, MissingOrEmptyDirectoryIsAnError) {
   EXPECT_NE(invalid_input_of([&] { load_role(dir / "absent.md"); }).find("absent.md"), std::string::npos);
 }
 
-TEST(Role, DefaultDirectoryIsUnderTheInstallRoot) {
-  EXPECT_EQ(default_roles_dir().filename(), "roles");
-}
+TEST(Role, DefaultDirectoryIsUnderTheInstallRoot) { EXPECT_EQ(default_roles_dir().filename(), "roles"); }
 
-TEST(Role, KnownSetsAreTheContract) {
-  EXPECT_EQ(known_placeholders().size(), 17u);
-}
+TEST(Role, KnownSetsAreTheContract) { EXPECT_EQ(known_placeholders().size(), 17u); }
 
 }  // namespace
 }  // namespace evoteam

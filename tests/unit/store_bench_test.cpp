@@ -44,11 +44,12 @@ TEST(StoreBench, DISABLED_Journal10k) {
   {
     evoteam::Journal journal(path);
     for (int i = 0; i < k_records; ++i) {
-      journal.append({{"type", "evaluation"},
-                      {"candidate", "c" + std::to_string(i)},
-                      {"verdict", "PASS"},
-                      {"workloads", {{{"name", "m1024"}, {"median_us", 12.5 + i}}, {{"name", "m4096"}, {"median_us", 98.25}}}},
-                      {"note", "tiling 128x128, double buffering, one measurable change"}});
+      journal.append(
+          {{"type", "evaluation"},
+           {"candidate", "c" + std::to_string(i)},
+           {"verdict", "PASS"},
+           {"workloads", {{{"name", "m1024"}, {"median_us", 12.5 + i}}, {{"name", "m4096"}, {"median_us", 98.25}}}},
+           {"note", "tiling 128x128, double buffering, one measurable change"}});
     }
   }
   const double append_s = seconds_since(append_start);

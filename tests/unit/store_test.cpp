@@ -355,8 +355,10 @@ TEST(StoreRunDir, CorruptRunJsonIsInvalidInputNamingTheFile) {
   std::ofstream(path / "run.json", std::ios::binary | std::ios::trunc) << text.substr(0, text.size() / 2);
   for (int attempt = 0; attempt < 2; ++attempt) {
     try {
-      if (attempt == 0) evoteam::read_run_json(path);
-      else evoteam::RunDir::open(path);
+      if (attempt == 0)
+        evoteam::read_run_json(path);
+      else
+        evoteam::RunDir::open(path);
       FAIL() << "expected InvalidInput";
     } catch (const evoteam::InvalidInput& e) {
       const std::string message = e.what();
@@ -380,8 +382,8 @@ TEST(StoreRunLock, SecondLockInThisProcessIsRefused) {
     FAIL() << "expected the lock to be refused";
   } catch (const evoteam::Error& e) {
     EXPECT_EQ(e.code(), evoteam::ExitCode::run_locked);
-    EXPECT_EQ(std::string(e.what()), "run " + run.id() + " is locked by pid " + std::to_string(::getpid()) +
-                                         " (a live evoteam process)");
+    EXPECT_EQ(std::string(e.what()),
+              "run " + run.id() + " is locked by pid " + std::to_string(::getpid()) + " (a live evoteam process)");
   }
   EXPECT_THROW(evoteam::RunDir::open(run.path()), evoteam::Error);
 }
@@ -430,8 +432,7 @@ TEST(StoreRunLock, LiveHolderRefusesAndDeadHolderIsTakenOver) {
     FAIL() << "expected the lock to be refused";
   } catch (const evoteam::Error& e) {
     EXPECT_EQ(e.code(), evoteam::ExitCode::run_locked);
-    EXPECT_NE(std::string(e.what()).find("locked by pid " + std::to_string(child.pid)), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("locked by pid " + std::to_string(child.pid)), std::string::npos) << e.what();
   }
 
   ::kill(child.pid, SIGKILL);
@@ -462,8 +463,8 @@ TEST(StoreRunLock, ReleasedWhenTheRunIsClosed) {
 TEST(StoreListRuns, NewestFirstAndOnlyDirectoriesWithRunJson) {
   TempDir dir;
   const fs::path runs = dir / "runs";
-  for (const char* name : {"20260101T000000Z-a", "20261129T184500Z-b", "20250101T000000Z-c",
-                           "20261129T184500Z-b-2", ".hidden"}) {
+  for (const char* name :
+       {"20260101T000000Z-a", "20261129T184500Z-b", "20250101T000000Z-c", "20261129T184500Z-b-2", ".hidden"}) {
     fs::create_directories(runs / name);
     append_raw(runs / name / "run.json", "{}");
   }
@@ -477,8 +478,8 @@ TEST(StoreListRuns, NewestFirstAndOnlyDirectoriesWithRunJson) {
 }
 
 TEST(StoreRunStatus, RoundTripsAndRejectsUnknownText) {
-  for (const auto status : {evoteam::RunStatus::running, evoteam::RunStatus::finished,
-                            evoteam::RunStatus::stopped, evoteam::RunStatus::failed}) {
+  for (const auto status : {evoteam::RunStatus::running, evoteam::RunStatus::finished, evoteam::RunStatus::stopped,
+                            evoteam::RunStatus::failed}) {
     EXPECT_EQ(evoteam::run_status_from_string(evoteam::to_string(status)), status);
   }
   EXPECT_THROW(evoteam::run_status_from_string("paused"), evoteam::InvalidInput);
@@ -486,8 +487,7 @@ TEST(StoreRunStatus, RoundTripsAndRejectsUnknownText) {
 
 TEST(StoreTimestamps, HaveTheDocumentedShapes) {
   EXPECT_TRUE(std::regex_match(evoteam::utc_compact_timestamp(), std::regex(R"(\d{8}T\d{6}Z)")));
-  EXPECT_TRUE(std::regex_match(evoteam::utc_iso_timestamp(),
-                               std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)")));
+  EXPECT_TRUE(std::regex_match(evoteam::utc_iso_timestamp(), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)")));
 }
 
 }  // namespace

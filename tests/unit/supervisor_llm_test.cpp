@@ -45,9 +45,19 @@ class SupervisorLlm : public ::testing::Test {
     settings.provider = "scripted";
     settings.scripted_file = m_dir / "script.jsonl";
     std::unique_ptr<LlmProvider> provider = make_provider(settings, m_prices);
-    LlmSupervisorInputs inputs{&m_signals, &m_previous, &m_history, &m_settings, &m_roles, "scripted",
-                               "host_matmul", "host", "TILE_N in {64, 128} default 64; ",
-                               "- forbidden: no inline assembly\n", "", "c0001 1.0x", "{}"};
+    LlmSupervisorInputs inputs{&m_signals,
+                               &m_previous,
+                               &m_history,
+                               &m_settings,
+                               &m_roles,
+                               "scripted",
+                               "host_matmul",
+                               "host",
+                               "TILE_N in {64, 128} default 64; ",
+                               "- forbidden: no inline assembly\n",
+                               "",
+                               "c0001 1.0x",
+                               "{}"};
     std::map<std::string, int> streak;
     return decide_by_llm(inputs, *provider, m_meter, streak);
   }
@@ -89,7 +99,8 @@ TEST_F(SupervisorLlm, ItAsksAsTheSupervisorSoAScriptCanAddressItsReplies) {
 // The exchange a person audits: the prompt (with the task's params and constraints), the reply, the rules' decision
 // beside it, and which was taken.
 TEST_F(SupervisorLlm, ThePromptTheReplyAndTheRulesDecisionAreKept) {
-  const std::string reply = R"({"roles":[{"name":"optimizer","budget_share":1}],"pattern":"solo","rationale":"go on","evidence":[]})";
+  const std::string reply =
+      R"({"roles":[{"name":"optimizer","budget_share":1}],"pattern":"solo","rationale":"go on","evidence":[]})";
   Decision taken = decide(reply);
   ASSERT_TRUE(taken.exchange.is_object());
   EXPECT_EQ(taken.exchange.value("taken", ""), "llm");
@@ -110,7 +121,8 @@ TEST_F(SupervisorLlm, TheRooflineStopHoldsWhateverTheLlmProposes) {
   KnowledgeBase knowledge(m_dir / "knowledge");
   m_signals = compute_signals(m_history, knowledge, m_settings, 1);
   ASSERT_TRUE(m_signals.triggered(k_signal_roofline));
-  Decision proposed = decide(R"({"roles":[{"name":"optimizer","budget_share":1}],"pattern":"solo","rationale":"more","evidence":[]})");
+  Decision proposed =
+      decide(R"({"roles":[{"name":"optimizer","budget_share":1}],"pattern":"solo","rationale":"more","evidence":[]})");
   EXPECT_FALSE(proposed.stop);
   Decision held = with_hard_stops(proposed, m_signals);
   EXPECT_TRUE(held.stop);
@@ -120,7 +132,8 @@ TEST_F(SupervisorLlm, TheRooflineStopHoldsWhateverTheLlmProposes) {
 }
 
 TEST_F(SupervisorLlm, InvalidProposalFallsBackToRulesAndSaysSo) {
-  Decision unknown_role = decide(R"({"roles":[{"name":"wizard","budget_share":1}],"pattern":"solo","rationale":"magic","evidence":[]})");
+  Decision unknown_role =
+      decide(R"({"roles":[{"name":"wizard","budget_share":1}],"pattern":"solo","rationale":"magic","evidence":[]})");
   EXPECT_EQ(unknown_role.team.decided_by, "llm-fallback-rules");
   EXPECT_NE(unknown_role.team.rationale.find("wizard"), std::string::npos) << unknown_role.team.rationale;
   EXPECT_TRUE(unknown_role.team.has_role("optimizer"));
@@ -128,7 +141,8 @@ TEST_F(SupervisorLlm, InvalidProposalFallsBackToRulesAndSaysSo) {
   Decision no_json = decide("I think the team is fine as it is.");
   EXPECT_EQ(no_json.team.decided_by, "llm-fallback-rules");
 
-  Decision over_budget = decide(R"({"roles":[{"name":"optimizer","budget_share":0.9},{"name":"debugger","budget_share":0.9}],
+  Decision over_budget =
+      decide(R"({"roles":[{"name":"optimizer","budget_share":0.9},{"name":"debugger","budget_share":0.9}],
     "pattern":"pipeline","rationale":"more of everything","evidence":[]})");
   EXPECT_EQ(over_budget.team.decided_by, "llm-fallback-rules");
 }

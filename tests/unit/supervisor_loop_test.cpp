@@ -8,13 +8,13 @@
 
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
-#include <evoteam/team/lab.hpp>
-#include <evoteam/llm/meter.hpp>
 #include <evoteam/core/process.hpp>
-#include <evoteam/team/role.hpp>
-#include <evoteam/supervisor/stop_reason.hpp>
+#include <evoteam/llm/meter.hpp>
 #include <evoteam/store/store.hpp>
+#include <evoteam/supervisor/stop_reason.hpp>
 #include <evoteam/supervisor/supervisor.hpp>
+#include <evoteam/team/lab.hpp>
+#include <evoteam/team/role.hpp>
 
 #include "supervisor/run_loop.hpp"
 #include "supervisor/run_state.hpp"
@@ -70,7 +70,7 @@ struct FakeWorld {
   std::chrono::seconds seconds_per_evaluation{0};
   std::uint64_t tokens_per_evaluation = 0;  // charged to the meter, as if an agent had spent them
   double roofline = 0.1;
-  bool fail = false;  // evaluations throw InvalidInput
+  bool fail = false;   // evaluations throw InvalidInput
   bool infra = false;  // every evaluation is the evaluator's own failure (INFRA_ERROR)
   std::atomic<int> evaluations{0};
   std::filesystem::path start;
@@ -112,8 +112,7 @@ class FakeEvaluator : public CandidateEvaluator {
 
 class SupervisorLoop : public ::testing::Test {
  protected:
-  SupervisorLoop()
-      : run(RunDir::create(dir / "runs", "synthetic", nlohmann::json::object())), context(runner, meter) {
+  SupervisorLoop() : run(RunDir::create(dir / "runs", "synthetic", nlohmann::json::object())), context(runner, meter) {
     world.meter = &meter;
     world.start = dir / "start";
     std::filesystem::create_directories(world.start);
@@ -370,9 +369,9 @@ TEST(StopReasonText, OnlyTheBudgetReasonsAreBudgets) {
   for (StopReason reason : {StopReason::budget_tokens, StopReason::budget_usd, StopReason::budget_hours,
                             StopReason::budget_gpu_seconds, StopReason::budget_evaluations})
     EXPECT_TRUE(is_budget(reason)) << to_string(reason);
-  for (StopReason reason : {StopReason::max_cycles, StopReason::target_reached, StopReason::roofline,
-                            StopReason::supervisor_stop, StopReason::interrupted, StopReason::search_exhausted,
-                            StopReason::infra_errors})
+  for (StopReason reason :
+       {StopReason::max_cycles, StopReason::target_reached, StopReason::roofline, StopReason::supervisor_stop,
+        StopReason::interrupted, StopReason::search_exhausted, StopReason::infra_errors})
     EXPECT_FALSE(is_budget(reason)) << to_string(reason);
 }
 

@@ -92,12 +92,25 @@ TEST(TaskLoader, ReportsFileAndFieldForEveryMistake) {
       {"unknown field", [](auto& t) { t["colour"] = "red"; }, "colour: unknown field"},
       {"bad target", [](auto& t) { t["target"] = "fpga"; }, "target: must be"},
       {"cuda without archs", [](auto& t) { t["target"] = "cuda"; }, "archs: missing"},
-      {"bad arch", [](auto& t) { t["target"] = "cuda"; t["archs"] = {"volta"}; }, "archs[0]"},
+      {"bad arch",
+       [](auto& t) {
+         t["target"] = "cuda";
+         t["archs"] = {"volta"};
+       },
+       "archs[0]"},
       {"archs on host", [](auto& t) { t["archs"] = {"sm_90a"}; }, "archs: only cuda"},
       {"unknown dtype", [](auto& t) { t["inputs"]["x"]["dtype"] = "float7"; }, "inputs.x.dtype: unknown dtype"},
       {"cuda dtype on host", [](auto& t) { t["inputs"]["x"]["dtype"] = "bfloat16"; }, "cuda tasks only"},
-      {"unknown axis in shape", [](auto& t) { t["inputs"]["x"]["shape"] = {"N", "Q"}; }, "inputs.x.shape[1]"},
-      {"entry misses a tensor", [](auto& t) { t["entry"]["args"] = {"x", "N"}; }, "tensor \"y\" is not passed"},
+      {"unknown axis in shape",
+       [](auto& t) {
+         t["inputs"]["x"]["shape"] = {"N", "Q"};
+       },
+       "inputs.x.shape[1]"},
+      {"entry misses a tensor",
+       [](auto& t) {
+         t["entry"]["args"] = {"x", "N"};
+       },
+       "tensor \"y\" is not passed"},
       {"entry names nothing", [](auto& t) { t["entry"]["args"].push_back("zz"); }, "entry.args[4]"},
       {"missing reference file", [](auto& t) { t["reference"] = "nope.cpp"; }, "reference: no such file"},
       {"reference outside", [](auto& t) { t["reference"] = "../x.cpp"; }, "relative path inside"},
@@ -105,10 +118,20 @@ TEST(TaskLoader, ReportsFileAndFieldForEveryMistake) {
       {"workload sets const", [](auto& t) { t["workloads"][0]["axes"]["H"] = 3; }, "const axis"},
       {"workload violates constraint", [](auto& t) { t["constraints"] = {"N % 32 == 0"}; }, "violates constraint"},
       {"no workloads", [](auto& t) { t["workloads"] = nlohmann::json::array(); }, "at least one workload"},
-      {"tolerance on input", [](auto& t) { t["tolerances"] = {{"x", {{"rtol", 1}}}}; }, "tolerances.x: not an output"},
-      {"default not a value", [](auto& t) { t["params"] = {{{"name", "T"}, {"values", {1, 2}}, {"default", 3}}}; },
+      {"tolerance on input",
+       [](auto& t) {
+         t["tolerances"] = {{"x", {{"rtol", 1}}}};
+       },
+       "tolerances.x: not an output"},
+      {"default not a value",
+       [](auto& t) {
+         t["params"] = {{{"name", "T"}, {"values", {1, 2}}, {"default", 3}}};
+       },
        "params[0].default"},
-      {"param value with spaces", [](auto& t) { t["params"] = {{{"name", "T"}, {"values", {"a b"}}, {"default", "a b"}}}; },
+      {"param value with spaces",
+       [](auto& t) {
+         t["params"] = {{{"name", "T"}, {"values", {"a b"}}, {"default", "a b"}}};
+       },
        "not a plain token"},
       {"default violates constraint",
        [](auto& t) {
@@ -116,13 +139,25 @@ TEST(TaskLoader, ReportsFileAndFieldForEveryMistake) {
          t["param_constraints"] = {"T > 1"};
        },
        "default params violate"},
-      {"bad static scope", [](auto& t) { t["static_constraints"] = {{{"scope", "ptx"}, {"forbid", "x"}}}; }, "not a scope for target host"},
-      {"bad regex", [](auto& t) { t["static_constraints"] = {{{"scope", "source"}, {"forbid", "("}}}; }, "invalid regex"},
+      {"bad static scope",
+       [](auto& t) {
+         t["static_constraints"] = {{{"scope", "ptx"}, {"forbid", "x"}}};
+       },
+       "not a scope for target host"},
+      {"bad regex",
+       [](auto& t) {
+         t["static_constraints"] = {{{"scope", "source"}, {"forbid", "("}}};
+       },
+       "invalid regex"},
       {"archs on a host constraint",
-       [](auto& t) { t["static_constraints"] = {{{"scope", "disassembly"}, {"require", "x"}, {"archs", {"sm_90a"}}}}; },
+       [](auto& t) {
+         t["static_constraints"] = {{{"scope", "disassembly"}, {"require", "x"}, {"archs", {"sm_90a"}}}};
+       },
        "static_constraints[0].archs: only cuda tasks scope constraints to archs"},
       {"once adopted forbid",
-       [](auto& t) { t["static_constraints"] = {{{"scope", "source"}, {"forbid", "x"}, {"once_adopted", true}}}; },
+       [](auto& t) {
+         t["static_constraints"] = {{{"scope", "source"}, {"forbid", "x"}, {"once_adopted", true}}};
+       },
        "static_constraints[0].once_adopted: only a \"require\""},
       {"constraint name twice",
        [](auto& t) {
@@ -130,13 +165,23 @@ TEST(TaskLoader, ReportsFileAndFieldForEveryMistake) {
                                     {{"name", "a"}, {"scope", "symbols"}, {"forbid", "y"}}};
        },
        "static_constraints[1].name: \"a\" is used twice"},
-      {"tensor cores on host", [](auto& t) { t["expects_tensor_cores"] = true; }, "expects_tensor_cores: only cuda tasks"},
-      {"library baseline without file", [](auto& t) { t["baseline"] = {{"kind", "library"}, {"name", "blas"}}; }, "baseline.file: missing"},
+      {"tensor cores on host", [](auto& t) { t["expects_tensor_cores"] = true; },
+       "expects_tensor_cores: only cuda tasks"},
+      {"library baseline without file",
+       [](auto& t) {
+         t["baseline"] = {{"kind", "library"}, {"name", "blas"}};
+       },
+       "baseline.file: missing"},
       {"hook without hooks file", [](auto& t) { t["inputs"]["x"]["generate"] = "hook:idx"; }, "needs \"hooks\""},
-      {"empty shape", [](auto& t) { t["inputs"]["x"]["shape"] = nlohmann::json::array(); }, "inputs.x.shape: must list"},
+      {"empty shape", [](auto& t) { t["inputs"]["x"]["shape"] = nlohmann::json::array(); },
+       "inputs.x.shape: must list"},
       {"entry named main", [](auto& t) { t["entry"]["name"] = "main"; }, "entry.name: \"main\" is already defined"},
-      {"entry named memcpy", [](auto& t) { t["entry"]["name"] = "memcpy"; }, "entry.name: \"memcpy\" is already defined"},
-      {"param mixing numbers and strings", [](auto& t) { t["params"] = {{{"name", "T"}, {"values", {8, "16"}}, {"default", 8}}}; },
+      {"entry named memcpy", [](auto& t) { t["entry"]["name"] = "memcpy"; },
+       "entry.name: \"memcpy\" is already defined"},
+      {"param mixing numbers and strings",
+       [](auto& t) {
+         t["params"] = {{{"name", "T"}, {"values", {8, "16"}}, {"default", 8}}};
+       },
        "params[0].values: mixes numbers and strings"},
   };
   for (const Case& c : cases) {
@@ -170,7 +215,8 @@ TEST(TaskLoader, ReadsWorkloadsFromAJsonLinesFile) {
   nlohmann::json task = minimal_task();
   task["workloads"] = "workloads.jsonl";
   write_task(dir.path(), task);
-  evoteam::write_file_atomic(dir / "workloads.jsonl", "{\"name\": \"a\", \"axes\": {\"N\": 8}}\n\n{\"axes\": {\"N\": 64}}\n");
+  evoteam::write_file_atomic(dir / "workloads.jsonl",
+                             "{\"name\": \"a\", \"axes\": {\"N\": 8}}\n\n{\"axes\": {\"N\": 64}}\n");
   Task loaded = evoteam::load_task(dir.path());
   ASSERT_EQ(loaded.workloads.size(), 2u);
   EXPECT_EQ(loaded.workloads[1].name, "w1");
@@ -207,8 +253,12 @@ TEST(TaskLoader, ReadsPerArchAndOnceAdoptedConstraintsOfACudaTask) {
   task["archs"] = {"sm_90a", "sm_100a"};
   task["kernel"]["files"] = {"kernel.cu"};
   task["expects_tensor_cores"] = true;
-  task["static_constraints"] = {{{"name", "wgmma"}, {"scope", "ptx"}, {"require", "wgmma\\.mma_async"},
-                                 {"archs", {"sm_90a"}}, {"once_adopted", true}, {"message", "keep wgmma"}},
+  task["static_constraints"] = {{{"name", "wgmma"},
+                                 {"scope", "ptx"},
+                                 {"require", "wgmma\\.mma_async"},
+                                 {"archs", {"sm_90a"}},
+                                 {"once_adopted", true},
+                                 {"message", "keep wgmma"}},
                                 {{"name", "no_printf"}, {"scope", "sass"}, {"forbid", "printf"}}};
   const auto load = [](const nlohmann::json& edited) {
     TempDir dir;
@@ -230,7 +280,8 @@ TEST(TaskLoader, ReadsPerArchAndOnceAdoptedConstraintsOfACudaTask) {
   const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> mistakes = {
       {[](auto& t) { t["static_constraints"][0]["archs"] = {"sm_80"}; },
        "static_constraints[0].archs[0]: \"sm_80\" is not one of the task's archs (sm_90a, sm_100a)"},
-      {[](auto& t) { t["static_constraints"][0]["archs"] = nlohmann::json::array(); }, "static_constraints[0].archs: name at least one"},
+      {[](auto& t) { t["static_constraints"][0]["archs"] = nlohmann::json::array(); },
+       "static_constraints[0].archs: name at least one"},
       {[](auto& t) { t["static_constraints"][0]["scope"] = "source"; }, "archs apply to the ptx and sass scopes only"},
       {[](auto& t) { t["static_constraints"][0]["once_adopted"] = "yes"; }, "static_constraints[0].once_adopted"},
   };
@@ -277,7 +328,8 @@ TEST(TaskParams, ExplainsInvalidAssignments) {
   EXPECT_NE(evoteam::param_error(task, {{"TILE_N", "100"}})->find("not one of the declared values"), std::string::npos);
   EXPECT_NE(evoteam::param_error(task, {{"REG_ROWS", "4"}})->find("param constraint"), std::string::npos);
   EXPECT_NE(evoteam::param_error(task, {{"ACC_IN_REGISTERS", "1"}})->find("TILE_N >= REG_COLS"), std::string::npos);
-  EXPECT_FALSE(evoteam::param_error(task, {{"ACC_IN_REGISTERS", "1"}, {"REG_ROWS", "2"}, {"TILE_N", "64"}}).has_value());
+  EXPECT_FALSE(
+      evoteam::param_error(task, {{"ACC_IN_REGISTERS", "1"}, {"REG_ROWS", "2"}, {"TILE_N", "64"}}).has_value());
   EXPECT_EQ(evoteam::complete_params(task, {{"TILE_N", "256"}}).at("TILE_K"), "32");
 }
 
@@ -306,7 +358,8 @@ TEST(TaskWorkloads, RefusesABadOriginNamingTheFileAndTheField) {
     const char* expected;
   };
   const std::vector<Case> cases = {
-      {{{"axes", {{"N", 8}}}, {"origin", "theirs"}}, "workloads[0].origin: \"theirs\" is not one of \"published\", \"ours\""},
+      {{{"axes", {{"N", 8}}}, {"origin", "theirs"}},
+       "workloads[0].origin: \"theirs\" is not one of \"published\", \"ours\""},
       {{{"axes", {{"N", 8}}}, {"origin", 3}}, "workloads[0].origin"},
       {{{"axes", {{"N", 8}}}, {"origin", "published"}}, "workloads[0].source"},
       {{{"axes", {{"N", 8}}}, {"origin", "published"}, {"source", ""}}, "workloads[0].source: must not be empty"},
@@ -422,7 +475,8 @@ TEST(TaskPublishedWorkloads, EveryShippedTaskCarriesItsPublishedFileLineForLine)
       // Inputs and outputs of one workload stay far below the 80 GB of an H100, rotation sets and checks included.
       double bytes = 0;
       for (const evoteam::TensorSpec* tensor : task.tensors())
-        bytes += static_cast<double>(evoteam::tensor_elements(*tensor, axes)) * static_cast<double>(evoteam::dtype_size(tensor->dtype));
+        bytes += static_cast<double>(evoteam::tensor_elements(*tensor, axes)) *
+                 static_cast<double>(evoteam::dtype_size(tensor->dtype));
       EXPECT_LE(bytes, 4.0 * (1ull << 30)) << uuid;
     }
     EXPECT_EQ(count, expected.published);

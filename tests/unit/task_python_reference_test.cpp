@@ -40,7 +40,8 @@ nlohmann::json task_with(const nlohmann::json& python_reference, const std::stri
 
 void write_task(const fs::path& dir, const nlohmann::json& task) {
   fs::create_directories(dir);
-  for (const char* file : {"reference.cpp", "kernel.cpp", "reference.cu", "kernel.cu"}) evoteam::write_file_atomic(dir / file, "//\n");
+  for (const char* file : {"reference.cpp", "kernel.cpp", "reference.cu", "kernel.cu"})
+    evoteam::write_file_atomic(dir / file, "//\n");
   evoteam::write_file_atomic(dir / "reference.py", "def run(x):\n    return x\n");
   evoteam::write_file_atomic(dir / "notes.txt", "not python\n");
   evoteam::write_json_atomic(dir / "task.json", task);
@@ -73,11 +74,14 @@ TEST(TaskPythonReference, LoadsFileFrameworkAndFunction) {
 TEST(TaskPythonReference, RefusesEachMistakeNamingTheField) {
   const std::vector<std::pair<nlohmann::json, std::string>> cases = {
       {task_with({{"file", "missing.py"}, {"framework", "numpy"}}), "python_reference.file: no such file"},
-      {task_with({{"file", "notes.txt"}, {"framework", "numpy"}}), "python_reference.file: \"notes.txt\" is not a .py file"},
+      {task_with({{"file", "notes.txt"}, {"framework", "numpy"}}),
+       "python_reference.file: \"notes.txt\" is not a .py file"},
       {task_with({{"file", "../reference.py"}, {"framework", "numpy"}}), "python_reference.file"},
-      {task_with({{"file", "reference.py"}, {"framework", "jax"}}), "python_reference.framework: must be \"numpy\" or \"torch\""},
+      {task_with({{"file", "reference.py"}, {"framework", "jax"}}),
+       "python_reference.framework: must be \"numpy\" or \"torch\""},
       {task_with({{"file", "reference.py"}}), "python_reference"},
-      {task_with({{"file", "reference.py"}, {"framework", "numpy"}, {"function", "not valid"}}), "python_reference.function"},
+      {task_with({{"file", "reference.py"}, {"framework", "numpy"}, {"function", "not valid"}}),
+       "python_reference.function"},
       {task_with({{"file", "reference.py"}, {"framework", "numpy"}, {"module", "x"}}), "module"},
       {task_with("reference.py"), "python_reference"},
       {task_with({{"file", "reference.py"}, {"framework", "numpy"}}, "bfloat16", "cuda"),

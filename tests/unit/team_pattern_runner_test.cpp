@@ -46,7 +46,7 @@ struct TurnLog {
   int running = 0;
   int arrived = 0;  // members whose turn began; never goes down
   int most_running_at_once = 0;
-  std::map<std::string, int> peers_seen;    // parallel: how many members were in their turn at once, per role
+  std::map<std::string, int> peers_seen;  // parallel: how many members were in their turn at once, per role
 };
 
 // A member that logs its turn and leaves `note` for the next one. With `wait_for_peers`, it stays in its turn
@@ -142,9 +142,9 @@ TEST_F(RunTeam, SoloRunsItsOneMemberWithTheWholeBudget) {
 
 // A pipeline runs its members one after another in the team's order; each reads every earlier member's note.
 TEST_F(RunTeam, PipelineRunsInOrderAndPassesTheNotesOn) {
-  TeamSpec team = team_of(Pattern::pipeline, {{"profiling-scientist", 0.25, "best"},
-                                              {"optimizer", 0.5, "best"},
-                                              {"disciplinarian", 0.25, "best"}});
+  TeamSpec team =
+      team_of(Pattern::pipeline,
+              {{"profiling-scientist", 0.25, "best"}, {"optimizer", 0.5, "best"}, {"disciplinarian", 0.25, "best"}});
   std::map<std::string, TurnOutcome> outcomes =
       run(team, 8, {{"profiling-scientist", "memory-bound: raise TILE_N"}, {"optimizer", "TILE_N 16 -> 64, 1.4x"}});
   EXPECT_EQ(m_log.started, (std::vector<std::string>{"profiling-scientist", "optimizer", "disciplinarian"}));
@@ -217,9 +217,9 @@ TEST_F(RunTeam, AParallelMembersCrashDoesNotStopItsPeer) {
 
 // Shares round down, but every member gets at least one evaluation and none more than the cycle has.
 TEST_F(RunTeam, TheBudgetSplitRoundsDownToAtLeastOneAndAtMostTheCycles) {
-  TeamSpec team = team_of(Pattern::pipeline, {{"optimizer", 0.85, "best"},
-                                              {"knowledge-integrator", 0.05, "best"},
-                                              {"disciplinarian", 0.1, "best"}});
+  TeamSpec team =
+      team_of(Pattern::pipeline,
+              {{"optimizer", 0.85, "best"}, {"knowledge-integrator", 0.05, "best"}, {"disciplinarian", 0.1, "best"}});
   run(team, 10);
   EXPECT_EQ(m_log.seen.at("optimizer").evaluation_budget, 8);
   EXPECT_EQ(m_log.seen.at("knowledge-integrator").evaluation_budget, 1);  // 0.5 rounds to 0, raised to 1

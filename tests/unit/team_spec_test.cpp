@@ -11,9 +11,10 @@ const std::set<std::string> k_known = {"optimizer", "debugger", "profiling-scien
                                        "disciplinarian"};
 
 nlohmann::json valid_spec() {
-  return {{"roles", {{{"name", "profiling-scientist"}, {"budget_share", 0.25}},
-                     {{"name", "optimizer"}, {"budget_share", 0.5}},
-                     {{"name", "debugger"}, {"budget_share", 0.25}, {"lineage", "failing"}}}},
+  return {{"roles",
+           {{{"name", "profiling-scientist"}, {"budget_share", 0.25}},
+            {{"name", "optimizer"}, {"budget_share", 0.5}},
+            {{"name", "debugger"}, {"budget_share", 0.25}, {"lineage", "failing"}}}},
           {"pattern", "parallel"},
           {"directives", {"one measurable change per candidate"}},
           {"knowledge", "curated"},
@@ -67,10 +68,10 @@ TEST(TeamSpec, RejectsSharesNotSummingToOne) {
 }
 
 TEST(TeamSpec, RejectsSoloWithTwoRoles) {
-  nlohmann::json spec = {{"roles", {{{"name", "optimizer"}, {"budget_share", 0.5}},
-                                    {{"name", "debugger"}, {"budget_share", 0.5}}}},
-                         {"pattern", "solo"},
-                         {"rationale", "x"}};
+  nlohmann::json spec = {
+      {"roles", {{{"name", "optimizer"}, {"budget_share", 0.5}}, {{"name", "debugger"}, {"budget_share", 0.5}}}},
+      {"pattern", "solo"},
+      {"rationale", "x"}};
   EXPECT_NE(error_of(spec).find("solo"), std::string::npos) << error_of(spec);
   spec["pattern"] = "pipeline";
   EXPECT_EQ(error_of(spec), "");

@@ -24,9 +24,7 @@ TEST(TextJoin, OfNoItemsIsEmpty) { EXPECT_EQ(join(std::vector<std::string>{}, ",
 
 TEST(TextJoin, OfOneItemIsThatItem) { EXPECT_EQ(join(std::vector<std::string>{"only"}, ", "), "only"); }
 
-TEST(TextJoin, KeepsEmptyItems) {
-  EXPECT_EQ(join(std::vector<std::string>{"", "b", ""}, ","), ",b,");
-}
+TEST(TextJoin, KeepsEmptyItems) { EXPECT_EQ(join(std::vector<std::string>{"", "b", ""}, ","), ",b,"); }
 
 TEST(TextJoin, TakesAnySeparatorIncludingNone) {
   const std::vector<std::string> items{"x", "y"};

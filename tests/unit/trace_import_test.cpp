@@ -40,15 +40,18 @@ std::string shape_text(const std::vector<std::string>& shape) {
 void compare_tensors(const std::string& section, const std::vector<TensorSpec>& ours,
                      const std::vector<TensorSpec>& imported, std::set<std::string>& differences) {
   for (const TensorSpec& tensor : ours) {
-    const auto other = std::find_if(imported.begin(), imported.end(), [&](const TensorSpec& t) { return t.name == tensor.name; });
+    const auto other =
+        std::find_if(imported.begin(), imported.end(), [&](const TensorSpec& t) { return t.name == tensor.name; });
     if (other == imported.end()) {
       differences.insert(section + "." + tensor.name + ": only in ours");
       continue;
     }
     if (tensor.dtype != other->dtype)
-      differences.insert(section + "." + tensor.name + ".dtype: " + to_string(tensor.dtype) + " (ours) vs " + to_string(other->dtype));
+      differences.insert(section + "." + tensor.name + ".dtype: " + to_string(tensor.dtype) + " (ours) vs " +
+                         to_string(other->dtype));
     if (shape_text(tensor.shape) != shape_text(other->shape))
-      differences.insert(section + "." + tensor.name + ".shape: " + shape_text(tensor.shape) + " (ours) vs " + shape_text(other->shape));
+      differences.insert(section + "." + tensor.name + ".shape: " + shape_text(tensor.shape) + " (ours) vs " +
+                         shape_text(other->shape));
   }
   for (const TensorSpec& tensor : imported)
     if (std::none_of(ours.begin(), ours.end(), [&](const TensorSpec& t) { return t.name == tensor.name; }))
@@ -60,7 +63,8 @@ std::set<std::string> differences(const Task& ours, const Task& imported) {
   std::set<std::string> result;
   for (const Axis& axis : ours.axes) {
     const Axis* other = imported.find_axis(axis.name);
-    if (other == nullptr) result.insert("axes." + axis.name + ": only in ours");
+    if (other == nullptr)
+      result.insert("axes." + axis.name + ": only in ours");
     else if (axis.is_const != other->is_const || (axis.is_const && axis.value != other->value))
       result.insert("axes." + axis.name + ": " + (axis.is_const ? std::to_string(axis.value) : "var") + " (ours) vs " +
                     (other->is_const ? std::to_string(other->value) : "var"));
@@ -71,8 +75,10 @@ std::set<std::string> differences(const Task& ours, const Task& imported) {
   compare_tensors("outputs", ours.outputs, imported.outputs, result);
   for (const ScalarSpec& scalar : ours.scalars) {
     const ScalarSpec* other = imported.find_scalar(scalar.name);
-    if (other == nullptr) result.insert("scalars." + scalar.name + ": only in ours");
-    else if (scalar.dtype != other->dtype) result.insert("scalars." + scalar.name + ".dtype differs");
+    if (other == nullptr)
+      result.insert("scalars." + scalar.name + ": only in ours");
+    else if (scalar.dtype != other->dtype)
+      result.insert("scalars." + scalar.name + ".dtype differs");
     else if (std::fabs(scalar.value - other->value) > 1e-6 * std::fabs(scalar.value))
       result.insert("scalars." + scalar.name + ".value: " + scalar.expression + " (ours) vs " + other->expression);
   }
@@ -90,33 +96,50 @@ std::set<std::string> differences(const Task& ours, const Task& imported) {
 
 struct RoundTrip {
   std::string definition;
-  std::string workloads;  // empty: none published
-  std::string task;       // kernels/<task>
+  std::string workloads;                        // empty: none published
+  std::string task;                             // kernels/<task>
   std::map<std::string, std::string> expected;  // difference -> why it is there
 };
 
 const std::vector<RoundTrip> k_round_trips = {
-    {"gqa_paged_decode_h32_kv8_d128_ps1", "gqa_paged_decode_h32_kv8_d128_ps1.jsonl", "gqa_paged_decode_h32_kv8_d128_ps1",
+    {"gqa_paged_decode_h32_kv8_d128_ps1",
+     "gqa_paged_decode_h32_kv8_d128_ps1.jsonl",
+     "gqa_paged_decode_h32_kv8_d128_ps1",
      {{"outputs.workspace: only in ours", "our split-KV scratch output, never compared; the definition has no scratch"},
       {"constraints: num_pages>=num_kv_indices only in ours",
-       "our hooks draw distinct pages; the definition's num_kv_indices == kv_indptr[-1] reads a tensor and is not carried"}}},
-    {"mla_paged_decode_h16_ckv512_kpe64_ps1", "mla_paged_decode_h16_ckv512_kpe64_ps1.jsonl", "mla_paged_decode_h16_ckv512_kpe64_ps1",
+       "our hooks draw distinct pages; the definition's num_kv_indices == kv_indptr[-1] reads a tensor and is not "
+       "carried"}}},
+    {"mla_paged_decode_h16_ckv512_kpe64_ps1",
+     "mla_paged_decode_h16_ckv512_kpe64_ps1.jsonl",
+     "mla_paged_decode_h16_ckv512_kpe64_ps1",
      {{"outputs.workspace: only in ours", "our split-KV scratch output, never compared; the definition has no scratch"},
       {"scalars.sm_scale.value: 1 / sqrt(192) (ours) vs 0.13523377478122711",
        "the published workloads carry DeepSeek-V3's YaRN-scaled softmax scale, mscale^2 / sqrt(192) with mscale = "
        "1 + 0.1 ln 40; ours takes the default the definition's description states, 1 / sqrt(192)"},
       {"constraints: num_pages>=num_kv_indices only in ours",
-       "our hooks draw distinct pages; the definition's num_kv_indices == kv_indptr[-1] reads a tensor and is not carried"}}},
-    {"gdn_prefill_qk4_v8_d128_k_last", "", "gdn_prefill_qk4_v8_d128_k_last",
-     {{"constraints: total_seq_len>=1 only in ours", "ours states the non-empty batch our hooks need; the definition leaves it implicit"},
-      {"constraints: num_seqs>=1 only in ours", "ours states the non-empty batch our hooks need; the definition leaves it implicit"},
+       "our hooks draw distinct pages; the definition's num_kv_indices == kv_indptr[-1] reads a tensor and is not "
+       "carried"}}},
+    {"gdn_prefill_qk4_v8_d128_k_last",
+     "",
+     "gdn_prefill_qk4_v8_d128_k_last",
+     {{"constraints: total_seq_len>=1 only in ours",
+       "ours states the non-empty batch our hooks need; the definition leaves it implicit"},
+      {"constraints: num_seqs>=1 only in ours",
+       "ours states the non-empty batch our hooks need; the definition leaves it implicit"},
       {"scalars.scale.value: 1 / sqrt(head_size) (ours) vs 1",
-       "a scalar's value comes with the workloads, and none are published for this definition: the import sets 1 and says so"}}},
-    {"gemm_n4096_k4096", "gemm_n4096_k4096.jsonl", "gemm_bf16",
-     {{"inputs.A.dtype: bfloat16 (ours) vs float16", "gemm_bf16 is the bfloat16 variant of this float16 definition (its README)"},
-      {"inputs.B.dtype: bfloat16 (ours) vs float16", "gemm_bf16 is the bfloat16 variant of this float16 definition (its README)"},
-      {"outputs.C.dtype: bfloat16 (ours) vs float16", "gemm_bf16 is the bfloat16 variant of this float16 definition (its README)"},
-      {"constraints: M>=1 only in ours", "ours states it; FlashInfer-Trace axes are non-negative and workloads give M >= 1"}}},
+       "a scalar's value comes with the workloads, and none are published for this definition: the import sets 1 and "
+       "says so"}}},
+    {"gemm_n4096_k4096",
+     "gemm_n4096_k4096.jsonl",
+     "gemm_bf16",
+     {{"inputs.A.dtype: bfloat16 (ours) vs float16",
+       "gemm_bf16 is the bfloat16 variant of this float16 definition (its README)"},
+      {"inputs.B.dtype: bfloat16 (ours) vs float16",
+       "gemm_bf16 is the bfloat16 variant of this float16 definition (its README)"},
+      {"outputs.C.dtype: bfloat16 (ours) vs float16",
+       "gemm_bf16 is the bfloat16 variant of this float16 definition (its README)"},
+      {"constraints: M>=1 only in ours",
+       "ours states it; FlashInfer-Trace axes are non-negative and workloads give M >= 1"}}},
 };
 
 TEST(TraceImport, PublishedDefinitionsGiveOurTasksUpToTheListedDifferences) {
@@ -126,7 +149,8 @@ TEST(TraceImport, PublishedDefinitionsGiveOurTasksUpToTheListedDifferences) {
     const fs::path out = dir / trip.task;
     std::optional<fs::path> workloads;
     if (!trip.workloads.empty()) workloads = k_data / "workloads" / trip.workloads;
-    const ImportedTask imported = import_definition(k_data / "definitions" / (trip.definition + ".json"), workloads, out, false);
+    const ImportedTask imported =
+        import_definition(k_data / "definitions" / (trip.definition + ".json"), workloads, out, false);
     for (const TraceFinding& finding : imported.findings)
       EXPECT_EQ(finding.message.find("task loader refuses"), std::string::npos) << describe(finding);
     const Task ours = load_task(k_source / "kernels" / trip.task);
@@ -136,13 +160,17 @@ TEST(TraceImport, PublishedDefinitionsGiveOurTasksUpToTheListedDifferences) {
     for (const std::string& difference : found)
       EXPECT_TRUE(trip.expected.count(difference)) << "unexpected difference: " << difference;
     for (const auto& [difference, reason] : trip.expected)
-      EXPECT_TRUE(found.count(difference)) << "listed difference no longer found: " << difference << " (" << reason << ")";
-    EXPECT_EQ(read_file(out / "reference.py"), read_json_file(k_data / "definitions" / (trip.definition + ".json"))["reference"].get<std::string>());
+      EXPECT_TRUE(found.count(difference))
+          << "listed difference no longer found: " << difference << " (" << reason << ")";
+    EXPECT_EQ(read_file(out / "reference.py"),
+              read_json_file(k_data / "definitions" / (trip.definition + ".json"))["reference"].get<std::string>());
     ASSERT_TRUE(theirs.python_reference.has_value());
     EXPECT_EQ(theirs.python_reference->file, "reference.py");
     EXPECT_EQ(theirs.python_reference->framework, PythonFramework::torch);
     EXPECT_NE(read_file(out / "README.md").find("## Still to write"), std::string::npos);
-    EXPECT_EQ(read_file(out / "task.json").rfind("// Imported from the FlashInfer-Trace definition " + trip.definition, 0), 0u);
+    EXPECT_EQ(
+        read_file(out / "task.json").rfind("// Imported from the FlashInfer-Trace definition " + trip.definition, 0),
+        0u);
   }
 }
 
@@ -156,12 +184,15 @@ bool has_finding(const ImportedTask& imported, const std::string& file_end, cons
 
 TEST(TraceImport, ReportsWhatItCannotCarryWithFileAndField) {
   testing::TempDir dir;
-  const ImportedTask gqa = import_definition(k_data / "definitions" / "gqa_paged_decode_h32_kv8_d128_ps1.json",
-                                             k_data / "workloads" / "gqa_paged_decode_h32_kv8_d128_ps1.jsonl", dir / "gqa", false);
+  const ImportedTask gqa =
+      import_definition(k_data / "definitions" / "gqa_paged_decode_h32_kv8_d128_ps1.json",
+                        k_data / "workloads" / "gqa_paged_decode_h32_kv8_d128_ps1.jsonl", dir / "gqa", false);
   EXPECT_TRUE(has_finding(gqa, "gqa_paged_decode_h32_kv8_d128_ps1.jsonl", "workload.inputs.kv_indptr", true));
   EXPECT_TRUE(has_finding(gqa, "gqa_paged_decode_h32_kv8_d128_ps1.jsonl", "workload.inputs.kv_indices", true));
-  EXPECT_TRUE(has_finding(gqa, "gqa_paged_decode_h32_kv8_d128_ps1.json", "constraints: \"num_kv_indices == kv_indptr[-1].item()\"", true));
-  EXPECT_TRUE(has_finding(gqa, "gqa_paged_decode_h32_kv8_d128_ps1.json", "constraints[0]", false));  // len_indptr substituted
+  EXPECT_TRUE(has_finding(gqa, "gqa_paged_decode_h32_kv8_d128_ps1.json",
+                          "constraints: \"num_kv_indices == kv_indptr[-1].item()\"", true));
+  EXPECT_TRUE(
+      has_finding(gqa, "gqa_paged_decode_h32_kv8_d128_ps1.json", "constraints[0]", false));  // len_indptr substituted
   const Task task = load_task(dir / "gqa");
   ASSERT_EQ(task.workloads.size(), 3u);
   EXPECT_EQ(task.workloads[0].name, "e2142798");
@@ -171,7 +202,8 @@ TEST(TraceImport, ReportsWhatItCannotCarryWithFileAndField) {
   EXPECT_EQ(task.entry.args.front(), "q");
   EXPECT_EQ(task.entry.args.back(), "num_kv_indices");
 
-  const ImportedTask gdn = import_definition(k_data / "definitions" / "gdn_prefill_qk4_v8_d128_k_last.json", std::nullopt, dir / "gdn", false);
+  const ImportedTask gdn = import_definition(k_data / "definitions" / "gdn_prefill_qk4_v8_d128_k_last.json",
+                                             std::nullopt, dir / "gdn", false);
   EXPECT_TRUE(has_finding(gdn, "gdn_prefill_qk4_v8_d128_k_last.json", "inputs.state.optional", true));
   EXPECT_TRUE(has_finding(gdn, "gdn_prefill_qk4_v8_d128_k_last.json", "inputs.scale", true));
   EXPECT_TRUE(has_finding(gdn, "gdn_prefill_qk4_v8_d128_k_last.json", "workloads", true));
@@ -186,15 +218,18 @@ TEST(TraceImport, UnknownFieldsAndInputKindsAreFindingsAndStrictRefuses) {
     "outputs": {"y": {"shape": ["n"], "dtype": "float32"}},
     "constraints": ["len == n * 2", "n >= 1 and n <= 4096"],
     "reference": "def run(x, idx, alpha):\n    return x * alpha\n"})");
-  write_file_atomic(dir / "w.jsonl",
-                    "{\"definition\": \"toy_add\", \"workload\": {\"uuid\": \"aaaa1111-x\", \"axes\": {\"n\": 8, \"len\": 16}, "
-                    "\"inputs\": {\"x\": {\"type\": \"random\"}, \"idx\": {\"type\": \"custom\"}, \"alpha\": {\"type\": \"scalar\", \"value\": 0.5}}}}\n"
-                    "{\"definition\": \"toy_add\", \"workload\": {\"uuid\": \"bbbb2222-x\", \"axes\": {\"n\": 4, \"len\": 9}, \"inputs\": {}}}\n");
+  write_file_atomic(
+      dir / "w.jsonl",
+      "{\"definition\": \"toy_add\", \"workload\": {\"uuid\": \"aaaa1111-x\", \"axes\": {\"n\": 8, \"len\": 16}, "
+      "\"inputs\": {\"x\": {\"type\": \"random\"}, \"idx\": {\"type\": \"custom\"}, \"alpha\": {\"type\": \"scalar\", "
+      "\"value\": 0.5}}}}\n"
+      "{\"definition\": \"toy_add\", \"workload\": {\"uuid\": \"bbbb2222-x\", \"axes\": {\"n\": 4, \"len\": 9}, "
+      "\"inputs\": {}}}\n");
   const ImportedTask imported = import_definition(dir / "def.json", dir / "w.jsonl", dir / "toy", false);
   EXPECT_TRUE(has_finding(imported, "def.json", "flavour", true));
   EXPECT_TRUE(has_finding(imported, "def.json", "axes.n.unit", true));
-  EXPECT_TRUE(has_finding(imported, "w.jsonl", "line 1: workload.inputs.idx", true));       // unsupported kind
-  EXPECT_TRUE(has_finding(imported, "w.jsonl", "line 2: workload.axes.len", true));         // len is not n * 2
+  EXPECT_TRUE(has_finding(imported, "w.jsonl", "line 1: workload.inputs.idx", true));  // unsupported kind
+  EXPECT_TRUE(has_finding(imported, "w.jsonl", "line 2: workload.axes.len", true));    // len is not n * 2
   const Task task = load_task(dir / "toy");
   ASSERT_EQ(task.workloads.size(), 1u);
   EXPECT_EQ(task.workloads[0].name, "aaaa1111");

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include <evoteam/agent/tools.hpp>
 #include <evoteam/llm/llm.hpp>
 #include <evoteam/llm/meter.hpp>
-#include <evoteam/agent/tools.hpp>
 
 namespace evoteam {
 
@@ -55,11 +55,11 @@ struct AgentPrompt {
 
 // Per-agent limits; 0 means unlimited. The run-wide limits are the Meter's.
 struct AgentLimits {
-  int max_steps = 100;                 // provider calls, failed ones included
-  std::uint64_t max_tokens = 0;        // Usage::total() of this agent
+  int max_steps = 100;           // provider calls, failed ones included
+  std::uint64_t max_tokens = 0;  // Usage::total() of this agent
   double max_cost_usd = 0;
-  double max_wall_s = 0;               // time spent in the loop, across resumes
-  int max_consecutive_malformed = 3;   // replies in a row without one well-formed tool call
+  double max_wall_s = 0;              // time spent in the loop, across resumes
+  int max_consecutive_malformed = 3;  // replies in a row without one well-formed tool call
 };
 
 struct AgentSettings {
@@ -71,7 +71,7 @@ struct AgentSettings {
   // When the last prompt passed this fraction of the context window, older tool results are replaced by a
   // stub (the call stays). 0 disables; so does an unknown window.
   double context_clear_fraction = 0.8;
-  std::uint64_t context_window = 0;    // the model's max_input_tokens; 0 unknown
+  std::uint64_t context_window = 0;  // the model's max_input_tokens; 0 unknown
 };
 // agent.* limits and llm.max_tokens / llm.temperature, for any role: the caller sets role, model and the
 // model's context window.
@@ -79,17 +79,17 @@ AgentSettings agent_settings_from_config(const Config& config);
 
 struct AgentResult {
   Stop stop = Stop::interrupted;
-  std::string summary;   // what submit said
-  std::string detail;    // one line: the limit and figures, or the provider's failure
-  int steps = 0;         // provider calls, across resumes
-  Usage usage;           // of this agent, across resumes
+  std::string summary;  // what submit said
+  std::string detail;   // one line: the limit and figures, or the provider's failure
+  int steps = 0;        // provider calls, across resumes
+  Usage usage;          // of this agent, across resumes
   double cost_usd = 0;
 };
 
 // Runs (or resumes) one agent until it stops. Every message goes to `transcript_path` as it happens; every
 // reply is charged to `meter`, whose limits are checked with the agent's before each call. Throws only for
 // infrastructure faults (the transcript cannot be written, a corrupt transcript, a misconfigured backend).
-AgentResult run_agent(const AgentSettings& settings, const AgentPrompt& prompt, LlmProvider& provider,
-                      Toolbox& tools, Meter& meter, const std::filesystem::path& transcript_path);
+AgentResult run_agent(const AgentSettings& settings, const AgentPrompt& prompt, LlmProvider& provider, Toolbox& tools,
+                      Meter& meter, const std::filesystem::path& transcript_path);
 
 }  // namespace evoteam

@@ -2,9 +2,10 @@
 // The agent's tools. Names and argument names are a contract (role files list them): read_file {path},
 // write_file {path, content}, edit_file {path, old, new}, list_files {path}, compile {}, run_tests {},
 // benchmark {}, profile {} (each with params?), read_knowledge {topic?}, record_knowledge {kind, text},
-// rule {candidate, ruling, reason}, record_candidate {summary, params?}, submit {summary, params?}. Tools never run a shell: file tools go through the Workspace sandbox, evaluation tools through
-// an EvaluationBackend, knowledge tools through a KnowledgeAccess, rulings through a ReviewAccess. Mistakes of the model (bad arguments, paths
-// that escape, failing builds) come back as error results; only infrastructure faults throw.
+// rule {candidate, ruling, reason}, record_candidate {summary, params?}, submit {summary, params?}. Tools never run a
+// shell: file tools go through the Workspace sandbox, evaluation tools through an EvaluationBackend, knowledge tools
+// through a KnowledgeAccess, rulings through a ReviewAccess. Mistakes of the model (bad arguments, paths that escape,
+// failing builds) come back as error results; only infrastructure faults throw.
 #include <cstddef>
 #include <filesystem>
 #include <functional>
@@ -16,9 +17,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <evoteam/agent/workspace.hpp>
 #include <evoteam/eval/evaluator.hpp>
 #include <evoteam/llm/llm.hpp>
-#include <evoteam/agent/workspace.hpp>
 
 namespace evoteam {
 
@@ -95,9 +96,9 @@ enum class ToolStatus {
 struct ToolOutcome {
   ToolStatus status = ToolStatus::ok;
   std::string content;
-  bool submitted = false;     // the submit tool ran
-  std::string summary;        // submit's summary
-  std::string budget_spent;   // not run: this run budget is spent, and the turn ends
+  bool submitted = false;    // the submit tool ran
+  std::string summary;       // submit's summary
+  std::string budget_spent;  // not run: this run budget is spent, and the turn ends
   bool is_error() const { return status != ToolStatus::ok; }
 };
 

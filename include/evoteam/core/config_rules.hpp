@@ -14,8 +14,8 @@
 namespace evoteam {
 
 struct ConfigRule {
-  std::string path;                  // dotted key, e.g. "eval.timing.min_samples"
-  std::optional<double> min;         // number (or each number of a list) >= min, or > min when min_exclusive
+  std::string path;           // dotted key, e.g. "eval.timing.min_samples"
+  std::optional<double> min;  // number (or each number of a list) >= min, or > min when min_exclusive
   bool min_exclusive = false;
   std::optional<double> max;         // number (or each number of a list) <= max
   std::vector<std::string> choices;  // the string (or each string of a list) is one of these

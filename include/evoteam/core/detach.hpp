@@ -4,10 +4,10 @@
 // there as soon as the run exists, and only then stops writing to the caller's terminal. So errors found
 // before the run exists (a bad task, a bad flag) still reach the caller with their exit code, and a started
 // run hands the caller its directory at once.
+#include <sys/types.h>
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <sys/types.h>
 #include <vector>
 
 namespace evoteam {

@@ -52,7 +52,7 @@ class IoError : public Error {
 }  // namespace evoteam
 
 // Invariant check: a failure is a bug in evoteam, reported with file and line.
-#define EVOTEAM_CHECK(cond, msg)                                      \
-  do {                                                                \
+#define EVOTEAM_CHECK(cond, msg)                                            \
+  do {                                                                      \
     if (!(cond)) ::evoteam::throw_check_failure(__FILE__, __LINE__, (msg)); \
   } while (0)

@@ -3,8 +3,8 @@
 // (temp file in the same directory, fsync, rename, fsync the directory). Failures throw IoError naming the path.
 #include <filesystem>
 #include <string>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 

@@ -13,11 +13,11 @@
 namespace evoteam {
 
 struct ToolProbe {
-  std::string name;      // "nvcc", "gpu", "bubblewrap", ...
+  std::string name;  // "nvcc", "gpu", "bubblewrap", ...
   bool usable = false;
-  std::string detail;    // version, GPU name and driver, or why it is not usable
-  std::string fix;       // one line telling the user how to get it, empty when usable
-  bool required = false; // evoteam cannot work without it
+  std::string detail;     // version, GPU name and driver, or why it is not usable
+  std::string fix;        // one line telling the user how to get it, empty when usable
+  bool required = false;  // evoteam cannot work without it
 };
 
 // Looks a program up in PATH, then in the CUDA toolkit's usual places (CUDA_HOME, /usr/local/cuda/bin).

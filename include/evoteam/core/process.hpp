@@ -18,9 +18,9 @@ class Config;
 
 // Captured output of one stream, cut to head and tail when it exceeds the cap.
 struct CapturedOutput {
-  std::string text;             // head + "\n[... N bytes elided ...]\n" + tail when elided
-  std::uint64_t total_bytes = 0;  // everything the child wrote on this stream
-  std::uint64_t elided_bytes = 0; // bytes left out of `text`
+  std::string text;                // head + "\n[... N bytes elided ...]\n" + tail when elided
+  std::uint64_t total_bytes = 0;   // everything the child wrote on this stream
+  std::uint64_t elided_bytes = 0;  // bytes left out of `text`
 };
 
 // Cap on the result record stream (result_fd). Beyond it the record is cut (head kept, no marker) and
@@ -28,17 +28,17 @@ struct CapturedOutput {
 inline constexpr std::size_t k_result_record_cap = 16u * 1024 * 1024;
 
 struct Command {
-  std::vector<std::string> argv;                   // argv[0] is looked up in env's PATH when it has no '/'
-  std::filesystem::path cwd;                       // empty: inherit; relative argv[0] resolves against it
+  std::vector<std::string> argv;  // argv[0] is looked up in env's PATH when it has no '/'
+  std::filesystem::path cwd;      // empty: inherit; relative argv[0] resolves against it
   // The whole environment of the child. Empty means scrubbed_env(): the daemon's own environment never
   // passes through unfiltered.
   std::map<std::string, std::string> env;
-  std::chrono::milliseconds timeout{60'000};       // wall-clock deadline; 0 means none
+  std::chrono::milliseconds timeout{60'000};  // wall-clock deadline; 0 means none
   // Unset: the runner's ProcessSettings (the configuration's "process" section).
   std::optional<std::chrono::milliseconds> kill_grace;  // SIGTERM to the group, then SIGKILL after this
-  std::optional<std::size_t> output_cap;     // per stream: keep cap/2 head and cap/2 tail bytes; 0: no cap
-  std::optional<std::uint64_t> max_open_files;  // RLIMIT_NOFILE (clamped to the daemon's hard limit)
-  std::uint64_t max_address_space = 0;             // RLIMIT_AS in bytes; 0 means unlimited
+  std::optional<std::size_t> output_cap;                // per stream: keep cap/2 head and cap/2 tail bytes; 0: no cap
+  std::optional<std::uint64_t> max_open_files;          // RLIMIT_NOFILE (clamped to the daemon's hard limit)
+  std::uint64_t max_address_space = 0;                  // RLIMIT_AS in bytes; 0 means unlimited
   // Extra pipe the child writes its result record to (the harness's dedicated fd, >= 3), or -1 for none.
   int result_fd = -1;
 };
@@ -50,17 +50,17 @@ struct ResourceUsage {
 };
 
 struct ProcessResult {
-  bool spawned = false;         // false: the command could not be started (no such file, not executable)
-  std::string spawn_error;      // why it could not be started
-  int exit_code = -1;           // valid when the child exited normally (signal == 0)
-  int signal = 0;               // terminating signal, 0 if none
-  bool timed_out = false;       // the deadline fired and the group was killed
-  bool interrupted = false;     // the daemon was interrupted and forwarded the signal
+  bool spawned = false;      // false: the command could not be started (no such file, not executable)
+  std::string spawn_error;   // why it could not be started
+  int exit_code = -1;        // valid when the child exited normally (signal == 0)
+  int signal = 0;            // terminating signal, 0 if none
+  bool timed_out = false;    // the deadline fired and the group was killed
+  bool interrupted = false;  // the daemon was interrupted and forwarded the signal
   CapturedOutput out;
   CapturedOutput err;
-  CapturedOutput result;        // what the child wrote on result_fd (uncapped up to k_result_record_cap)
+  CapturedOutput result;  // what the child wrote on result_fd (uncapped up to k_result_record_cap)
   double wall_s = 0;
-  ResourceUsage rusage;         // of the child and the descendants it waited for (wait4)
+  ResourceUsage rusage;  // of the child and the descendants it waited for (wait4)
 
   bool ok() const { return spawned && !timed_out && !interrupted && signal == 0 && exit_code == 0; }
   // One line: "exit 1", "killed by SIGSEGV", "timed out after 2.0 s", "could not start: ...".

@@ -13,8 +13,8 @@ namespace evoteam {
 // "a, b, c". No items give ""; an empty item still counts, so {"", "b"} joined with "," gives ",b".
 // clang-format off (clang-format 14 cannot lay out requires-clauses)
 template <std::ranges::input_range Range>
-  requires std::convertible_to<std::ranges::range_reference_t<Range>, std::string_view>
-std::string join(Range&& items, std::string_view separator) {
+requires std::convertible_to<std::ranges::range_reference_t<Range>, std::string_view> std::string join(
+    Range&& items, std::string_view separator) {
   // clang-format on
   std::string text;
   bool first = true;

@@ -14,10 +14,10 @@
 #include <nlohmann/json.hpp>
 
 #include <evoteam/core/process.hpp>
-#include <evoteam/task/task.hpp>
 #include <evoteam/eval/eval_settings.hpp>
 #include <evoteam/eval/oracle.hpp>
 #include <evoteam/eval/verdict.hpp>
+#include <evoteam/task/task.hpp>
 
 namespace evoteam {
 
@@ -74,14 +74,14 @@ struct WorkloadResult {
   std::map<std::string, std::int64_t> axes;
   SampleStats candidate;
   SampleStats baseline;
-  double speedup = 0;       // baseline median / candidate median
-  double speedup_low = 0;   // 95% bootstrap interval
+  double speedup = 0;      // baseline median / candidate median
+  double speedup_low = 0;  // 95% bootstrap interval
   double speedup_high = 0;
   std::optional<double> roofline_fraction;  // max(FLOP/s / peak FLOP/s, B/s / peak B/s)
   double gflops = 0;
   double gbytes_per_s = 0;
-  std::string stop;        // converged | noise_stable | cap
-  int batch = 1;           // calls per sample (candidate)
+  std::string stop;  // converged | noise_stable | cap
+  int batch = 1;     // calls per sample (candidate)
   int rotation_sets = 0;
   std::uint64_t rotation_bytes = 0;
   // Where the timing harness spent this workload's time: input and buffer setup, warm-up, the measured samples
@@ -122,14 +122,14 @@ struct StageRecord {
 
 struct EvalResult {
   Verdict verdict = Verdict::infra_error;
-  std::string reason;            // the verdict's detail: "SIGSEGV", "forbidden symbol fopen (file I/O)", ...
+  std::string reason;  // the verdict's detail: "SIGSEGV", "forbidden symbol fopen (file I/O)", ...
   nlohmann::json evidence = nlohmann::json::object();  // workload, seed, distribution, first bad index, norms
   std::string task;
   std::string target;
-  std::string device;            // "host", later "cuda:<uuid>"
-  std::string candidate_hash;    // sha256 over the candidate's files and params
+  std::string device;          // "host", later "cuda:<uuid>"
+  std::string candidate_hash;  // sha256 over the candidate's files and params
   ParamAssignment params;
-  std::string baseline;          // what speedups are relative to
+  std::string baseline;  // what speedups are relative to
   std::vector<Stage> stages_requested;
   std::vector<StageRecord> stages;
   std::vector<WorkloadResult> workloads;
@@ -144,25 +144,25 @@ struct EvalResult {
   // The task's once-adopted static constraints the candidate meets, by name; absent when its build did not get
   // through the static stage (then nothing is known either way).
   std::optional<std::vector<std::string>> adopted_constraints;
-  nlohmann::json profile;        // null unless the profile stage ran
+  nlohmann::json profile;                              // null unless the profile stage ran
   nlohmann::json protocol = nlohmann::json::object();  // seeds, distributions, trials, hidden shapes, settings
-  std::string sandbox;           // "bwrap" or "none"
+  std::string sandbox;                                 // "bwrap" or "none"
   bool result_cache_hit = false;
   bool build_cache_hit = false;
-  double wall_s = 0;             // this call
-  double build_s = 0;            // compiling and linking the candidate
-  double timed_s = 0;            // accumulated timed work of both sides
+  double wall_s = 0;   // this call
+  double build_s = 0;  // compiling and linking the candidate
+  double timed_s = 0;  // accumulated timed work of both sides
   std::string harness_version;
   std::string compiler;
 
   bool passed() const { return verdict == Verdict::pass; }
-  nlohmann::json to_json() const;   // the content of candidates/<cid>/eval.json
+  nlohmann::json to_json() const;  // the content of candidates/<cid>/eval.json
   static EvalResult from_json(const nlohmann::json& value);
 };
 
 // Why this machine cannot run the task's correctness and timing stages (a CUDA task without a GPU, with
-// eval.cuda.run off, or needing more GPUs (min_devices) than the machine has), or nullopt when it can. Cheap: looks at device
-// nodes and the settings only; the evaluator still probes the GPU before trusting it.
+// eval.cuda.run off, or needing more GPUs (min_devices) than the machine has), or nullopt when it can. Cheap: looks at
+// device nodes and the settings only; the evaluator still probes the GPU before trusting it.
 std::optional<std::string> run_stages_unavailable(const Task& task, const EvalSettings& settings);
 
 class Evaluator {

@@ -18,8 +18,8 @@ namespace evoteam {
 
 // What the configured Python (eval.oracle.python) can import, from the runner's --probe.
 struct PythonProbe {
-  std::string python;      // as configured
-  bool runs = false;       // false: it did not start, or the probe failed (`problem` says how)
+  std::string python;  // as configured
+  bool runs = false;   // false: it did not start, or the probe failed (`problem` says how)
   std::string problem;
   std::string executable;  // sys.executable
   std::string version;

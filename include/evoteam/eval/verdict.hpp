@@ -41,11 +41,11 @@ const std::vector<Verdict>& all_verdicts();
 // How the team and the supervisor read a verdict. Every verdict has exactly one class, decided in one
 // exhaustive switch (verdict.cpp): a new verdict does not compile until its class is chosen.
 enum class VerdictClass {
-  pass,             // the outputs were verified and the timing is usable (PASS, and NOISY: usable, not converged)
-  build_failure,    // the candidate did not build or was rejected by the static checks
-  test_failure,     // the candidate ran and was wrong, crashed, hung or wrote where it must not
-  timing_integrity, // correct outputs, but the timing cannot be trusted (side work, reuse, impossible, held)
-  infra,            // the evaluator's own failure, never charged to the candidate
+  pass,              // the outputs were verified and the timing is usable (PASS, and NOISY: usable, not converged)
+  build_failure,     // the candidate did not build or was rejected by the static checks
+  test_failure,      // the candidate ran and was wrong, crashed, hung or wrote where it must not
+  timing_integrity,  // correct outputs, but the timing cannot be trusted (side work, reuse, impossible, held)
+  infra,             // the evaluator's own failure, never charged to the candidate
 };
 VerdictClass verdict_class(Verdict verdict);
 // True for PASS and NOISY: a result the search may build on.

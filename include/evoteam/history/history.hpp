@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <evoteam/history/team_spec.hpp>
 #include <evoteam/eval/verdict.hpp>
+#include <evoteam/history/team_spec.hpp>
 
 namespace evoteam {
 
@@ -26,29 +26,29 @@ enum class RecordState {
 
 // One candidate, as journaled ("evaluation" records).
 struct EvaluationRecord {
-  std::string candidate_id;      // c0001, c0002, ...
-  std::string parent_id;         // empty for the starting kernel
-  std::string author_role;       // optimizer, debugger, ... or "start"
+  std::string candidate_id;  // c0001, c0002, ...
+  std::string parent_id;     // empty for the starting kernel
+  std::string author_role;   // optimizer, debugger, ... or "start"
   std::string lineage = "best";
   int cycle = 0;
   std::string hypothesis;
   ParamValues params;
-  std::string sources_hash;      // hash of the editable sources; with params it identifies the candidate
-  int changes = 0;               // changed params plus edited code regions relative to the parent (source_diff)
+  std::string sources_hash;        // hash of the editable sources; with params it identifies the candidate
+  int changes = 0;                 // changed params plus edited code regions relative to the parent (source_diff)
   bool structural_change = false;  // sources differ from the parent's (an architecture change)
   RecordState state = RecordState::pending;
   Verdict verdict = Verdict::infra_error;  // the evaluator's; meaningful only when state is evaluated
-  std::optional<double> speedup;   // geometric mean over workloads, PASS only
-  std::optional<double> roofline;  // fraction of the machine's roofline
-  std::string failure_signature;   // verdict + the first line of its evidence, stable across candidates
+  std::optional<double> speedup;           // geometric mean over workloads, PASS only
+  std::optional<double> roofline;          // fraction of the machine's roofline
+  std::string failure_signature;           // verdict + the first line of its evidence, stable across candidates
   bool profiled = false;
-  std::string profile_bound;       // memory | compute | latency, when profiled
+  std::string profile_bound;               // memory | compute | latency, when profiled
   bool repeated_recorded_failure = false;  // matched a failed attempt already in the knowledge base
   // The task's once-adopted static constraints the candidate meets; absent when its build never got through the
   // static stage (nothing known). The lab rejects a candidate lacking one the run's best meets.
   std::optional<std::vector<std::string>> adopted_constraints;
-  bool rejected = false;                   // a reviewer (Disciplinarian), a re-verification or the lab rejected it
-  std::string ruling;                      // the reason
+  bool rejected = false;  // a reviewer (Disciplinarian), a re-verification or the lab rejected it
+  std::string ruling;     // the reason
   double eval_seconds = 0;
   // Device time the evaluation held: the run stages' time (reference, correctness, timing, profile) on the GPU,
   // or on the CPU for the host target; 0 when served from the result cache. What --budget-gpu-seconds counts.
@@ -106,7 +106,7 @@ class RunHistory {
   const EvaluationRecord* find(const std::string& candidate_id) const;
   const EvaluationRecord* find_key(const std::string& key) const;
   std::vector<const EvaluationRecord*> in_cycle(int cycle) const;
-  int evaluation_count() const;  // candidates evaluated (blocked ones excluded)
+  int evaluation_count() const;                                          // candidates evaluated (blocked ones excluded)
   int evaluations_spent() const { return evaluation_count() + trials; }  // what --budget-evaluations counts
   double device_seconds() const;  // candidates' and trials' device time: what --budget-gpu-seconds counts
 };

@@ -18,8 +18,8 @@ std::string to_string(Pattern pattern);
 std::string to_string(KnowledgeMode mode);
 
 struct RoleAssignment {
-  std::string name;            // a role file's name: optimizer, debugger, ...
-  double budget_share = 0;     // fraction of the cycle's budget; shares sum to 1
+  std::string name;              // a role file's name: optimizer, debugger, ...
+  double budget_share = 0;       // fraction of the cycle's budget; shares sum to 1
   std::string lineage = "best";  // which candidate line it works on: "best" or "failing" (parallel pattern)
 };
 

@@ -27,14 +27,14 @@ enum class BlockKind { text, tool_use, tool_result };
 // "content","is_error"}.
 struct ContentBlock {
   BlockKind kind = BlockKind::text;
-  std::string text;         // text; or the tool result's content
-  std::string id;           // tool_use: the call id; tool_result: the id it answers
-  std::string name;         // tool_use: the tool's name
-  nlohmann::json input;     // tool_use: the arguments (an object when they parsed)
+  std::string text;      // text; or the tool result's content
+  std::string id;        // tool_use: the call id; tool_result: the id it answers
+  std::string name;      // tool_use: the tool's name
+  nlohmann::json input;  // tool_use: the arguments (an object when they parsed)
   // tool_use: the arguments exactly as received when they were not a JSON object (OpenAI sends a string
   // that local models sometimes get wrong); empty when `input` is valid.
   std::string input_error_text;
-  bool is_error = false;    // tool_result
+  bool is_error = false;  // tool_result
 
   static ContentBlock make_text(std::string text);
   static ContentBlock make_tool_use(std::string id, std::string name, nlohmann::json input);
@@ -53,8 +53,8 @@ struct Message {
 
 struct ToolSpec {
   std::string name;
-  std::string description;     // one line the model sees
-  nlohmann::json input_schema; // JSON Schema of the arguments object
+  std::string description;      // one line the model sees
+  nlohmann::json input_schema;  // JSON Schema of the arguments object
 };
 
 struct LlmRequest {
@@ -92,12 +92,12 @@ std::string to_string(FinishReason reason);
 struct LlmResponse {
   std::vector<ContentBlock> content;  // text and tool_use blocks only
   FinishReason finish = FinishReason::other;
-  std::string finish_raw;             // the provider's own word ("end_turn", "tool_calls", ...)
+  std::string finish_raw;  // the provider's own word ("end_turn", "tool_calls", ...)
   Usage usage;
-  double cost_usd = 0;                // from the usage received and the price table
-  double latency_s = 0;               // from the first attempt to the reply, retries included
-  std::string model;                  // as the server named it
-  std::string request_id;             // request-id / x-request-id when sent
+  double cost_usd = 0;     // from the usage received and the price table
+  double latency_s = 0;    // from the first attempt to the reply, retries included
+  std::string model;       // as the server named it
+  std::string request_id;  // request-id / x-request-id when sent
   int attempts = 1;
   // Attempts that may have reached the model and been billed though no reply came (timeouts, resets).
   int unknown_cost_attempts = 0;
@@ -151,7 +151,7 @@ class LlmProvider {
  public:
   virtual ~LlmProvider() = default;
   virtual LlmResult complete(const LlmRequest& request) = 0;
-  virtual std::string name() const = 0;   // "anthropic", "openai", "scripted"
+  virtual std::string name() const = 0;  // "anthropic", "openai", "scripted"
 };
 
 // --- Prices and context windows (configs/models.json) ----------------------------------------------------
@@ -169,7 +169,7 @@ struct ModelInfo {
   double output_cost_per_token_above_200k_tokens = 0;
   double cache_read_input_token_cost_above_200k_tokens = 0;
   double cache_creation_input_token_cost_above_200k_tokens = 0;
-  std::uint64_t max_input_tokens = 0;   // context window; 0 unknown
+  std::uint64_t max_input_tokens = 0;  // context window; 0 unknown
   std::uint64_t max_output_tokens = 0;
 };
 
@@ -205,21 +205,21 @@ class PriceTable {
 // HTTP behaviour shared by the network providers (llm.* config keys).
 struct HttpSettings {
   double connect_timeout_s = 10;
-  double request_timeout_s = 600;   // total per attempt
-  int max_retries = 4;              // retries after the first attempt
-  double backoff_initial_s = 1;     // doubled per retry, capped, times a jitter in [0.75, 1]
+  double request_timeout_s = 600;  // total per attempt
+  int max_retries = 4;             // retries after the first attempt
+  double backoff_initial_s = 1;    // doubled per retry, capped, times a jitter in [0.75, 1]
   double backoff_max_s = 30;
-  double retry_after_max_s = 60;    // a longer retry-after is cut to this
+  double retry_after_max_s = 60;  // a longer retry-after is cut to this
 };
 
 // Everything needed to build a provider. Holds the API key: never serialise or log it.
 struct ProviderSettings {
-  std::string provider;             // "anthropic", "openai", "scripted"
+  std::string provider;  // "anthropic", "openai", "scripted"
   std::string model;
-  std::string base_url;             // anthropic: host without /v1; openai: ends in /v1
+  std::string base_url;  // anthropic: host without /v1; openai: ends in /v1
   std::string api_key;
   HttpSettings http;
-  bool prompt_caching = true;       // anthropic: cache_control on the stable prefix
+  bool prompt_caching = true;  // anthropic: cache_control on the stable prefix
   std::string anthropic_version = "2023-06-01";
   std::string openai_max_tokens_field = "max_completion_tokens";  // or "max_tokens" for older servers
   std::filesystem::path scripted_file;

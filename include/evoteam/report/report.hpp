@@ -15,16 +15,16 @@ struct RunSummary {
   std::filesystem::path dir;
   std::string id;
   std::string task;
-  std::string status;        // running|finished|stopped|failed, or "running (dead)" when the lock holder is gone
+  std::string status;  // running|finished|stopped|failed, or "running (dead)" when the lock holder is gone
   std::string stop_reason;
   int cycles = 0;
   int evaluations = 0;
   std::optional<double> best_speedup;
   std::string best_candidate;
-  long long tokens = 0;      // input + output + cache reads + cache writes
+  long long tokens = 0;  // input + output + cache reads + cache writes
   double cost_usd = 0;
   std::string started;
-  std::string error;         // set when run.json could not be read; the other fields are then empty
+  std::string error;  // set when run.json could not be read; the other fields are then empty
 };
 
 RunSummary summarize_run(const std::filesystem::path& run_dir);

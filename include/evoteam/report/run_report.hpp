@@ -21,9 +21,9 @@ struct ReportCandidate {
   std::string role;
   int cycle = 0;
   std::string verdict;
-  bool rejected = false;           // passed, but a binding ruling kept it from head and best
+  bool rejected = false;  // passed, but a binding ruling kept it from head and best
   std::string ruling;
-  std::optional<double> speedup;   // set when it passed
+  std::optional<double> speedup;  // set when it passed
   // The run's totals when it was recorded: what it took to get this far.
   double tokens = 0;
   double cost_usd = 0;
@@ -58,7 +58,7 @@ struct ReportCycle {
 struct ReportWorkload {
   std::string name;
   std::optional<double> speedup;
-  std::optional<double> low;   // the speedup's interval
+  std::optional<double> low;  // the speedup's interval
   std::optional<double> high;
   std::optional<double> roofline_fraction;
   std::optional<double> vendor_fraction;  // the candidate's speed as a fraction of the vendor baseline's
@@ -74,8 +74,8 @@ struct RunReport {
   std::filesystem::path dir;
   std::string id;
   std::string task;
-  std::string target;    // host or cuda
-  std::string archs;     // "sm_90a, sm_100a" for a CUDA run
+  std::string target;  // host or cuda
+  std::string archs;   // "sm_90a, sm_100a" for a CUDA run
   std::string provider;
   std::string model;
   std::string team_mode;
@@ -89,7 +89,7 @@ struct RunReport {
   std::optional<double> best_low;
   std::optional<double> best_high;
   std::vector<ReportWorkload> best_workloads;
-  std::string best_bound;                       // compute or memory, where the best was profiled
+  std::string best_bound;  // compute or memory, where the best was profiled
   std::optional<double> best_roofline_fraction;
   // The task's vendor baseline (FlashInfer) for the best: its name, the best's fraction of its speed (geometric
   // mean), and when not measured, why (its status and detail from the evaluation).

@@ -24,20 +24,20 @@ struct RunStatusView {
   std::filesystem::path dir;
   std::string id;
   std::string task;
-  std::string status;       // run.json's status: running, finished, stopped, failed
+  std::string status;  // run.json's status: running, finished, stopped, failed
   std::string stop_reason;
   bool daemon_alive = false;  // a live process holds the run lock
   int daemon_pid = 0;         // that process (0 when none, or not yet written)
   int cycles_finished = 0;
-  int current_cycle = 0;      // the latest cycle with a team, finished or not
+  int current_cycle = 0;          // the latest cycle with a team, finished or not
   std::vector<std::string> team;  // role names of the latest cycle's team
   std::string pattern;
   std::string best_candidate;
   std::optional<double> best_speedup;
-  double elapsed_s = 0;       // the run's wall time so far, counting the live session
+  double elapsed_s = 0;  // the run's wall time so far, counting the live session
   std::vector<BudgetBurn> budgets;
-  std::optional<double> eta_s;         // until the tightest budget runs out; none when no budget tells
-  std::string eta_budget;              // that budget's name
+  std::optional<double> eta_s;             // until the tightest budget runs out; none when no budget tells
+  std::string eta_budget;                  // that budget's name
   std::optional<double> last_event_age_s;  // since the journal's last record
   std::string last_event;                  // its type
 };

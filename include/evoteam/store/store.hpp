@@ -51,17 +51,17 @@ class Journal {
   std::filesystem::path m_path;
   int m_fd = -1;
   std::uint64_t m_next_seq = 1;
-  std::uint64_t m_size = 0;   // bytes of whole lines in the file; a failed write is truncated back to it
-  bool m_broken = false;      // a failed write could not be undone: refuse further appends
+  std::uint64_t m_size = 0;  // bytes of whole lines in the file; a failed write is truncated back to it
+  bool m_broken = false;     // a failed write could not be undone: refuse further appends
   mutable std::mutex m_mutex;
 };
 
 struct JournalReplay {
-  nlohmann::json version;                 // the first line
-  std::vector<nlohmann::json> records;    // every whole record after it, in order
-  bool torn_tail = false;                 // a partial last line was found (and dropped)
-  std::string torn_tail_text;             // what it held, for the report
-  std::vector<std::string> warnings;      // e.g. a corrupt line in the middle (kept out of records)
+  nlohmann::json version;               // the first line
+  std::vector<nlohmann::json> records;  // every whole record after it, in order
+  bool torn_tail = false;               // a partial last line was found (and dropped)
+  std::string torn_tail_text;           // what it held, for the report
+  std::vector<std::string> warnings;    // e.g. a corrupt line in the middle (kept out of records)
 };
 
 // Reads a journal without locking it. A torn tail (a last line without its newline, or an unparsable last
@@ -125,11 +125,11 @@ class RunDir {
   // as null, even when patched to null) and "updated" set to now. Safe to call from several threads.
   void update_run_json(const nlohmann::json& patch);
 
-  std::filesystem::path task_dir() const;                                    // task/
+  std::filesystem::path task_dir() const;                                      // task/
   std::filesystem::path candidate_dir(const std::string& candidate_id) const;  // candidates/<id>
-  std::filesystem::path cycle_dir(int cycle) const;                          // cycles/0001
-  std::filesystem::path knowledge_dir() const;                               // knowledge/
-  std::filesystem::path best_dir() const;                                    // best/
+  std::filesystem::path cycle_dir(int cycle) const;                            // cycles/0001
+  std::filesystem::path knowledge_dir() const;                                 // knowledge/
+  std::filesystem::path best_dir() const;                                      // best/
   std::filesystem::path start_dir() const;  // start/: the earlier run's best it started from (optimize --from)
 
  private:

@@ -11,18 +11,18 @@
 namespace evoteam {
 
 enum class StopReason {
-  max_cycles,          // --max-cycles reached
-  target_reached,      // the best verified speedup reached --target-speedup
-  roofline,            // the rule policy: the best candidate is at the roofline
+  max_cycles,      // --max-cycles reached
+  target_reached,  // the best verified speedup reached --target-speedup
+  roofline,        // the rule policy: the best candidate is at the roofline
   budget_tokens,
   budget_usd,
   budget_hours,
   budget_gpu_seconds,
   budget_evaluations,
-  supervisor_stop,     // the LLM supervisor asked to stop
-  interrupted,         // SIGINT/SIGTERM (`evoteam stop`)
-  search_exhausted,    // cycles in a row spent no evaluation: the team has nothing left to try
-  infra_errors,        // the evaluator failed on every evaluation (or many in a row): the run measured nothing
+  supervisor_stop,   // the LLM supervisor asked to stop
+  interrupted,       // SIGINT/SIGTERM (`evoteam stop`)
+  search_exhausted,  // cycles in a row spent no evaluation: the team has nothing left to try
+  infra_errors,      // the evaluator failed on every evaluation (or many in a row): the run measured nothing
 };
 
 std::string to_string(StopReason reason);

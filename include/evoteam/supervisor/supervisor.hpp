@@ -12,15 +12,15 @@
 
 #include <evoteam/core/config.hpp>
 #include <evoteam/core/error.hpp>
-#include <evoteam/team/lab.hpp>
 #include <evoteam/core/process.hpp>
 #include <evoteam/supervisor/stop_reason.hpp>
 #include <evoteam/supervisor/supervisor_policy.hpp>
+#include <evoteam/team/lab.hpp>
 
 namespace evoteam {
 
 struct Budgets {
-  int max_cycles = 0;       // 0: no limit (each budget alike)
+  int max_cycles = 0;  // 0: no limit (each budget alike)
   long long tokens = 0;
   double usd = 0;
   double hours = 0;
@@ -49,7 +49,7 @@ struct OptimizeOptions {
 
 struct RunOutcome {
   std::filesystem::path run_dir;
-  std::string status;        // finished | stopped (a failed run throws instead)
+  std::string status;  // finished | stopped (a failed run throws instead)
   StopReason stop_reason = StopReason::max_cycles;
   std::string best_candidate;
   std::optional<double> best_speedup;

@@ -5,8 +5,8 @@
 
 #include <evoteam/llm/llm.hpp>
 #include <evoteam/llm/meter.hpp>
-#include <evoteam/team/role.hpp>
 #include <evoteam/supervisor/supervisor_policy.hpp>
+#include <evoteam/team/role.hpp>
 
 namespace evoteam {
 

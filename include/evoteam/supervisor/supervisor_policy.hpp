@@ -15,10 +15,10 @@
 #include <nlohmann/json.hpp>
 
 #include <evoteam/history/history.hpp>
-#include <evoteam/team/knowledge.hpp>
+#include <evoteam/history/team_spec.hpp>
 #include <evoteam/supervisor/stop_reason.hpp>
 #include <evoteam/supervisor/supervisor_settings.hpp>
-#include <evoteam/history/team_spec.hpp>
+#include <evoteam/team/knowledge.hpp>
 
 namespace evoteam {
 
@@ -59,7 +59,7 @@ Signals compute_signals(const RunHistory& history, const KnowledgeBase& knowledg
 
 struct Decision {
   TeamSpec team;
-  bool stop = false;  // the policy wants the run to end (near the roofline)
+  bool stop = false;                              // the policy wants the run to end (near the roofline)
   StopReason stop_reason = StopReason::roofline;  // why, when `stop`
   // The LLM policy's exchange: its prompt, the reply, the rules' decision beside it and which one was taken
   // (kept under cycles/NNNN/supervisor.json). Null when the rules decided alone.

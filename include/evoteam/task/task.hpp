@@ -104,7 +104,7 @@ using ParamAssignment = std::map<std::string, std::string>;
 struct StaticConstraint {
   std::string name;
   std::string scope;
-  std::string pattern;  // ECMAScript regex
+  std::string pattern;    // ECMAScript regex
   bool required = false;  // true: must match somewhere; false: must not match anywhere
   std::string message;
   // ptx and sass scopes of cuda tasks: the archs whose code the constraint judges; empty means every arch.
@@ -170,15 +170,15 @@ struct Task {
   std::vector<ScalarSpec> scalars;
   std::vector<std::string> constraints;  // expressions over the axes that every workload must satisfy
   EntryPoint entry;
-  std::string reference_file;            // relative to dir
+  std::string reference_file;  // relative to dir
   std::optional<PythonReference> python_reference;
   std::vector<std::string> kernel_files;  // the starting kernel; exactly the files a candidate may edit
-  std::string hooks_file;                // optional, relative to dir
+  std::string hooks_file;                 // optional, relative to dir
   std::vector<Workload> workloads;
-  std::vector<std::string> distributions;  // empty: the configured default battery
+  std::vector<std::string> distributions;       // empty: the configured default battery
   std::map<std::string, Tolerance> tolerances;  // per output
-  std::string flops;  // expression over the axes
-  std::string bytes;  // expression over the axes
+  std::string flops;                            // expression over the axes
+  std::string bytes;                            // expression over the axes
   std::vector<ParamSpec> params;
   std::vector<std::string> param_constraints;  // expressions over numeric params
   std::vector<StaticConstraint> static_constraints;
@@ -188,12 +188,12 @@ struct Task {
   std::vector<std::string> libraries;
   Baseline baseline;
   VendorBaseline vendor;
-  bool deterministic = true;   // false waives the bitwise repeat check (e.g. atomics)
-  int min_devices = 1;         // GPUs one evaluation needs (multi-GPU tasks say so here)
+  bool deterministic = true;  // false waives the bitwise repeat check (e.g. atomics)
+  int min_devices = 1;        // GPUs one evaluation needs (multi-GPU tasks say so here)
   // The var axis whose value is a workload's group size: one harness process (and GPU) per rank. Empty for
   // tasks that run in one process; required when min_devices > 1.
   std::string ranks_axis;
-  std::string content_hash;    // sha256 over task.json and every file it names
+  std::string content_hash;  // sha256 over task.json and every file it names
 
   const Axis* find_axis(const std::string& name) const;
   const TensorSpec* find_tensor(const std::string& name) const;

@@ -17,8 +17,8 @@
 #include <evoteam/core/config.hpp>
 #include <evoteam/eval/evaluator.hpp>
 #include <evoteam/history/history.hpp>
-#include <evoteam/team/knowledge.hpp>
 #include <evoteam/task/task.hpp>
+#include <evoteam/team/knowledge.hpp>
 
 namespace evoteam {
 
@@ -30,19 +30,19 @@ class CandidateEvaluator {
  public:
   struct Result {
     Verdict verdict = Verdict::infra_error;
-    std::optional<double> speedup;     // geometric mean, when timed
+    std::optional<double> speedup;  // geometric mean, when timed
     std::optional<double> roofline;
-    std::string failure_signature;     // stable across candidates that fail the same way
-    std::string summary;               // the write-up for agents (describe_for_agent)
-    nlohmann::json eval_json;          // the evaluator's full result (eval.json)
+    std::string failure_signature;  // stable across candidates that fail the same way
+    std::string summary;            // the write-up for agents (describe_for_agent)
+    nlohmann::json eval_json;       // the evaluator's full result (eval.json)
     std::string build_log;
-    double device_s = 0;               // the device time it held (EvaluationRecord::device_s)
+    double device_s = 0;  // the device time it held (EvaluationRecord::device_s)
     // The task's once-adopted constraints the build meets; absent when the build did not pass its static stage.
     std::optional<std::vector<std::string>> adopted_constraints;
   };
   struct Profile {
-    std::string bound;                 // memory | compute | latency | unknown
-    std::string summary;               // compact, fits in a prompt
+    std::string bound;    // memory | compute | latency | unknown
+    std::string summary;  // compact, fits in a prompt
     nlohmann::json metrics;
     double device_s = 0;
   };

@@ -7,10 +7,10 @@
 
 #include <evoteam/agent/agent.hpp>
 #include <evoteam/agent/tools.hpp>
+#include <evoteam/agent/workspace.hpp>
 #include <evoteam/llm/llm.hpp>
 #include <evoteam/team/role.hpp>
 #include <evoteam/team/team.hpp>
-#include <evoteam/agent/workspace.hpp>
 
 namespace evoteam {
 

@@ -18,12 +18,13 @@
 namespace evoteam {
 
 struct RoleDefinition {
-  std::string name;                // [a-z0-9][a-z0-9_-]*, unique within a roles directory
-  std::string description;         // one line, shown to the supervisor in `available_roles`
-  std::vector<std::string> tools;  // a subset of tool_names() (agent/tools.hpp), in file order, no repeats; may be empty
-  std::string model;               // model override; empty = the run's model
-  std::string body;                // the prompt template, ending with one newline
-  std::filesystem::path source;    // the file it came from (empty for roles built in code)
+  std::string name;         // [a-z0-9][a-z0-9_-]*, unique within a roles directory
+  std::string description;  // one line, shown to the supervisor in `available_roles`
+  std::vector<std::string>
+      tools;                     // a subset of tool_names() (agent/tools.hpp), in file order, no repeats; may be empty
+  std::string model;             // model override; empty = the run's model
+  std::string body;              // the prompt template, ending with one newline
+  std::filesystem::path source;  // the file it came from (empty for roles built in code)
 };
 
 // Parses one role file. Throws InvalidInput naming the file: missing or unterminated front matter, a line

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include <evoteam/history/history.hpp>
+#include <evoteam/history/team_spec.hpp>
 #include <evoteam/team/knowledge.hpp>
 #include <evoteam/team/lab.hpp>
-#include <evoteam/history/team_spec.hpp>
 
 namespace evoteam {
 
@@ -23,7 +23,7 @@ struct TurnContext {
   std::string handoff_note;   // the previous member's note in a pipeline, or "none"
   Lab* lab = nullptr;
   KnowledgeBase* knowledge = nullptr;
-  std::uint64_t seed = 0;     // deterministic per (run seed, cycle, role)
+  std::uint64_t seed = 0;  // deterministic per (run seed, cycle, role)
 
   bool directive_active(const std::string& prefix) const;
   Lab::Screening screening() const;  // against knowledge when the knowledge mode is curated

@@ -14,7 +14,7 @@ namespace evoteam {
 
 struct TraceFinding {
   std::string file;
-  std::string field;    // "inputs.state.optional", "workloads line 3: inputs.kv_indptr"
+  std::string field;  // "inputs.state.optional", "workloads line 3: inputs.kv_indptr"
   std::string message;
   // Blocking findings lose meaning (an unsupported input kind, an unknown field, a constraint not carried);
   // notes record a translation that keeps it (a var axis replaced by its expression). --strict fails on the first.
@@ -25,12 +25,12 @@ std::string describe(const TraceFinding& finding);
 
 // What an import produces before anything is written: the files of the task directory and the findings.
 struct ImportedTask {
-  std::string name;               // the definition's name, also the task's
-  nlohmann::ordered_json task;    // task.json without its header comment
-  std::string task_text;          // task.json as written: a header comment, then `task`
-  std::string reference_py;       // the definition's PyTorch reference, verbatim
-  std::string reference_stub;     // reference.cu: the entry point returning cudaErrorNotSupported
-  std::string kernel_stub;        // kernel.cu: the same, to be replaced by a starting kernel
+  std::string name;             // the definition's name, also the task's
+  nlohmann::ordered_json task;  // task.json without its header comment
+  std::string task_text;        // task.json as written: a header comment, then `task`
+  std::string reference_py;     // the definition's PyTorch reference, verbatim
+  std::string reference_stub;   // reference.cu: the entry point returning cudaErrorNotSupported
+  std::string kernel_stub;      // kernel.cu: the same, to be replaced by a starting kernel
   std::string readme;
   std::vector<TraceFinding> findings;
   std::vector<std::string> remaining;  // what still needs writing before the task is runnable

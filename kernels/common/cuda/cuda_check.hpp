@@ -26,9 +26,9 @@ void set_phase(const char* phase);
 
 }  // namespace evoteam_harness::cuda
 
-#define EVOTEAM_CUDA_CHECK(call)                                                                       \
-  do {                                                                                                 \
-    const cudaError_t evoteam_status_ = (call);                                                        \
-    if (evoteam_status_ != cudaSuccess)                                                                \
-      ::evoteam_harness::cuda::fail(evoteam_status_, #call, "harness", __FILE__, __LINE__);            \
+#define EVOTEAM_CUDA_CHECK(call)                                                            \
+  do {                                                                                      \
+    const cudaError_t evoteam_status_ = (call);                                             \
+    if (evoteam_status_ != cudaSuccess)                                                     \
+      ::evoteam_harness::cuda::fail(evoteam_status_, #call, "harness", __FILE__, __LINE__); \
   } while (0)

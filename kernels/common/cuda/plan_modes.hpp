@@ -57,12 +57,14 @@ void check_launch(int returned, const char* who);
 void plan_for(const Implementation& implementation, const Plan& plan, const TrialPlan& trial, void* const* pointers,
               cudaStream_t stream);
 // One call of an implementation and the wait for it (after its plan hook, if any); returns the call's wall time.
-double call(const Implementation& implementation, const Plan& plan, const TrialPlan& trial, DeviceSet& set, cudaStream_t stream);
+double call(const Implementation& implementation, const Plan& plan, const TrialPlan& trial, DeviceSet& set,
+            cudaStream_t stream);
 // "ok" or "oob_write" (with evidence in `line`).
 std::string check_guards(const Plan& plan, const DeviceSet& set, JsonLine& line);
 // "ok" or the first output's failure, with error norms in `line`; keeps host copies in `outputs` when given.
-std::string compare_outputs(const Plan& plan, const TrialPlan& trial, const DeviceSet& set, const std::vector<Bytes>& references,
-                            int poison, JsonLine& line, std::vector<Bytes>* outputs = nullptr);
+std::string compare_outputs(const Plan& plan, const TrialPlan& trial, const DeviceSet& set,
+                            const std::vector<Bytes>& references, int poison, JsonLine& line,
+                            std::vector<Bytes>* outputs = nullptr);
 // The first input whose device copy differs from `host` and its first bad element, or {tensors, -1}.
 std::pair<std::size_t, std::int64_t> mutated_input(const Plan& plan, const TrialPlan& trial, const DeviceSet& set,
                                                    const std::vector<Bytes>& host);

@@ -51,16 +51,20 @@ inline AwaitStatus await_file(const std::string& path, void* data, std::size_t b
       std::fclose(file);
       if (got == bytes && !longer) return AwaitStatus::ok;
     }
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > deadline_s) return AwaitStatus::timed_out;
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > deadline_s)
+      return AwaitStatus::timed_out;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 }
 
 // The name of the n-th communicator id of a group.
-inline std::string id_file(const std::string& prefix, int ordinal) { return prefix + "." + std::to_string(ordinal) + ".id"; }
+inline std::string id_file(const std::string& prefix, int ordinal) {
+  return prefix + "." + std::to_string(ordinal) + ".id";
+}
 
 // 64-bit FNV-1a over bytes: the output hash ranks report so the evaluator can compare them bit for bit.
-inline unsigned long long fnv1a(const unsigned char* data, std::size_t bytes, unsigned long long hash = 1469598103934665603ull) {
+inline unsigned long long fnv1a(const unsigned char* data, std::size_t bytes,
+                                unsigned long long hash = 1469598103934665603ull) {
   for (std::size_t i = 0; i < bytes; ++i) hash = (hash ^ data[i]) * 1099511628211ull;
   return hash;
 }

@@ -15,7 +15,7 @@
 
 extern "C" {
 // Defined by every CUDA glue (src/eval/glue.cpp); without a ranks axis they refuse (-1).
-int evoteam_glue_ranks_axis(void);  // index into the axes, or -1
+int evoteam_glue_ranks_axis(void);                     // index into the axes, or -1
 void evoteam_glue_set_comm(void* comm, int32_t rank);  // appended to every later evoteam_glue_call
 int evoteam_glue_comm_unique_id(void* id, int bytes);  // 0 or an NCCL result code
 int evoteam_glue_comm_init(void** comm, int ranks, const void* id, int rank);

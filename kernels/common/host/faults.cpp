@@ -44,7 +44,10 @@ void on_fault(int signal, siginfo_t* info, void* context) {
   (void)context;
 #endif
   EmergencyLine line;
-  line.text("{\"ev\":\"fault\",\"signal\":\"").text(signal_label(signal)).text("\",\"code\":").signed_number(info->si_code);
+  line.text("{\"ev\":\"fault\",\"signal\":\"")
+      .text(signal_label(signal))
+      .text("\",\"code\":")
+      .signed_number(info->si_code);
   line.text(",\"trial\":").signed_number(g_trial).text(",\"phase\":\"").text(g_phase).text("\"");
   if (signal == SIGSEGV || signal == SIGBUS) {
     const AddressInfo where = classify_address(address);

@@ -38,7 +38,6 @@ std::size_t page_size() {
 
 std::size_t round_up(std::size_t value, std::size_t multiple) { return (value + multiple - 1) / multiple * multiple; }
 
-
 // Guards are checked after every call, and a huge-page layout makes the leading one up to 2 MiB: compare whole
 // chunks with memcmp against a pattern and look at single bytes only inside a chunk that differs.
 constexpr std::size_t k_chunk = 4096;
@@ -85,7 +84,8 @@ const unsigned char* last_differing(const unsigned char* begin, const unsigned c
 
 }  // namespace
 
-GuardedBuffer::GuardedBuffer(std::size_t bytes, std::size_t guard_bytes, const char* name, bool is_output, unsigned slot)
+GuardedBuffer::GuardedBuffer(std::size_t bytes, std::size_t guard_bytes, const char* name, bool is_output,
+                             unsigned slot)
     : m_bytes(bytes) {
   const std::size_t page = page_size();
   const std::size_t guard = round_up(guard_bytes < 64 ? 64 : guard_bytes, 64);
@@ -104,7 +104,8 @@ GuardedBuffer::GuardedBuffer(std::size_t bytes, std::size_t guard_bytes, const c
   if (huge) {
     // Keep the part whose inner region starts on a huge-page boundary; return the slack around it.
     // NOLINTNEXTLINE(performance-no-int-to-ptr): aligning an address is integer arithmetic on purpose.
-    auto* aligned = reinterpret_cast<unsigned char*>(round_up(reinterpret_cast<std::uintptr_t>(m_map) + page, k_huge_page)) - page;
+    auto* aligned =
+        reinterpret_cast<unsigned char*>(round_up(reinterpret_cast<std::uintptr_t>(m_map) + page, k_huge_page)) - page;
     const std::size_t before = static_cast<std::size_t>(aligned - m_map);
     if (before > 0) munmap(m_map, before);
     if (slack - before > 0) munmap(aligned + m_map_bytes, slack - before);
@@ -182,11 +183,16 @@ AddressInfo classify_address(std::uintptr_t address) {
     if (begin == 0 || address < begin || address >= region.map_end) continue;
     info.tensor = region.name;
     info.is_output = region.is_output;
-    if (address < region.inner_begin) info.region = "page_before";
-    else if (address >= region.inner_end) info.region = "page_after";
-    else if (address < region.payload_begin) info.region = "guard_before";
-    else if (address >= region.payload_end) info.region = "guard_after";
-    else info.region = "payload";
+    if (address < region.inner_begin)
+      info.region = "page_before";
+    else if (address >= region.inner_end)
+      info.region = "page_after";
+    else if (address < region.payload_begin)
+      info.region = "guard_before";
+    else if (address >= region.payload_end)
+      info.region = "guard_after";
+    else
+      info.region = "payload";
     return info;
   }
   return info;

@@ -5,19 +5,22 @@
 // the inaccessible pages. The payload is 64-byte aligned, at one of 16 cache-line slots before the trailing
 // guard: the caller gives the tensors of one call different slots, so they never share their address bits
 // below 4 KiB (loads of one would wait on stores to another, "4K aliasing", and the timing would depend on where
-// the allocator happened to put them), and varies them between allocations so addresses change. Every live buffer is registered for the fault handler's address lookup.
+// the allocator happened to put them), and varies them between allocations so addresses change. Every live buffer is
+// registered for the fault handler's address lookup.
 #include <cstddef>
 #include <cstdint>
 
 // Slot of tensor `tensor` in layout variant `variant`: distinct for the tensors of one call (5 is coprime to 16).
-inline unsigned layout_slot(std::size_t tensor, unsigned variant) { return static_cast<unsigned>((tensor * 5 + variant) % 16); }
+inline unsigned layout_slot(std::size_t tensor, unsigned variant) {
+  return static_cast<unsigned>((tensor * 5 + variant) % 16);
+}
 
 namespace evoteam_harness {
 
 struct GuardDamage {
   bool damaged = false;
-  bool after = false;          // false: before the payload
-  std::int64_t offset = 0;     // bytes from the payload boundary (0 = the byte adjacent to it)
+  bool after = false;       // false: before the payload
+  std::int64_t offset = 0;  // bytes from the payload boundary (0 = the byte adjacent to it)
 };
 
 class GuardedBuffer {

@@ -33,7 +33,8 @@ TrialBuffers make_trial_buffers(const Plan& plan, const TrialPlan& trial, int po
   for (std::size_t t = 0; t < plan.tensors.size(); ++t) {
     const TensorPlan& tensor = plan.tensors[t];
     const std::size_t bytes = static_cast<std::size_t>(workload.elements[t]) * dtype_size(tensor.dtype);
-    buffers.tensors.emplace_back(bytes, plan.guard_bytes, tensor.name.c_str(), tensor.is_output, layout_slot(t, variant));
+    buffers.tensors.emplace_back(bytes, plan.guard_bytes, tensor.name.c_str(), tensor.is_output,
+                                 layout_slot(t, variant));
     void* data = buffers.tensors.back().data();
     if (tensor.is_output) {
       fill_poison(data, workload.elements[t], tensor.dtype, poison);
@@ -150,9 +151,11 @@ int run_reference(const HarnessContext& context) {
       GuardDamage damage = buffers.tensors[t].check_guards();
       if (damage.damaged) throw std::runtime_error("the reference wrote outside tensor " + plan.tensors[t].name);
       if (!plan.tensors[t].is_compared()) continue;
-      const std::int64_t unwritten = count_poison(buffers.pointers[t], plan.workloads[trial.workload].elements[t], plan.tensors[t].dtype, 0);
+      const std::int64_t unwritten =
+          count_poison(buffers.pointers[t], plan.workloads[trial.workload].elements[t], plan.tensors[t].dtype, 0);
       if (unwritten > 0)
-        throw std::runtime_error("the reference left " + std::to_string(unwritten) + " elements of " + plan.tensors[t].name + " unwritten");
+        throw std::runtime_error("the reference left " + std::to_string(unwritten) + " elements of " +
+                                 plan.tensors[t].name + " unwritten");
       const std::string path = trial.reference + "." + plan.tensors[t].name + ".bin";
       std::FILE* file = std::fopen(path.c_str(), "wb");
       if (file == nullptr) throw std::runtime_error("cannot write " + path);
@@ -252,14 +255,20 @@ int main(int argc, char** argv) {
   int fd = -1;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--plan") plan_path = argv[i + 1];
-    else if (flag == "--result-fd") fd = std::atoi(argv[i + 1]);
-    else if (flag == "--candidate") paths[0] = argv[i + 1];
-    else if (flag == "--baseline") paths[1] = argv[i + 1];
-    else if (flag == "--reference") paths[2] = argv[i + 1];
+    if (flag == "--plan")
+      plan_path = argv[i + 1];
+    else if (flag == "--result-fd")
+      fd = std::atoi(argv[i + 1]);
+    else if (flag == "--candidate")
+      paths[0] = argv[i + 1];
+    else if (flag == "--baseline")
+      paths[1] = argv[i + 1];
+    else if (flag == "--reference")
+      paths[2] = argv[i + 1];
   }
   if (plan_path == nullptr || fd < 3) {
-    std::fprintf(stderr, "usage: harness --plan FILE --result-fd N [--candidate SO] [--baseline SO] [--reference SO]\n");
+    std::fprintf(stderr,
+                 "usage: harness --plan FILE --result-fd N [--candidate SO] [--baseline SO] [--reference SO]\n");
     return 2;
   }
   rlimit no_core{0, 0};
@@ -270,7 +279,10 @@ int main(int argc, char** argv) {
   context.parent = getppid();
   try {
     context.plan = load_plan(plan_path);
-    emit(JsonLine().field("ev", "start").field("mode", context.plan.mode).field("pid", static_cast<std::int64_t>(getpid())));
+    emit(JsonLine()
+             .field("ev", "start")
+             .field("mode", context.plan.mode)
+             .field("pid", static_cast<std::int64_t>(getpid())));
     set_activity(-1, "load");
     context.candidate = load_implementation(paths[0], "candidate");
     context.baseline = load_implementation(paths[1], "baseline");
@@ -283,12 +295,18 @@ int main(int argc, char** argv) {
   try {
     const std::string& mode = context.plan.mode;
     int code = 2;
-    if (mode == "reference") code = run_reference(context);
-    else if (mode == "correctness") code = run_correctness(context);
-    else if (mode == "timing") code = run_timing(context);
-    else if (mode == "profile") code = run_profile(context);
-    else if (mode == "compare") code = run_compare_files(context.plan);
-    else throw std::runtime_error("unknown mode " + mode);
+    if (mode == "reference")
+      code = run_reference(context);
+    else if (mode == "correctness")
+      code = run_correctness(context);
+    else if (mode == "timing")
+      code = run_timing(context);
+    else if (mode == "profile")
+      code = run_profile(context);
+    else if (mode == "compare")
+      code = run_compare_files(context.plan);
+    else
+      throw std::runtime_error("unknown mode " + mode);
     emit(JsonLine().field("ev", "done").field("mode", mode));
     return code;
   } catch (const std::exception& error) {

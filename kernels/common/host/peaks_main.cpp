@@ -4,9 +4,9 @@
 //   peaks [buffer_mib]
 #include <time.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <cstring>
 #include <vector>
 

@@ -105,7 +105,8 @@ bool matches_verified(const Plan& plan, const std::vector<GuardedBuffer>& output
   return true;
 }
 
-void remember_verified(const Plan& plan, const std::vector<GuardedBuffer>& outputs, std::vector<std::vector<unsigned char>>& verified) {
+void remember_verified(const Plan& plan, const std::vector<GuardedBuffer>& outputs,
+                       std::vector<std::vector<unsigned char>>& verified) {
   verified.assign(plan.tensors.size(), {});
   for (std::size_t t = 0; t < plan.tensors.size(); ++t) {
     if (outputs[t].data() == nullptr || !plan.tensors[t].is_compared()) continue;
@@ -195,7 +196,8 @@ void prepare_next_set(const Plan& plan, PreparedWorkload& prepared) {
   const bool rotation = prepared.sets.size() < prepared.entry->sets.size();
   const unsigned variant = static_cast<unsigned>(prepared.sets.size() + prepared.probes.size());
   std::vector<RotationSet>& group = rotation ? prepared.sets : prepared.probes;
-  const int trial = rotation ? prepared.entry->sets[prepared.sets.size()] : prepared.entry->probes[prepared.probes.size()];
+  const int trial =
+      rotation ? prepared.entry->sets[prepared.sets.size()] : prepared.entry->probes[prepared.probes.size()];
   group.push_back(make_set(plan, trial, variant));
   // Both sides get the same layout per set, so neither is favoured by where its outputs sit.
   add_outputs(plan, rotation ? prepared.candidate : prepared.candidate_probe, group.back(), variant);
@@ -229,7 +231,8 @@ bool time_workload(const HarnessContext& context, PreparedWorkload& prepared) {
   }
   for (int round = 0; now_s() - begin < plan.warmup_s || round < 2; ++round) {
     double ignored = 0, ignored_wall = 0;
-    if (!take_sample(plan, sets, candidate, &ignored, &ignored_wall) || !take_sample(plan, sets, baseline, &ignored, &ignored_wall))
+    if (!take_sample(plan, sets, candidate, &ignored, &ignored_wall) ||
+        !take_sample(plan, sets, baseline, &ignored, &ignored_wall))
       return false;
   }
   const double measure_begin = now_s();
@@ -264,11 +267,16 @@ bool time_workload(const HarnessContext& context, PreparedWorkload& prepared) {
   for (const RotationSet& set : sets)
     for (std::size_t t = 0; t < plan.tensors.size(); ++t) {
       if (plan.tensors[t].is_output) continue;
-      const std::int64_t first = first_difference(set.inputs.pointers[t], set.pristine[t].data(),
-                                                  plan.workloads[set.trial->workload].elements[t], plan.tensors[t].dtype);
+      const std::int64_t first =
+          first_difference(set.inputs.pointers[t], set.pristine[t].data(),
+                           plan.workloads[set.trial->workload].elements[t], plan.tensors[t].dtype);
       if (first >= 0) {
-        emit(JsonLine().field("ev", "input_mutated").field("trial", set.trial->id).field("workload", set.trial->workload)
-                 .field("tensor", plan.tensors[t].name).field("first_bad", first));
+        emit(JsonLine()
+                 .field("ev", "input_mutated")
+                 .field("trial", set.trial->id)
+                 .field("workload", set.trial->workload)
+                 .field("tensor", plan.tensors[t].name)
+                 .field("first_bad", first));
         return false;
       }
     }
@@ -289,8 +297,7 @@ bool time_workload(const HarnessContext& context, PreparedWorkload& prepared) {
   line.field("other_threads_cpu_s", other_threads).field("candidate_window_other_cpu_s", candidate.other_threads_cpu_s);
   line.field("threads_before", threads_before).field("threads_after", threads_after);
   const double candidate_other = candidate.other_threads_cpu_s + candidate_probe.other_threads_cpu_s;
-  const bool side_work = threads_after > threads_before ||
-                         candidate_other > plan.side_work_fraction * timed + 1e-3 ||
+  const bool side_work = threads_after > threads_before || candidate_other > plan.side_work_fraction * timed + 1e-3 ||
                          other_threads > plan.side_work_fraction * elapsed + 5e-3;
   line.field("side_work", side_work);
   emit(line);
@@ -355,7 +362,9 @@ bool prepare_until_released(const HarnessContext& context, PreparedWorkloads& pr
     next.ahead_s += next.setup_s - before;
   }
   const Word word = wait_for_word(plan.release_file, begin + plan.release_wait_s, context.parent);
-  emit(JsonLine().field("ev", "release").field("word", word == Word::go ? "go" : (word == Word::stop ? "stop" : "none"))
+  emit(JsonLine()
+           .field("ev", "release")
+           .field("word", word == Word::go ? "go" : (word == Word::stop ? "stop" : "none"))
            .field("waited_s", now_s() - begin));
   return word == Word::go;
 }

@@ -62,7 +62,8 @@ const CudaToolchain& CudaBuilder::toolchain() {
   if (m_toolchain) return *m_toolchain;
   auto toolchain = std::make_unique<CudaToolchain>();
   const std::optional<fs::path> nvcc = cuda::find_cuda_tool("nvcc");
-  if (!nvcc) throw Error("nvcc is not installed (set EVOTEAM_NVCC, CUDA_HOME or PATH): cuda tasks cannot be built here");
+  if (!nvcc)
+    throw Error("nvcc is not installed (set EVOTEAM_NVCC, CUDA_HOME or PATH): cuda tasks cannot be built here");
   toolchain->nvcc = nvcc->string();
   Command version;
   version.argv = {toolchain->nvcc, "--version"};
@@ -71,8 +72,10 @@ const CudaToolchain& CudaBuilder::toolchain() {
   if (!nvcc_version.ok()) throw Error("cannot run " + toolchain->nvcc + " --version: " + nvcc_version.describe());
   version.argv = {m_settings.host.compiler, "--version"};
   const ProcessResult host_version = m_runner.run(version);
-  toolchain->identity = last_line(nvcc_version.out.text) + "; host " + host_version.out.text.substr(0, host_version.out.text.find('\n'));
-  if (const std::optional<fs::path> cuobjdump = cuda::find_cuda_tool("cuobjdump")) toolchain->cuobjdump = cuobjdump->string();
+  toolchain->identity =
+      last_line(nvcc_version.out.text) + "; host " + host_version.out.text.substr(0, host_version.out.text.find('\n'));
+  if (const std::optional<fs::path> cuobjdump = cuda::find_cuda_tool("cuobjdump"))
+    toolchain->cuobjdump = cuobjdump->string();
   toolchain->flags = m_settings.cuda.flags;
   toolchain->harness_flags = m_settings.cuda.harness_flags;
   m_toolchain = std::move(toolchain);
@@ -162,7 +165,8 @@ fs::path CudaBuilder::harness(const Task& task) {
   if (!result.ok()) {
     std::error_code ignored;
     fs::remove_all(temporary, ignored);
-    throw Error("cannot build the CUDA harness for task " + task.name + ": " + result.describe() + "\n" + result.err.text);
+    throw Error("cannot build the CUDA harness for task " + task.name + ": " + result.describe() + "\n" +
+                result.err.text);
   }
   publish(temporary, dir);
   return executable;

@@ -21,9 +21,9 @@
 namespace evoteam::eval {
 
 struct CudaToolchain {
-  std::string nvcc;        // resolved path
-  std::string identity;    // nvcc release line and host compiler version
-  std::string cuobjdump;   // empty when not installed: the PTX scan stands in for SASS
+  std::string nvcc;                        // resolved path
+  std::string identity;                    // nvcc release line and host compiler version
+  std::string cuobjdump;                   // empty when not installed: the PTX scan stands in for SASS
   std::vector<std::string> flags;          // eval.cuda.flags
   std::vector<std::string> harness_flags;  // eval.cuda.harness_flags
 };
@@ -49,8 +49,8 @@ class CudaBuilder : public TargetBackend {
   std::filesystem::path harness_objects(const std::vector<std::string>& archs);
   BuildOutcome compile_and_check(const BuildRequest& request, SandboxMode sandbox, const std::filesystem::path& dir);
   // The static stage on compiled objects: per-arch signals judged against the task's policy and constraints.
-  void judge_objects(const BuildRequest& request, const std::filesystem::path& dir, const std::vector<std::string>& objects,
-                     SandboxMode sandbox, BuildOutcome& outcome);
+  void judge_objects(const BuildRequest& request, const std::filesystem::path& dir,
+                     const std::vector<std::string>& objects, SandboxMode sandbox, BuildOutcome& outcome);
 
   EvalSettings m_settings;
   ProcessRunner& m_runner;

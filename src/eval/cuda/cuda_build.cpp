@@ -36,7 +36,8 @@ std::vector<std::int64_t> workload_literals(const Task& task) {
   std::vector<std::int64_t> literals;
   for (const Workload& workload : task.workloads)
     for (const auto& [axis, value] : workload.axes)
-      if (value >= 64 && std::find(literals.begin(), literals.end(), value) == literals.end()) literals.push_back(value);
+      if (value >= 64 && std::find(literals.begin(), literals.end(), value) == literals.end())
+        literals.push_back(value);
   return literals;
 }
 
@@ -106,7 +107,8 @@ BuildOutcome CudaBuilder::compile_and_check(const BuildRequest& request, Sandbox
     const std::string object = "obj/" + fs::path(name).stem().string() + ".o";
     std::vector<std::string> argv = {tools.nvcc};
     argv.insert(argv.end(), tools.flags.begin(), tools.flags.end());
-    argv.insert(argv.end(), {"-Xptxas", "-v,-warn-spills,-warn-lmem-usage", "-Xcompiler", "-fPIC", "-cudart", "shared"});
+    argv.insert(argv.end(),
+                {"-Xptxas", "-v,-warn-spills,-warn-lmem-usage", "-Xcompiler", "-fPIC", "-cudart", "shared"});
     argv.insert(argv.end(), gencode.begin(), gencode.end());
     for (const auto& [param, value] : request.params) argv.push_back("-D" + param + "=" + value);
     argv.insert(argv.end(), request.extra_flags.begin(), request.extra_flags.end());
@@ -168,8 +170,8 @@ BuildOutcome CudaBuilder::compile_and_check(const BuildRequest& request, Sandbox
   return outcome;
 }
 
-void CudaBuilder::judge_objects(const BuildRequest& request, const fs::path& dir, const std::vector<std::string>& objects,
-                                SandboxMode sandbox, BuildOutcome& outcome) {
+void CudaBuilder::judge_objects(const BuildRequest& request, const fs::path& dir,
+                                const std::vector<std::string>& objects, SandboxMode sandbox, BuildOutcome& outcome) {
   const Task& task = *request.task;
   const CudaToolchain& tools = toolchain();
   const double timeout_s = m_settings.stages.static_checks.timeout_s;
@@ -197,7 +199,8 @@ void CudaBuilder::judge_objects(const BuildRequest& request, const fs::path& dir
       if (kernel.arch == arch) signals.kernels.push_back(kernel);
     std::string ptx;
     for (const std::string& object : objects) {
-      const fs::path file = dir / "obj" / "keep" / (fs::path(object).stem().string() + "." + virtual_arch(arch) + ".ptx");
+      const fs::path file =
+          dir / "obj" / "keep" / (fs::path(object).stem().string() + "." + virtual_arch(arch) + ".ptx");
       if (fs::is_regular_file(file)) ptx += read_file(file) + "\n";
     }
     ptx_texts[arch] = ptx;
@@ -205,7 +208,8 @@ void CudaBuilder::judge_objects(const BuildRequest& request, const fs::path& dir
     if (!tools.cuobjdump.empty()) {
       std::string sass;
       for (const std::string& object : objects) {
-        const ProcessResult dump = run_tool({tools.cuobjdump, "-sass", "-arch", arch, object}, dir, timeout_s, sandbox, dir);
+        const ProcessResult dump =
+            run_tool({tools.cuobjdump, "-sass", "-arch", arch, object}, dir, timeout_s, sandbox, dir);
         if (dump.ok()) sass += dump.out.text;
       }
       if (!sass.empty()) {
@@ -218,13 +222,15 @@ void CudaBuilder::judge_objects(const BuildRequest& request, const fs::path& dir
     CudaStaticPolicy policy;
     policy.arch = arch;
     // A candidate of a tensor-core task is told when its code has none (advice, never a rejection).
-    policy.tensor_cores = request.untrusted && task.expects_tensor_cores ? cuda::TensorCores::required : cuda::TensorCores::not_required;
+    policy.tensor_cores =
+        request.untrusted && task.expects_tensor_cores ? cuda::TensorCores::required : cuda::TensorCores::not_required;
     policy.allowed_host_symbols = allowed;
     if (request.untrusted) policy.shape_literals = workload_literals(task);
     // The harness tells its own kernels from the implementation's by the evoteam_ prefix.
     for (const std::string& entry : signals.ptx.entries)
       if (request.untrusted && entry.rfind("evoteam_", 0) == 0) {
-        reject(outcome, "kernel " + entry + " uses the harness's reserved evoteam_ prefix (" + arch + ")", {{"kernel", entry}, {"arch", arch}});
+        reject(outcome, "kernel " + entry + " uses the harness's reserved evoteam_ prefix (" + arch + ")",
+               {{"kernel", entry}, {"arch", arch}});
         return;
       }
     const CudaStaticVerdict verdict = cuda::judge_static(signals, policy);

@@ -12,7 +12,8 @@ namespace {
 std::map<std::string, std::string> texts_for(const StaticConstraint& constraint, const CudaBuildTexts& build) {
   std::map<std::string, std::string> texts;
   const auto in_scope = [&](const std::string& arch) {
-    return constraint.archs.empty() || std::find(constraint.archs.begin(), constraint.archs.end(), arch) != constraint.archs.end();
+    return constraint.archs.empty() ||
+           std::find(constraint.archs.begin(), constraint.archs.end(), arch) != constraint.archs.end();
   };
   if (constraint.scope == "source") {
     texts = build.sources;
@@ -33,10 +34,11 @@ std::string with_message(const StaticConstraint& constraint) {
 
 // Where a required construct is missing: a source constraint needs it in some file; PTX and SASS constraints in
 // every arch's code, since each arch is a separate program. Empty when it is met.
-std::optional<std::string> missing_from(const StaticConstraint& constraint, const std::map<std::string, std::string>& texts,
-                                        const std::regex& pattern) {
+std::optional<std::string> missing_from(const StaticConstraint& constraint,
+                                        const std::map<std::string, std::string>& texts, const std::regex& pattern) {
   if (constraint.scope == "source") {
-    const bool found = std::any_of(texts.begin(), texts.end(), [&](const auto& entry) { return std::regex_search(entry.second, pattern); });
+    const bool found = std::any_of(texts.begin(), texts.end(),
+                                   [&](const auto& entry) { return std::regex_search(entry.second, pattern); });
     return found ? std::nullopt : std::optional<std::string>("the sources");
   }
   for (const auto& [where, text] : texts)
@@ -53,7 +55,8 @@ ConstraintVerdict judge_task_constraints(const Task& task, const CudaBuildTexts&
     if (texts.empty()) {
       // No evidence is not evidence of a violation, nor of adoption: say so and judge nothing.
       if (constraint.scope == "sass" && build.sass.empty())
-        verdict.warnings.push_back("static constraint " + constraint.name + " (sass) not checked: cuobjdump is not installed");
+        verdict.warnings.push_back("static constraint " + constraint.name +
+                                   " (sass) not checked: cuobjdump is not installed");
       continue;
     }
     const std::regex pattern(constraint.pattern, std::regex::ECMAScript);
@@ -64,8 +67,9 @@ ConstraintVerdict judge_task_constraints(const Task& task, const CudaBuildTexts&
         continue;
       }
       if (missing) {
-        verdict.violation = StaticFinding{"constraint " + constraint.name + " not met in " + *missing + with_message(constraint),
-                                          {{"constraint", constraint.name}, {"where", *missing}, {"pattern", constraint.pattern}}};
+        verdict.violation =
+            StaticFinding{"constraint " + constraint.name + " not met in " + *missing + with_message(constraint),
+                          {{"constraint", constraint.name}, {"where", *missing}, {"pattern", constraint.pattern}}};
         return verdict;
       }
       continue;
@@ -73,8 +77,9 @@ ConstraintVerdict judge_task_constraints(const Task& task, const CudaBuildTexts&
     for (const auto& [where, text] : texts) {
       std::smatch match;
       if (std::regex_search(text, match, pattern)) {
-        verdict.violation = StaticFinding{"constraint " + constraint.name + " violated in " + where + with_message(constraint),
-                                          {{"constraint", constraint.name}, {"where", where}, {"match", match.str().substr(0, 200)}}};
+        verdict.violation =
+            StaticFinding{"constraint " + constraint.name + " violated in " + where + with_message(constraint),
+                          {{"constraint", constraint.name}, {"where", where}, {"match", match.str().substr(0, 200)}}};
         return verdict;
       }
     }

@@ -113,10 +113,10 @@ std::vector<std::string> ncu_command(const NcuInvocation& invocation) {
   if (!invocation.kernels.empty())
     argv.insert(argv.end(), {"--kernel-name", "regex:^(" + join(invocation.kernels, "|") + ")$"});
   const std::string metrics = join(k_metrics, ",");
-  argv.insert(argv.end(), {"--launch-skip", std::to_string(invocation.launch_skip), "--launch-count",
-                           std::to_string(invocation.launch_count), "--replay-mode", "kernel", "--cache-control", "all",
-                           "--clock-control", "none", "--metrics", metrics, "--csv", "--page", "raw",
-                           "--print-units", "base"});
+  argv.insert(argv.end(),
+              {"--launch-skip", std::to_string(invocation.launch_skip), "--launch-count",
+               std::to_string(invocation.launch_count), "--replay-mode", "kernel", "--cache-control", "all",
+               "--clock-control", "none", "--metrics", metrics, "--csv", "--page", "raw", "--print-units", "base"});
   if (!invocation.report.empty()) argv.insert(argv.end(), {"-f", "-o", invocation.report});
   argv.insert(argv.end(), invocation.program.begin(), invocation.program.end());
   return argv;
@@ -157,7 +157,8 @@ std::vector<NcuLaunch> parse_ncu_csv(const std::string& text, const std::string&
     NcuLaunch launch;
     launch.kernel = fields[static_cast<std::size_t>(kernel_column)];
     double id = -1;
-    if (id_column >= 0 && parse_number(fields[static_cast<std::size_t>(id_column)], &id)) launch.id = static_cast<int>(id);
+    if (id_column >= 0 && parse_number(fields[static_cast<std::size_t>(id_column)], &id))
+      launch.id = static_cast<int>(id);
     for (std::size_t i = 0; i < header.size(); ++i) {
       // Metric names contain "__"; the descriptive columns (Block Size, Device, ...) do not.
       if (header[i].find("__") == std::string::npos) continue;
@@ -190,7 +191,8 @@ Bound bound_verdict(double sm_pct, double memory_pct) {
 nlohmann::json profile_json(const std::vector<NcuLaunch>& launches) {
   nlohmann::json out = {{"source", "ncu"}, {"metrics_pinned", k_metrics}, {"launches", nlohmann::json::array()}};
   for (const NcuLaunch& launch : launches)
-    out["launches"].push_back({{"id", launch.id}, {"kernel", launch.kernel}, {"metrics", launch.metrics}, {"units", launch.units}});
+    out["launches"].push_back(
+        {{"id", launch.id}, {"kernel", launch.kernel}, {"metrics", launch.metrics}, {"units", launch.units}});
   return out;
 }
 
@@ -239,12 +241,14 @@ nlohmann::json profile_summary(const std::vector<NcuLaunch>& launches) {
       }
       if (name.rfind(k_stall_prefix, 0) == 0 && name.size() > k_stall_prefix.size() + k_stall_suffix.size() &&
           name.compare(name.size() - k_stall_suffix.size(), k_stall_suffix.size(), k_stall_suffix) == 0)
-        stalls.emplace_back(value, name.substr(k_stall_prefix.size(), name.size() - k_stall_prefix.size() - k_stall_suffix.size()));
+        stalls.emplace_back(
+            value, name.substr(k_stall_prefix.size(), name.size() - k_stall_prefix.size() - k_stall_suffix.size()));
     }
     if (!limiter.empty()) entry["occupancy_limiter"] = limiter;
     std::sort(stalls.begin(), stalls.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     nlohmann::json top = nlohmann::json::array();
-    for (std::size_t i = 0; i < stalls.size() && i < 3; ++i) top.push_back({{"reason", stalls[i].second}, {"pct", round3(stalls[i].first)}});
+    for (std::size_t i = 0; i < stalls.size() && i < 3; ++i)
+      top.push_back({{"reason", stalls[i].second}, {"pct", round3(stalls[i].first)}});
     entry["top_stalls"] = top;
     entry["local_sectors"] = round3(metric(m, "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", 0) +
                                     metric(m, "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", 0));

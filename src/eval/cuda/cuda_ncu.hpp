@@ -18,7 +18,7 @@ struct NcuInvocation {
   std::vector<std::string> kernels;  // plan kernel names, matched exactly
   int launch_skip = 0;
   int launch_count = 1;
-  std::string report;  // -o path, without .ncu-rep
+  std::string report;                // -o path, without .ncu-rep
   std::vector<std::string> program;  // the harness command line in profile mode
 };
 // argv for ncu: pinned metrics, --csv --page raw --print-units base, --clock-control none (never touch clocks).

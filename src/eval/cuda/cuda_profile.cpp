@@ -22,7 +22,8 @@ constexpr int k_profiled_launches = 24;
 }  // namespace
 
 nlohmann::json static_cuda_profile(const nlohmann::json& build_report, const std::string& why) {
-  return {{"source", "static"}, {"why", why}, {"archs", build_report.value("static_profile", nlohmann::json::object())}};
+  return {
+      {"source", "static"}, {"why", why}, {"archs", build_report.value("static_profile", nlohmann::json::object())}};
 }
 
 std::optional<Judgement> run_cuda_profile(EvaluationRun& run, const fs::path& candidate, nlohmann::json* profile) {
@@ -32,7 +33,8 @@ std::optional<Judgement> run_cuda_profile(EvaluationRun& run, const fs::path& ca
     return std::nullopt;
   }
   if (!run.task.ranks_axis.empty()) {
-    *profile = static_cuda_profile(run.build_report, "a group of ranks (one process per GPU) is not profiled under ncu yet");
+    *profile =
+        static_cuda_profile(run.build_report, "a group of ranks (one process per GPU) is not profiled under ncu yet");
     return std::nullopt;
   }
   std::optional<HarnessSpec> profiled = profile_harness_spec(run, candidate);

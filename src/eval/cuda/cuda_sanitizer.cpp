@@ -65,13 +65,14 @@ std::optional<Judgement> run_cuda_sanitizer(EvaluationRun& run, const fs::path& 
     HarnessSpec spec = harness_spec(run, plan_file, settings.stages.correctness.timeout_s * 4);
     spec.candidate = candidate;
     spec.wrapper = {sanitizer->string(), "--tool", tool, "--error-exitcode", std::to_string(k_sanitizer_error_exit),
-                    "--print-limit", "20"};
+                    "--print-limit",     "20"};
     const HarnessRun harness_run = run_harness(run.shared.runner, spec);
     const ProcessResult& process = harness_run.process;
     if (process.exit_code == k_sanitizer_error_exit && process.signal == 0) {
       const std::string text = process.out.text + process.err.text;
       (*report)[tool] = "errors";
-      return Judgement{Verdict::runtime_fault, "compute-sanitizer " + tool + ": " + first_finding(text),
+      return Judgement{Verdict::runtime_fault,
+                       "compute-sanitizer " + tool + ": " + first_finding(text),
                        {{"tool", tool}, {"trial", smallest}, {"report", text.substr(0, 4000)}}};
     }
     if (std::optional<Judgement> failure = judge_process(harness_run, run.battery, false)) return failure;

@@ -140,7 +140,8 @@ int PtxScan::count(const std::string& key) const {
 PtxScan scan_ptx(const std::string& text) {
   static const std::regex k_entry(R"(\.entry\s+([A-Za-z_$][\w$]*))");
   // Module-scope variables in the global state space: `.visible .global .align 4 .b8 cache[64];`.
-  static const std::regex k_global(R"(^\s*(?:\.(?:visible|weak|common|extern)\s+)*\.global\s+[^;]*?([A-Za-z_$][\w$]*)\s*(?:\[[^\]]*\]\s*)*(?:=[^;]*)?;)");
+  static const std::regex k_global(
+      R"(^\s*(?:\.(?:visible|weak|common|extern)\s+)*\.global\s+[^;]*?([A-Za-z_$][\w$]*)\s*(?:\[[^\]]*\]\s*)*(?:=[^;]*)?;)");
   // A call's target: nvcc splits `call.uni (retval0), malloc, (param0);` over lines, so the target may start one.
   static const std::regex k_malloc(R"(^\s*(?:call(?:\.uni)?\s*(?:\([^)]*\)\s*,)?\s*)?(?:malloc|free)\s*,)");
   static const std::regex k_printf(R"(^\s*(?:call(?:\.uni)?\s*(?:\([^)]*\)\s*,)?\s*)?vprintf\s*,)");

@@ -57,7 +57,7 @@ nlohmann::json to_json(const KernelResources& kernel);
 
 // Counts of the PTX constructs the static checks look at, over a whole module.
 struct PtxScan {
-  std::map<std::string, int> counts;  // keys: see k_ptx_patterns in cuda_static.cpp ("wgmma.mma_async", ...)
+  std::map<std::string, int> counts;          // keys: see k_ptx_patterns in cuda_static.cpp ("wgmma.mma_async", ...)
   std::vector<std::string> entries;           // .entry names
   std::vector<std::string> writable_globals;  // module-scope .global variables (cross-call device state)
   int count(const std::string& key) const;
@@ -77,14 +77,14 @@ SassHistogram parse_sass(const std::string& text);
 enum class TensorCores { not_required, required };
 enum class Tma { not_expected, expected };
 enum class DeviceState { forbidden, declared };  // declared: the harness re-zeroes it before every launch
-enum class BuildKind { release, debug };          // debug builds may read timers
+enum class BuildKind { release, debug };         // debug builds may read timers
 struct CudaStaticPolicy {
   std::string arch;  // "sm_90a", "sm_100a"
   TensorCores tensor_cores = TensorCores::not_required;
   Tma tma = Tma::not_expected;
   DeviceState device_state = DeviceState::forbidden;
   BuildKind build_kind = BuildKind::release;
-  std::vector<std::int64_t> shape_literals;  // task dimensions that should not appear as literals
+  std::vector<std::int64_t> shape_literals;       // task dimensions that should not appear as literals
   std::vector<std::string> allowed_host_symbols;  // glob patterns on top of the built-in allowlist
 };
 
@@ -94,7 +94,7 @@ struct CudaStaticSignals {
   std::vector<KernelResources> kernels;
   PtxScan ptx;
   std::optional<SassHistogram> sass;
-  std::vector<std::string> host_undefined;  // `nm -u` of the host object (the entry point's code)
+  std::vector<std::string> host_undefined;     // `nm -u` of the host object (the entry point's code)
   std::map<std::string, std::string> sources;  // file name -> text, for source warnings
 };
 

@@ -35,7 +35,8 @@ std::optional<fs::path> find_cuda_tool(const std::string& name) {
     while (std::getline(parts, dir, ':'))
       if (!dir.empty()) dirs.emplace_back(dir);
   }
-  if (const char* home = std::getenv("CUDA_HOME"); home != nullptr && *home != 0) dirs.push_back(fs::path(home) / "bin");
+  if (const char* home = std::getenv("CUDA_HOME"); home != nullptr && *home != 0)
+    dirs.push_back(fs::path(home) / "bin");
   dirs.emplace_back("/usr/local/cuda/bin");
   for (const fs::path& dir : dirs)
     if (executable(dir / name)) return dir / name;

@@ -12,31 +12,73 @@ namespace {
 // Host symbols a candidate's entry point may reference: kernel launches, function attributes, error queries and
 // the runtime's registration stubs that nvcc emits, plus the C++ runtime's plumbing.
 const std::vector<std::string> k_allowed_host = {
-    "__cuda*",           "cudaLaunchKernel*",   "cudaFuncSetAttribute", "cudaFuncGetAttributes",
-    "cudaGetLastError",  "cudaPeekAtLastError", "cudaMemsetAsync",      "cudaGetDevice",
-    "cudaDeviceGetAttribute", "cudaOccupancy*", "cudaGetFuncBySymbol",  "cudaLaunchCooperativeKernel",
-    "_Unwind_Resume",    "__cxa_*",             "__gxx_personality_v0", "atexit",
-    "__stack_chk_fail",  "memcpy",              "memset",               "memmove",
-    "_GLOBAL_OFFSET_TABLE_", "__dso_handle",    "_ZdlPv*",              "_Znwm",
-    "_ZSt*throw*",       "__assert_fail",       "__gmon_start__",       "_ITM_*",
+    "__cuda*",
+    "cudaLaunchKernel*",
+    "cudaFuncSetAttribute",
+    "cudaFuncGetAttributes",
+    "cudaGetLastError",
+    "cudaPeekAtLastError",
+    "cudaMemsetAsync",
+    "cudaGetDevice",
+    "cudaDeviceGetAttribute",
+    "cudaOccupancy*",
+    "cudaGetFuncBySymbol",
+    "cudaLaunchCooperativeKernel",
+    "_Unwind_Resume",
+    "__cxa_*",
+    "__gxx_personality_v0",
+    "atexit",
+    "__stack_chk_fail",
+    "memcpy",
+    "memset",
+    "memmove",
+    "_GLOBAL_OFFSET_TABLE_",
+    "__dso_handle",
+    "_ZdlPv*",
+    "_Znwm",
+    "_ZSt*throw*",
+    "__assert_fail",
+    "__gmon_start__",
+    "_ITM_*",
 };
 
 // Forbidden host symbols by category (evaluator-spec §6.1): prefix -> why.
 const std::vector<std::pair<std::string, std::string>> k_forbidden_host = {
-    {"cudaStream", "side stream"},      {"cudaEvent", "timing events"},      {"cudaGraph", "graph capture"},
-    {"cudaMalloc", "allocation"},       {"cudaFree", "allocation"},          {"cudaHostAlloc", "allocation"},
-    {"cudaMemcpy", "host copy"},        {"cudaDeviceSynchronize", "synchronisation"},
-    {"cudaCtxResetPersistingL2Cache", "L2 policy"}, {"cudaDeviceSetLimit", "device settings"},
-    {"cublas", "library call"},         {"cudnn", "library call"},           {"cufft", "library call"},
-    {"curand", "library call"},         {"cusparse", "library call"},        {"pthread_", "threads"},
-    {"_ZNSt6thread", "threads"},        {"clone", "threads"},                {"fork", "process"},
-    {"system", "process"},              {"exec", "process"},                 {"dlopen", "dynamic loading"},
-    {"dlsym", "dynamic loading"},       {"mprotect", "memory protection"},   {"mmap", "memory mapping"},
-    {"clock_gettime", "timer read"},    {"gettimeofday", "timer read"},      {"_ZNSt6chrono", "timer read"},
-    {"fopen", "file I/O"},              {"open", "file I/O"},                {"getenv", "environment"},
-    {"cuLaunch", "driver API"},         {"cuModule", "driver API"},          {"cuMem", "driver API"},
+    {"cudaStream", "side stream"},
+    {"cudaEvent", "timing events"},
+    {"cudaGraph", "graph capture"},
+    {"cudaMalloc", "allocation"},
+    {"cudaFree", "allocation"},
+    {"cudaHostAlloc", "allocation"},
+    {"cudaMemcpy", "host copy"},
+    {"cudaDeviceSynchronize", "synchronisation"},
+    {"cudaCtxResetPersistingL2Cache", "L2 policy"},
+    {"cudaDeviceSetLimit", "device settings"},
+    {"cublas", "library call"},
+    {"cudnn", "library call"},
+    {"cufft", "library call"},
+    {"curand", "library call"},
+    {"cusparse", "library call"},
+    {"pthread_", "threads"},
+    {"_ZNSt6thread", "threads"},
+    {"clone", "threads"},
+    {"fork", "process"},
+    {"system", "process"},
+    {"exec", "process"},
+    {"dlopen", "dynamic loading"},
+    {"dlsym", "dynamic loading"},
+    {"mprotect", "memory protection"},
+    {"mmap", "memory mapping"},
+    {"clock_gettime", "timer read"},
+    {"gettimeofday", "timer read"},
+    {"_ZNSt6chrono", "timer read"},
+    {"fopen", "file I/O"},
+    {"open", "file I/O"},
+    {"getenv", "environment"},
+    {"cuLaunch", "driver API"},
+    {"cuModule", "driver API"},
+    {"cuMem", "driver API"},
 };
-
 
 bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 
@@ -96,18 +138,20 @@ CudaStaticVerdict judge_static(const CudaStaticSignals& signals, const CudaStati
   for (const std::string& symbol : signals.host_undefined) {
     const std::string why = forbidden_host_symbol(symbol, policy.allowed_host_symbols);
     if (!why.empty())
-      verdict.rejections.push_back({"forbidden host symbol " + symbol + " (" + why + ")", {{"symbol", symbol}, {"category", why}}});
+      verdict.rejections.push_back(
+          {"forbidden host symbol " + symbol + " (" + why + ")", {{"symbol", symbol}, {"category", why}}});
   }
   if (policy.device_state == DeviceState::forbidden && !signals.ptx.writable_globals.empty())
-    verdict.rejections.push_back({"writable device global " + signals.ptx.writable_globals.front() +
-                                      " (state across calls can cache results)",
-                                  {{"globals", signals.ptx.writable_globals}}});
+    verdict.rejections.push_back(
+        {"writable device global " + signals.ptx.writable_globals.front() + " (state across calls can cache results)",
+         {{"globals", signals.ptx.writable_globals}}});
   if (signals.ptx.count("device_malloc") > 0)
     verdict.rejections.push_back({"device-side malloc/free", {{"calls", signals.ptx.count("device_malloc")}}});
   if (policy.build_kind == BuildKind::release) {
     for (const char* timer : {"%globaltimer", "%clock"})
       if (signals.ptx.count(timer) > 0)
-        verdict.rejections.push_back({std::string("timer read ") + timer + " in device code", {{"register", timer}, {"lines", signals.ptx.count(timer)}}});
+        verdict.rejections.push_back({std::string("timer read ") + timer + " in device code",
+                                      {{"register", timer}, {"lines", signals.ptx.count(timer)}}});
   }
 
   for (const KernelResources& kernel : signals.kernels) {
@@ -123,13 +167,14 @@ CudaStaticVerdict judge_static(const CudaStaticSignals& signals, const CudaStati
   const int local = signals.sass ? signals.sass->count("LDL") + signals.sass->count("STL")
                                  : signals.ptx.count("ld.local") + signals.ptx.count("st.local");
   if (local > 0)
-    verdict.warnings.push_back("local memory traffic: " + std::to_string(local) + (signals.sass ? " LDL/STL" : " ld.local/st.local") +
-                               " instructions");
+    verdict.warnings.push_back("local memory traffic: " + std::to_string(local) +
+                               (signals.sass ? " LDL/STL" : " ld.local/st.local") + " instructions");
   if (policy.tensor_cores == TensorCores::required) {
     std::string from;
     if (tensor_core_instructions(signals, policy.arch, &from) == 0) {
       const bool legacy = signals.sass ? signals.sass->count("HMMA") > 0 : signals.ptx.count("mma.sync") > 0;
-      verdict.warnings.push_back(std::string("no ") + (policy.arch == "sm_90a" ? "wgmma (HGMMA)" : "tcgen05 (UTC*MMA)") +
+      verdict.warnings.push_back(std::string("no ") +
+                                 (policy.arch == "sm_90a" ? "wgmma (HGMMA)" : "tcgen05 (UTC*MMA)") +
                                  " tensor-core instruction for " + policy.arch + " (checked in " + from + ")" +
                                  (legacy ? "; only the older mma.sync (HMMA) path, far from peak" : ""));
     }

@@ -48,7 +48,8 @@ std::optional<Peaks> GpuPeaks::get(const fs::path& harness, bool remeasure) {
   }
   std::optional<Peaks> measured;
   for (const nlohmann::json& record : harness_records(harness, "--peaks", 180))
-    if (record.value("ev", "") == "peaks" && record.value("peak_gflops", 0.0) > 0 && record.value("peak_gbytes_per_s", 0.0) > 0)
+    if (record.value("ev", "") == "peaks" && record.value("peak_gflops", 0.0) > 0 &&
+        record.value("peak_gbytes_per_s", 0.0) > 0)
       measured = Peaks{record.value("peak_gflops", 0.0), record.value("peak_gbytes_per_s", 0.0)};
   if (!measured) return cached ? cached : m_peaks;
   if (cached) {
@@ -56,7 +57,8 @@ std::optional<Peaks> GpuPeaks::get(const fs::path& harness, bool remeasure) {
     measured->gbytes_per_s = std::max(measured->gbytes_per_s, cached->gbytes_per_s);
   }
   evoteam::create_directories(file.parent_path());
-  write_json_atomic(file, {{"peak_gflops", measured->gflops}, {"peak_gbytes_per_s", measured->gbytes_per_s}, {"uuid", uuid}});
+  write_json_atomic(file,
+                    {{"peak_gflops", measured->gflops}, {"peak_gbytes_per_s", measured->gbytes_per_s}, {"uuid", uuid}});
   m_peaks = measured;
   return m_peaks;
 }

@@ -25,7 +25,8 @@ class GpuPeaks {
   std::optional<Peaks> get(const std::filesystem::path& harness, bool remeasure);
 
  private:
-  std::vector<nlohmann::json> harness_records(const std::filesystem::path& harness, const std::string& mode, int timeout_s);
+  std::vector<nlohmann::json> harness_records(const std::filesystem::path& harness, const std::string& mode,
+                                              int timeout_s);
 
   Peaks m_configured;  // both 0: measure
   ProcessRunner& m_runner;

@@ -29,7 +29,9 @@ int badness(const std::string& status) {
   return 1;
 }
 
-bool failed_alone(const HarnessRun& run) { return !(run.finished() && run.process.ok()) && run.last("peer_failed") == nullptr; }
+bool failed_alone(const HarnessRun& run) {
+  return !(run.finished() && run.process.ok()) && run.last("peer_failed") == nullptr;
+}
 
 nlohmann::json tagged(const nlohmann::json& record, int rank) {
   nlohmann::json copy = record;
@@ -43,7 +45,8 @@ void max_arrays(nlohmann::json& into, const nlohmann::json& other, const char* k
   nlohmann::json& mine = into[key];
   const nlohmann::json& theirs = other[key];
   for (std::size_t i = 0; i < mine.size() && i < theirs.size(); ++i)
-    if (mine[i].is_number() && theirs[i].is_number()) mine[i] = std::max(mine[i].get<double>(), theirs[i].get<double>());
+    if (mine[i].is_number() && theirs[i].is_number())
+      mine[i] = std::max(mine[i].get<double>(), theirs[i].get<double>());
 }
 
 void merge_trial(nlohmann::json& merged, const nlohmann::json& record, int rank) {
@@ -56,12 +59,14 @@ void merge_trial(nlohmann::json& merged, const nlohmann::json& record, int rank)
 }
 
 void merge_timing(nlohmann::json& merged, const nlohmann::json& record, int rank) {
-  for (const char* key : {"candidate", "baseline", "candidate_wall", "baseline_wall", "candidate_probe", "baseline_probe"})
+  for (const char* key :
+       {"candidate", "baseline", "candidate_wall", "baseline_wall", "candidate_probe", "baseline_probe"})
     max_arrays(merged, record, key);
   for (const char* key : {"timed_s", "elapsed_s", "measured_s", "setup_s", "warmup_s"})
     if (record.contains(key)) merged[key] = std::max(merged.value(key, 0.0), record.value(key, 0.0));
   if (record.value("side_work", false) && !merged.value("side_work", false)) {
-    for (const char* key : {"side_work", "side_work_evidence", "threads_before", "threads_after", "kernels_outside_windows"})
+    for (const char* key :
+         {"side_work", "side_work_evidence", "threads_before", "threads_after", "kernels_outside_windows"})
       if (record.contains(key)) merged[key] = record[key];
     merged["side_work_rank"] = rank;
   }
@@ -94,7 +99,8 @@ int visible_gpu_count() {
   return std::min(nodes, listed);
 }
 
-std::vector<std::map<std::string, std::int64_t>> ranked_hidden_shapes(const Task& task, const std::vector<std::int64_t>& edge_values,
+std::vector<std::map<std::string, std::int64_t>> ranked_hidden_shapes(const Task& task,
+                                                                      const std::vector<std::int64_t>& edge_values,
                                                                       std::int64_t edge_base) {
   std::set<std::int64_t> group_sizes;
   std::set<std::map<std::string, std::int64_t>> seen;
@@ -133,8 +139,11 @@ int skip_unrunnable_workloads(Battery& battery, const Task& task, int gpus) {
       new_index[w] = static_cast<int>(kept.size());
       kept.push_back(battery.workloads[w]);
     } else if (!battery.workloads[w].hidden) {
-      battery.skipped_workloads.push_back({{"workload", battery.workloads[w].name}, {"ranks", ranks}, {"gpus", gpus},
-                                           {"reason", "needs " + std::to_string(ranks) + " GPUs; this machine has " + std::to_string(gpus)}});
+      battery.skipped_workloads.push_back(
+          {{"workload", battery.workloads[w].name},
+           {"ranks", ranks},
+           {"gpus", gpus},
+           {"reason", "needs " + std::to_string(ranks) + " GPUs; this machine has " + std::to_string(gpus)}});
     }
   }
   const int removed = static_cast<int>(battery.workloads.size() - kept.size());
@@ -168,7 +177,8 @@ int skip_unrunnable_workloads(Battery& battery, const Task& task, int gpus) {
   return removed;
 }
 
-std::map<std::int64_t, std::vector<int>> trials_by_group(const Battery& battery, const Task& task, const std::vector<int>& ids) {
+std::map<std::int64_t, std::vector<int>> trials_by_group(const Battery& battery, const Task& task,
+                                                         const std::vector<int>& ids) {
   std::map<std::int64_t, std::vector<int>> groups;
   for (int id : ids) {
     const Trial& trial = battery.trial(id);
@@ -213,7 +223,8 @@ GroupRun run_group(ProcessRunner& runner, const GroupLaunch& launch) {
   std::vector<bool> collected(pending.size(), false);
   for (std::size_t left = pending.size(); left > 0;) {
     for (std::size_t rank = 0; rank < pending.size(); ++rank) {
-      if (collected[rank] || pending[rank].wait_for(std::chrono::milliseconds(5)) != std::future_status::ready) continue;
+      if (collected[rank] || pending[rank].wait_for(std::chrono::milliseconds(5)) != std::future_status::ready)
+        continue;
       group.ranks[rank] = pending[rank].get();
       collected[rank] = true;
       --left;
@@ -230,7 +241,8 @@ GroupRun run_group(ProcessRunner& runner, const GroupLaunch& launch) {
 }
 
 int culprit_rank(const GroupRun& group) {
-  if (group.first_failed >= 0 && failed_alone(group.ranks[static_cast<std::size_t>(group.first_failed)])) return group.first_failed;
+  if (group.first_failed >= 0 && failed_alone(group.ranks[static_cast<std::size_t>(group.first_failed)]))
+    return group.first_failed;
   for (std::size_t rank = 0; rank < group.ranks.size(); ++rank)
     if (failed_alone(group.ranks[rank])) return static_cast<int>(rank);
   return group.first_failed;
@@ -287,13 +299,15 @@ HarnessRun merge_group(const GroupRun& group) {
   return merged;
 }
 
-std::optional<Judgement> judge_group_process(const GroupRun& group, const HarnessRun& merged, const Battery& battery, bool trusted_stage) {
+std::optional<Judgement> judge_group_process(const GroupRun& group, const HarnessRun& merged, const Battery& battery,
+                                             bool trusted_stage) {
   std::optional<Judgement> judgement = judge_process(merged, battery, trusted_stage);
   if (!judgement) return judgement;
   const int culprit = culprit_rank(group);
   if (culprit >= 0) judgement->evidence["rank"] = culprit;
   judgement->evidence["ranks"] = group.ranks.size();
-  if (culprit >= 0 && group.ranks.size() > 1) judgement->reason = "rank " + std::to_string(culprit) + ": " + judgement->reason;
+  if (culprit >= 0 && group.ranks.size() > 1)
+    judgement->reason = "rank " + std::to_string(culprit) + ": " + judgement->reason;
   return judgement;
 }
 

@@ -36,7 +36,8 @@ int visible_gpu_count();
 
 // Hidden edge shapes of a ranked task: the ranks axis keeps each value the workloads use, every other var axis
 // takes each edge value in turn (the rest at edge_base); shapes violating the constraints are dropped.
-std::vector<std::map<std::string, std::int64_t>> ranked_hidden_shapes(const Task& task, const std::vector<std::int64_t>& edge_values,
+std::vector<std::map<std::string, std::int64_t>> ranked_hidden_shapes(const Task& task,
+                                                                      const std::vector<std::int64_t>& edge_values,
                                                                       std::int64_t edge_base);
 
 // Removes the workloads (and their trials, rotation sets and probes) whose group needs more than `gpus` GPUs,
@@ -44,7 +45,8 @@ std::vector<std::map<std::string, std::int64_t>> ranked_hidden_shapes(const Task
 int skip_unrunnable_workloads(Battery& battery, const Task& task, int gpus);
 
 // Trial ids grouped by group size, ascending; the order within a group is kept.
-std::map<std::int64_t, std::vector<int>> trials_by_group(const Battery& battery, const Task& task, const std::vector<int>& ids);
+std::map<std::int64_t, std::vector<int>> trials_by_group(const Battery& battery, const Task& task,
+                                                         const std::vector<int>& ids);
 
 // One plan for a group of `ranks` processes. `spec` is the single-process template (harness, libraries, sandbox,
 // deadline); each rank gets its own plan file <scratch>/plan-<name>-r<rank>.json holding `plan` plus its rank.
@@ -79,7 +81,8 @@ int culprit_rank(const GroupRun& group);
 // ranks element by element, side work on any rank; recheck failures and input mutations from any rank.
 HarnessRun merge_group(const GroupRun& group);
 // judge_process on the merged run, with the blamed rank and the group size in the evidence.
-std::optional<Judgement> judge_group_process(const GroupRun& group, const HarnessRun& merged, const Battery& battery, bool trusted_stage);
+std::optional<Judgement> judge_group_process(const GroupRun& group, const HarnessRun& merged, const Battery& battery,
+                                             bool trusted_stage);
 // NONDETERMINISTIC when, on some trial every rank passed, a rank's outputs differ from rank 0's bit for bit;
 // the evidence names the ranks and their hashes.
 std::optional<Judgement> judge_rank_agreement(const HarnessRun& merged, const Battery& battery);
@@ -90,6 +93,7 @@ std::optional<Judgement> judge_rank_agreement(const HarnessRun& merged, const Ba
 std::optional<Judgement> too_few_gpus_for_any_group(const EvaluationRun& run);
 std::optional<Judgement> prepare_ranked_references(EvaluationRun& run, std::uint64_t secret);
 std::optional<Judgement> run_ranked_correctness(EvaluationRun& run, const std::filesystem::path& candidate);
-TimingResult run_ranked_timing(EvaluationRun& run, const std::filesystem::path& candidate, const std::filesystem::path& baseline);
+TimingResult run_ranked_timing(EvaluationRun& run, const std::filesystem::path& candidate,
+                               const std::filesystem::path& baseline);
 
 }  // namespace evoteam::eval

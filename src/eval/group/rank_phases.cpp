@@ -27,7 +27,8 @@ int ranks_axis_index(const Task& task) {
   return -1;
 }
 
-GroupLaunch launch_for(const EvaluationRun& run, const std::string& name, nlohmann::json plan, std::int64_t ranks, HarnessSpec spec) {
+GroupLaunch launch_for(const EvaluationRun& run, const std::string& name, nlohmann::json plan, std::int64_t ranks,
+                       HarnessSpec spec) {
   GroupLaunch launch;
   launch.name = name + "-w" + std::to_string(ranks);
   launch.plan = std::move(plan);
@@ -41,7 +42,8 @@ GroupLaunch launch_for(const EvaluationRun& run, const std::string& name, nlohma
 bool references_present(const Task& task, const fs::path& dir, const Trial& trial, std::int64_t ranks) {
   for (std::int64_t rank = 0; rank < ranks; ++rank)
     for (const TensorSpec& output : task.outputs)
-      if (!output.scratch && !fs::is_regular_file(dir / (trial.reference_key + ".r" + std::to_string(rank) + "." + output.name + ".bin")))
+      if (!output.scratch &&
+          !fs::is_regular_file(dir / (trial.reference_key + ".r" + std::to_string(rank) + "." + output.name + ".bin")))
         return false;
   return fs::is_regular_file(dir / (trial.reference_key + ".json"));
 }
@@ -67,9 +69,10 @@ std::optional<Judgement> too_few_gpus_for_any_group(const EvaluationRun& run) {
     smallest = smallest == 0 ? ranks : std::min(smallest, ranks);
   }
   if (smallest <= gpus) return std::nullopt;
-  return infra_error("no workload of task " + run.task.name + " can run: the smallest group needs " + std::to_string(smallest) +
-                   " GPUs and this machine has " + std::to_string(gpus),
-               {{"target", "cuda"}, {"gpus", gpus}, {"min_devices", run.task.min_devices}, {"smallest_group", smallest}});
+  return infra_error(
+      "no workload of task " + run.task.name + " can run: the smallest group needs " + std::to_string(smallest) +
+          " GPUs and this machine has " + std::to_string(gpus),
+      {{"target", "cuda"}, {"gpus", gpus}, {"min_devices", run.task.min_devices}, {"smallest_group", smallest}});
 }
 
 std::optional<Judgement> prepare_ranked_references(EvaluationRun& run, std::uint64_t secret) {
@@ -78,19 +81,22 @@ std::optional<Judgement> prepare_ranked_references(EvaluationRun& run, std::uint
   constexpr double k_gpu_l2_bound = 128.0 * (1 << 20);
   run.battery = design_battery(run.task, settings.correctness, settings.timing, secret, k_gpu_l2_bound);
   skip_unrunnable_workloads(run.battery, run.task, visible_gpu_count());
-  if (run.battery.rotation.empty()) return infra_error("no workload of task " + run.task.name + " fits the GPUs of this machine");
+  if (run.battery.rotation.empty())
+    return infra_error("no workload of task " + run.task.name + " fits the GPUs of this machine");
   BuildOutcome reference;
   if (std::optional<Judgement> failure = build_harness_and_reference(run, &reference)) return failure;
   evoteam::create_directories(run.reference_dir);
   std::vector<int> missing;
   for (const Trial& trial : run.battery.trials)
-    if (!references_present(run.task, run.reference_dir, trial, group_size(run.task, run.battery.workloads[static_cast<std::size_t>(trial.workload)].axes)))
+    if (!references_present(run.task, run.reference_dir, trial,
+                            group_size(run.task, run.battery.workloads[static_cast<std::size_t>(trial.workload)].axes)))
       missing.push_back(trial.id);
   run.references_cached = missing.empty();
   const double stage_timeout = settings.stages.reference.timeout_s;
   for (const auto& [ranks, ids] : trials_by_group(run.battery, run.task, missing)) {
     nlohmann::json plan = base_plan(run.task, run.battery, settings.correctness, "reference");
-    add_trials(plan, run.battery, ids, run.reference_dir, std::vector<double>(run.battery.trials.size(), stage_timeout));
+    add_trials(plan, run.battery, ids, run.reference_dir,
+               std::vector<double>(run.battery.trials.size(), stage_timeout));
     HarnessSpec spec = harness_spec(run, run.scratch / "plan-reference.json", stage_timeout);
     spec.reference = reference.library;
     if (run.reference_dir.parent_path() != run.scratch) spec.writable.push_back(run.reference_dir);
@@ -99,7 +105,8 @@ std::optional<Judgement> prepare_ranked_references(EvaluationRun& run, std::uint
     if (std::optional<Judgement> failure = judge_group_process(group, merged, run.battery, true)) return failure;
     for (const nlohmann::json* record : merged.all("reference")) {
       const Trial& trial = run.battery.trial(record->value("trial", 0));
-      write_json_atomic(run.reference_dir / (trial.reference_key + ".json"), {{"wall_s", record->value("wall_s", 0.0)}});
+      write_json_atomic(run.reference_dir / (trial.reference_key + ".json"),
+                        {{"wall_s", record->value("wall_s", 0.0)}});
     }
   }
   if (std::optional<Judgement> failure = load_call_deadlines(run)) return failure;
@@ -145,7 +152,8 @@ TimingResult run_ranked_timing(EvaluationRun& run, const fs::path& candidate, co
     std::vector<int>& ids = ids_by_group[ranks];
     ids.insert(ids.end(), sets.begin(), sets.end());
     ids.insert(ids.end(), probes.begin(), probes.end());
-    for (int id : ids) deadline_by_group[ranks] = std::max(deadline_by_group[ranks], run.deadlines_s[static_cast<std::size_t>(id)]);
+    for (int id : ids)
+      deadline_by_group[ranks] = std::max(deadline_by_group[ranks], run.deadlines_s[static_cast<std::size_t>(id)]);
     workloads_by_group[ranks].push_back({{"workload", workload}, {"sets", sets}, {"probes", probes}});
   }
   // Every GPU of this machine is taken by some group; the device every evaluation locks stands for them all.

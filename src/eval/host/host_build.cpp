@@ -56,7 +56,8 @@ void read_report(const fs::path& objects, BuildOutcome& outcome, bool gcc) {
   outcome.report["vectorized_loops"] = vectorized;
   outcome.report["max_stack_bytes"] = max_stack;
   outcome.report["max_stack_function"] = max_stack_function;
-  if (vectorized == 0) outcome.warnings.push_back("no loop was vectorized (gcc -fopt-info-vec): the inner loops run scalar");
+  if (vectorized == 0)
+    outcome.warnings.push_back("no loop was vectorized (gcc -fopt-info-vec): the inner loops run scalar");
   if (max_stack > 256 * 1024)
     outcome.warnings.push_back("a stack frame of " + std::to_string(max_stack) + " bytes in " + max_stack_function +
                                ": large local arrays risk overflowing the stack");
@@ -154,7 +155,8 @@ bool check_objects(CompileJob& job, const StaticPolicy& policy) {
   const auto start = Clock::now();
   std::vector<ObjectScan> scans;
   for (const std::string& object : job.objects) {
-    const ProcessResult result = job.run_tool({"objdump", "-h", "-t", "-d", "--no-show-raw-insn", object}, job.static_timeout_s);
+    const ProcessResult result =
+        job.run_tool({"objdump", "-h", "-t", "-d", "--no-show-raw-insn", object}, job.static_timeout_s);
     if (result.out.elided_bytes > 0) {
       fail(job.outcome, BuildStatus::static_reject, "object too large to check (" + object + ")");
       return false;
@@ -195,7 +197,6 @@ bool link_library(CompileJob& job, const std::vector<std::string>& link_flags, c
 
 }  // namespace
 
-
 void library_settings(const std::vector<LibrarySettings>& libraries, const Task& task, std::vector<std::string>* link,
                       std::vector<std::string>* symbols) {
   for (const std::string& name : task.libraries) {
@@ -206,7 +207,9 @@ void library_settings(const std::vector<LibrarySettings>& libraries, const Task&
       link->insert(link->end(), library.link.begin(), library.link.end());
       symbols->insert(symbols->end(), library.symbols.begin(), library.symbols.end());
     }
-    if (!known) throw InvalidInput(task.dir.string() + "/task.json: libraries: \"" + name + "\" is not configured in eval.libraries");
+    if (!known)
+      throw InvalidInput(task.dir.string() + "/task.json: libraries: \"" + name +
+                         "\" is not configured in eval.libraries");
   }
 }
 
@@ -218,11 +221,13 @@ BuildOutcome HostBuilder::build(const BuildRequest& request, SandboxMode sandbox
     std::string material = "build-v1\n" + tools.identity + "\n" + harness_version() + "\n" + request.task->entry.name;
     for (const std::string& flag : tools.flags) material += "\nflag " + flag;
     material += "\nuntrusted " + (request.untrusted ? nlohmann::json(m_settings.static_checks).dump() : "no");
-    material += "\nlibraries " + nlohmann::json(request.task->libraries).dump() +
-                nlohmann::json(m_settings.libraries).dump();
+    material +=
+        "\nlibraries " + nlohmann::json(request.task->libraries).dump() + nlohmann::json(m_settings.libraries).dump();
     for (const auto& [name, value] : request.params) material += "\nparam " + name + "=" + value;
     for (const auto& [name, text] : request.files) material += "\nfile " + name + " " + sha256_hex(text);
-    if (request.untrusted) material += "\nconstraints " + nlohmann::json(request.task->static_constraints.size()).dump() + request.task->content_hash;
+    if (request.untrusted)
+      material += "\nconstraints " + nlohmann::json(request.task->static_constraints.size()).dump() +
+                  request.task->content_hash;
     return cached_build(m_cache_dir / "builds", material, m_locks,
                         [&](const fs::path& dir) { return compile_and_check(request, sandbox, dir); });
   } catch (const InvalidInput&) {
@@ -239,13 +244,15 @@ BuildOutcome HostBuilder::compile_and_check(const BuildRequest& request, Sandbox
   const ToolRun run_tool_here = [this, &dir, sandbox](std::vector<std::string> argv, double timeout_s) {
     return run_tool(std::move(argv), dir, timeout_s, sandbox, dir);
   };
-  CompileJob job{request, toolchain(), run_tool_here, m_settings.stages.build.timeout_s,
-                 m_settings.stages.static_checks.timeout_s, {}, {}};
+  CompileJob job{
+      request, toolchain(), run_tool_here, m_settings.stages.build.timeout_s, m_settings.stages.static_checks.timeout_s,
+      {},      {}};
   for (const auto& [name, text] : request.files) write_file_atomic(dir / "src" / name, text);
   std::vector<std::string> link_flags;
   StaticPolicy policy = static_policy(m_settings.static_checks);
   library_settings(m_settings.libraries, *request.task, &link_flags, &policy.allowed_symbols);
-  if (!check_sources_first(job) || !compile_sources(job) || !check_objects(job, policy) || !link_library(job, link_flags, dir))
+  if (!check_sources_first(job) || !compile_sources(job) || !check_objects(job, policy) ||
+      !link_library(job, link_flags, dir))
     return job.outcome;
   read_report(dir / "obj", job.outcome, job.tools.gcc);
   job.outcome.report["objects"] = job.objects.size();

@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <evoteam/eval/evaluator.hpp>
 #include <evoteam/core/process.hpp>
+#include <evoteam/eval/evaluator.hpp>
 #include <evoteam/task/task.hpp>
 
 #include "eval/build_cache.hpp"

@@ -60,7 +60,8 @@ nlohmann::json profile_summary(const BatteryWorkload& workload, const SampleStat
     summary["machine_balance"] = balance;
     summary["peak_gflops"] = peaks->gflops;
     summary["peak_gbytes_per_s"] = peaks->gbytes_per_s;
-    if (std::optional<double> fraction = roofline_fraction(workload, seconds, peaks)) summary["roofline_fraction"] = *fraction;
+    if (std::optional<double> fraction = roofline_fraction(workload, seconds, peaks))
+      summary["roofline_fraction"] = *fraction;
     if (workload.bytes > 0) {
       const double intensity = workload.flops / workload.bytes;
       // Below the machine balance the roof is bandwidth; above it, arithmetic. Far under the roof either way
@@ -72,12 +73,14 @@ nlohmann::json profile_summary(const BatteryWorkload& workload, const SampleStat
                                         : (compute_roof ? "compute" : "memory");
     }
   }
-  summary["tool"] = perf.is_object() && !perf.value("counters", nlohmann::json::object()).empty() ? "perf stat" : "timing";
+  summary["tool"] =
+      perf.is_object() && !perf.value("counters", nlohmann::json::object()).empty() ? "perf stat" : "timing";
   if (perf.is_object()) {
     summary["counters"] = perf.value("counters", nlohmann::json::object());
     summary["unsupported_counters"] = perf.value("unsupported", nlohmann::json::array());
     const nlohmann::json& counters = summary["counters"];
-    if (counters.contains("cycles") && counters.contains("instructions") && counters["cycles"]["value"].get<double>() > 0)
+    if (counters.contains("cycles") && counters.contains("instructions") &&
+        counters["cycles"]["value"].get<double>() > 0)
       summary["ipc"] = counters["instructions"]["value"].get<double>() / counters["cycles"]["value"].get<double>();
   }
   return summary;

@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include <evoteam/eval/evaluator.hpp>
 #include <evoteam/core/process.hpp>
+#include <evoteam/eval/evaluator.hpp>
 
 #include "eval/battery.hpp"
 #include "eval/classify.hpp"

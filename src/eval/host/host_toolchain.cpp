@@ -3,8 +3,8 @@
 #include <evoteam/core/config.hpp>  // install_root() only: the "eval" section is read by eval_settings.cpp alone
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
-#include <evoteam/core/text.hpp>
 #include <evoteam/core/inventory.hpp>
+#include <evoteam/core/text.hpp>
 
 #include <unistd.h>
 
@@ -30,7 +30,8 @@ std::vector<fs::path> harness_sources() {
   for (const fs::path& dir : {harness_source_dir(), harness_source_dir() / "host"}) {
     std::error_code error;
     for (const auto& entry : fs::directory_iterator(dir, error))
-      if (entry.path().extension() == ".cpp" && entry.path().filename() != "peaks_main.cpp") sources.push_back(entry.path());
+      if (entry.path().extension() == ".cpp" && entry.path().filename() != "peaks_main.cpp")
+        sources.push_back(entry.path());
   }
   std::sort(sources.begin(), sources.end());
   return sources;
@@ -103,7 +104,8 @@ const HostToolchain& HostBuilder::toolchain() {
   machine.argv = {toolchain->compiler, "-dumpmachine"};
   machine.timeout = std::chrono::milliseconds(30'000);
   ProcessResult machine_result = m_runner.run(machine);
-  if (!version_result.ok()) throw Error("cannot run " + toolchain->compiler + " --version: " + version_result.describe());
+  if (!version_result.ok())
+    throw Error("cannot run " + toolchain->compiler + " --version: " + version_result.describe());
   const std::string version_line = first_line(version_result.out.text);
   toolchain->gcc = version_line.find("clang") == std::string::npos &&
                    (version_line.find("g++") != std::string::npos || version_line.find("GCC") != std::string::npos);
@@ -155,7 +157,8 @@ std::string HostBuilder::harness_version() {
   std::lock_guard<std::mutex> lock(m_mutex);
   // The shared files and the host harness; other targets' harnesses (kernels/common/cuda) do not change it.
   if (m_harness_version.empty())
-    m_harness_version = hash_harness_sources({harness_source_dir(), harness_source_dir() / "host"}, harness_source_dir(), "");
+    m_harness_version =
+        hash_harness_sources({harness_source_dir(), harness_source_dir() / "host"}, harness_source_dir(), "");
   return m_harness_version;
 }
 
@@ -248,7 +251,8 @@ fs::path HostBuilder::peaks_program() {
   evoteam::create_directories(temporary);
   std::vector<std::string> argv = {tools.compiler};
   argv.insert(argv.end(), tools.flags.begin(), tools.flags.end());
-  argv.insert(argv.end(), {"-ffp-contract=fast", (harness_source_dir() / "host" / "peaks_main.cpp").string(), "-o", "peaks"});
+  argv.insert(argv.end(),
+              {"-ffp-contract=fast", (harness_source_dir() / "host" / "peaks_main.cpp").string(), "-o", "peaks"});
   ProcessResult result = run_tool(argv, temporary, 600, SandboxMode::none, temporary);
   if (!result.ok()) {
     std::error_code ignored;

@@ -89,8 +89,10 @@ std::optional<Peaks> MachinePeaks::get(bool remeasure) {
       peaks.gbytes_per_s = std::max(peaks.gbytes_per_s, cached->gbytes_per_s);
     }
     evoteam::create_directories(file.parent_path());
-    write_json_atomic(file, {{"peak_gflops", peaks.gflops}, {"peak_gbytes_per_s", peaks.gbytes_per_s},
-                             {"toolchain", tools.identity}, {"probe", measured}});
+    write_json_atomic(file, {{"peak_gflops", peaks.gflops},
+                             {"peak_gbytes_per_s", peaks.gbytes_per_s},
+                             {"toolchain", tools.identity},
+                             {"probe", measured}});
     m_peaks = peaks;
     m_source = "measured";
     return m_peaks;

@@ -20,30 +20,106 @@ const std::vector<Category>& categories() {
   static const std::vector<Category> list = {
       {"threads", {"pthread_*", "thrd_*", "clone", "__clone*", "_ZNSt6thread*", "_ZNSt10jthread*", "std::thread*"}},
       {"static local state", {"__cxa_guard_*"}},
-      {"processes", {"fork", "vfork", "exec*", "system", "posix_spawn*", "popen", "pclose", "kill", "raise", "exit",
-                     "_exit", "_Exit", "quick_exit", "atexit", "at_quick_exit", "__cxa_atexit", "__cxa_thread_atexit*",
-                     "wait", "waitpid", "wait3", "wait4", "waitid"}},
+      {"processes",
+       {"fork",
+        "vfork",
+        "exec*",
+        "system",
+        "posix_spawn*",
+        "popen",
+        "pclose",
+        "kill",
+        "raise",
+        "exit",
+        "_exit",
+        "_Exit",
+        "quick_exit",
+        "atexit",
+        "at_quick_exit",
+        "__cxa_atexit",
+        "__cxa_thread_atexit*",
+        "wait",
+        "waitpid",
+        "wait3",
+        "wait4",
+        "waitid"}},
       {"dynamic loading", {"dlopen", "dlmopen", "dlsym", "dlvsym", "dlclose", "dlerror", "dladdr*"}},
-      {"file I/O", {"fopen*", "fdopen", "freopen*", "open", "open64", "openat*", "creat*", "read", "write", "pread*",
-                    "pwrite*", "readv", "writev", "close", "fread*", "fwrite*", "fgets*", "fputs*", "fputc*", "fgetc*",
-                    "getc*", "putc*", "fprintf", "printf", "vprintf", "vfprintf", "puts", "putchar*", "__printf_chk",
-                    "__fprintf_chk", "__vfprintf_chk", "_IO_*", "stdout", "stderr", "stdin", "perror", "fflush",
-                    "fclose", "fseek*", "ftell*", "stat*", "fstat*", "lstat*", "unlink*", "rename*", "mkdir*", "opendir",
-                    "readdir*", "_ZSt4cout", "_ZSt4cerr", "_ZSt4clog", "_ZNSo*", "_ZNSi*", "_ZStlsI*",
-                    "_ZNSt14basic_ifstream*", "_ZNSt14basic_ofstream*", "_ZNSt13basic_fstream*"}},
-      {"network", {"socket", "socketpair", "connect", "bind", "listen", "accept*", "send*", "recv*", "getaddrinfo",
-                   "gethostbyname*", "inet_*"}},
-      {"timers", {"clock_gettime", "clock_getres", "gettimeofday", "time", "clock", "times", "_ZNSt6chrono*",
-                  "timer_*", "nanosleep", "clock_nanosleep", "usleep", "sleep", "__rdtsc"}},
-      {"allocation", {"malloc", "calloc", "realloc", "reallocarray", "free", "aligned_alloc", "posix_memalign",
-                      "memalign", "valloc", "pvalloc", "mmap*", "munmap", "mremap", "brk", "sbrk", "alloca_chk",
-                      "_Znw*", "_Zna*", "_Zdl*", "_Zda*"}},
-      {"signals", {"signal", "sigaction", "sigprocmask", "pthread_sigmask", "setitimer", "getitimer", "alarm",
-                   "sigaltstack", "sigsetjmp", "siglongjmp", "setjmp", "longjmp", "_setjmp", "__sigsetjmp"}},
+      {"file I/O",
+       {"fopen*",
+        "fdopen",
+        "freopen*",
+        "open",
+        "open64",
+        "openat*",
+        "creat*",
+        "read",
+        "write",
+        "pread*",
+        "pwrite*",
+        "readv",
+        "writev",
+        "close",
+        "fread*",
+        "fwrite*",
+        "fgets*",
+        "fputs*",
+        "fputc*",
+        "fgetc*",
+        "getc*",
+        "putc*",
+        "fprintf",
+        "printf",
+        "vprintf",
+        "vfprintf",
+        "puts",
+        "putchar*",
+        "__printf_chk",
+        "__fprintf_chk",
+        "__vfprintf_chk",
+        "_IO_*",
+        "stdout",
+        "stderr",
+        "stdin",
+        "perror",
+        "fflush",
+        "fclose",
+        "fseek*",
+        "ftell*",
+        "stat*",
+        "fstat*",
+        "lstat*",
+        "unlink*",
+        "rename*",
+        "mkdir*",
+        "opendir",
+        "readdir*",
+        "_ZSt4cout",
+        "_ZSt4cerr",
+        "_ZSt4clog",
+        "_ZNSo*",
+        "_ZNSi*",
+        "_ZStlsI*",
+        "_ZNSt14basic_ifstream*",
+        "_ZNSt14basic_ofstream*",
+        "_ZNSt13basic_fstream*"}},
+      {"network",
+       {"socket", "socketpair", "connect", "bind", "listen", "accept*", "send*", "recv*", "getaddrinfo",
+        "gethostbyname*", "inet_*"}},
+      {"timers",
+       {"clock_gettime", "clock_getres", "gettimeofday", "time", "clock", "times", "_ZNSt6chrono*", "timer_*",
+        "nanosleep", "clock_nanosleep", "usleep", "sleep", "__rdtsc"}},
+      {"allocation", {"malloc",   "calloc",     "realloc", "reallocarray", "free",   "aligned_alloc", "posix_memalign",
+                      "memalign", "valloc",     "pvalloc", "mmap*",        "munmap", "mremap",        "brk",
+                      "sbrk",     "alloca_chk", "_Znw*",   "_Zna*",        "_Zdl*",  "_Zda*"}},
+      {"signals",
+       {"signal", "sigaction", "sigprocmask", "pthread_sigmask", "setitimer", "getitimer", "alarm", "sigaltstack",
+        "sigsetjmp", "siglongjmp", "setjmp", "longjmp", "_setjmp", "__sigsetjmp"}},
       {"environment", {"getenv", "secure_getenv", "setenv", "putenv", "unsetenv", "clearenv", "environ", "__environ"}},
-      {"system calls", {"syscall", "ioctl", "prctl", "ptrace", "mprotect", "madvise", "sched_*", "setrlimit*",
-                        "getrlimit*", "prlimit*", "getpid", "gettid", "getrusage"}},
-      {"randomness", {"rand", "rand_r", "random", "srand", "srandom", "drand48", "getrandom", "getentropy", "arc4random*"}},
+      {"system calls",
+       {"syscall", "ioctl", "prctl", "ptrace", "mprotect", "madvise", "sched_*", "setrlimit*", "getrlimit*", "prlimit*",
+        "getpid", "gettid", "getrusage"}},
+      {"randomness",
+       {"rand", "rand_r", "random", "srand", "srandom", "drand48", "getrandom", "getentropy", "arc4random*"}},
   };
   return list;
 }
@@ -109,13 +185,25 @@ ObjectScan parse_objdump(const std::string& object, const std::string& text) {
   std::string line;
   std::ostringstream disassembly;
   while (std::getline(lines, line)) {
-    if (line.rfind("Sections:", 0) == 0) { part = Part::sections; continue; }
-    if (line.rfind("SYMBOL TABLE:", 0) == 0) { part = Part::symbols; continue; }
-    if (line.rfind("Disassembly of section", 0) == 0) { part = Part::disassembly; continue; }
+    if (line.rfind("Sections:", 0) == 0) {
+      part = Part::sections;
+      continue;
+    }
+    if (line.rfind("SYMBOL TABLE:", 0) == 0) {
+      part = Part::symbols;
+      continue;
+    }
+    if (line.rfind("Disassembly of section", 0) == 0) {
+      part = Part::disassembly;
+      continue;
+    }
     if (part == Part::sections) {
       std::vector<std::string> fields = split_whitespace(line);
       // "  3 .bss          00000400  0000000000000000 ..."
-      if (fields.size() >= 3 && std::all_of(fields[0].begin(), fields[0].end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }) && is_hex(fields[2]))
+      if (fields.size() >= 3 &&
+          std::all_of(fields[0].begin(), fields[0].end(),
+                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }) &&
+          is_hex(fields[2]))
         scan.sections[fields[1]] = std::stoull(fields[2], nullptr, 16);
     } else if (part == Part::symbols) {
       // "0000000000000000 g     F .text\t0000000000000042 matmul" or "... *UND*\t0000000000000000 memcpy"
@@ -142,9 +230,10 @@ ObjectScan parse_objdump(const std::string& object, const std::string& text) {
       if (fields.empty()) continue;
       std::size_t index = 0;
       // Skip prefixes so "lock xadd" and "rep stos" count their instruction.
-      while (index + 1 < fields.size() && (fields[index] == "lock" || fields[index] == "rep" || fields[index] == "repz" ||
-                                          fields[index] == "repnz" || fields[index] == "notrack" || fields[index] == "bnd" ||
-                                          fields[index] == "data16" || fields[index] == "cs" || fields[index] == "ds"))
+      while (index + 1 < fields.size() &&
+             (fields[index] == "lock" || fields[index] == "rep" || fields[index] == "repz" ||
+              fields[index] == "repnz" || fields[index] == "notrack" || fields[index] == "bnd" ||
+              fields[index] == "data16" || fields[index] == "cs" || fields[index] == "ds"))
         ++index;
       ++scan.instructions[fields[index]];
     }
@@ -189,7 +278,8 @@ std::optional<StaticFinding> check_sources(const Task& task, const std::map<std:
       const std::string base = std::filesystem::path(path).filename().string();
       for (const std::string& hidden : task_private)
         if (base == std::filesystem::path(hidden).filename().string()) {
-          finding.reason = "#include of a task file (" + hidden + "): the reference and the harness's files are off limits";
+          finding.reason =
+              "#include of a task file (" + hidden + "): the reference and the harness's files are off limits";
           return finding;
         }
     }
@@ -206,7 +296,8 @@ std::optional<StaticFinding> check_object(const Task& task, const ObjectScan& sc
     if (allowed) continue;
     const std::string category = symbol_category(name);
     finding.reason = "forbidden symbol " + name + " (" + (category.empty() ? "not on the allowlist" : category) + ")";
-    finding.evidence = {{"object", scan.object}, {"symbol", name}, {"category", category.empty() ? "not allowlisted" : category}};
+    finding.evidence = {
+        {"object", scan.object}, {"symbol", name}, {"category", category.empty() ? "not allowlisted" : category}};
     return finding;
   }
   for (const std::string& symbol : scan.defined_global) {
@@ -227,9 +318,10 @@ std::optional<StaticFinding> check_object(const Task& task, const ObjectScan& sc
       finding.evidence = {{"object", scan.object}, {"section", section}, {"bytes", size}};
       return finding;
     }
-    if (section.rfind(".init_array", 0) == 0 || section.rfind(".ctors", 0) == 0 || section.rfind(".fini_array", 0) == 0 ||
-        section.rfind(".dtors", 0) == 0) {
-      finding.reason = "static constructors or destructors (" + section + "): code outside the entry point is not allowed";
+    if (section.rfind(".init_array", 0) == 0 || section.rfind(".ctors", 0) == 0 ||
+        section.rfind(".fini_array", 0) == 0 || section.rfind(".dtors", 0) == 0) {
+      finding.reason =
+          "static constructors or destructors (" + section + "): code outside the entry point is not allowed";
       finding.evidence = {{"object", scan.object}, {"section", section}};
       return finding;
     }
@@ -237,7 +329,8 @@ std::optional<StaticFinding> check_object(const Task& task, const ObjectScan& sc
   for (const std::string& instruction : policy.forbidden_instructions) {
     auto it = scan.instructions.find(instruction);
     if (it == scan.instructions.end()) continue;
-    finding.reason = "forbidden instruction " + instruction + " (system calls, timers, randomness and CPUID are the harness's)";
+    finding.reason =
+        "forbidden instruction " + instruction + " (system calls, timers, randomness and CPUID are the harness's)";
     finding.evidence = {{"object", scan.object}, {"instruction", instruction}, {"count", it->second}};
     return finding;
   }
@@ -245,7 +338,8 @@ std::optional<StaticFinding> check_object(const Task& task, const ObjectScan& sc
 }
 
 std::optional<StaticFinding> check_task_constraints(const Task& task, const std::map<std::string, std::string>& files,
-                                                    const std::vector<ObjectScan>& scans, std::vector<std::string>* adopted) {
+                                                    const std::vector<ObjectScan>& scans,
+                                                    std::vector<std::string>* adopted) {
   for (const StaticConstraint& constraint : task.static_constraints) {
     std::string haystack;
     if (constraint.scope == "source") {
@@ -268,10 +362,11 @@ std::optional<StaticFinding> check_task_constraints(const Task& task, const std:
     }
     if (found != constraint.required) {
       StaticFinding finding;
-      finding.reason = "task constraint \"" + constraint.name + "\" " + (constraint.required ? "requires" : "forbids") + " /" +
-                       constraint.pattern + "/ in " + constraint.scope +
+      finding.reason = "task constraint \"" + constraint.name + "\" " + (constraint.required ? "requires" : "forbids") +
+                       " /" + constraint.pattern + "/ in " + constraint.scope +
                        (constraint.message.empty() ? "" : ": " + constraint.message);
-      finding.evidence = {{"constraint", constraint.name}, {"scope", constraint.scope}, {"pattern", constraint.pattern}};
+      finding.evidence = {
+          {"constraint", constraint.name}, {"scope", constraint.scope}, {"pattern", constraint.pattern}};
       return finding;
     }
   }

@@ -22,10 +22,10 @@ struct StaticFinding {
 struct ObjectScan {
   std::string object;  // file name, for evidence
   std::vector<std::string> undefined;
-  std::vector<std::string> defined_global;  // global and weak definitions
+  std::vector<std::string> defined_global;        // global and weak definitions
   std::map<std::string, std::uint64_t> sections;  // name -> size
-  std::map<std::string, int> instructions;  // mnemonic -> count
-  std::string disassembly;  // raw text, for task constraints
+  std::map<std::string, int> instructions;        // mnemonic -> count
+  std::string disassembly;                        // raw text, for task constraints
 };
 ObjectScan parse_objdump(const std::string& object, const std::string& text);
 
@@ -46,7 +46,8 @@ std::optional<StaticFinding> check_object(const Task& task, const ObjectScan& sc
 // The task's static_constraints over all the candidate's sources and objects: the first hard one broken, if any.
 // The once-adopted constraints the candidate meets are appended to `adopted` (they never reject).
 std::optional<StaticFinding> check_task_constraints(const Task& task, const std::map<std::string, std::string>& files,
-                                                    const std::vector<ObjectScan>& scans, std::vector<std::string>* adopted);
+                                                    const std::vector<ObjectScan>& scans,
+                                                    std::vector<std::string>* adopted);
 // Advice for agents, never a rejection: literals equal to workload dimensions, and so on.
 std::vector<std::string> source_warnings(const Task& task, const std::map<std::string, std::string>& files);
 
