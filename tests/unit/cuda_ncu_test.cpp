@@ -89,5 +89,22 @@ TEST(CudaNcu, RejectsOutputWithoutAHeaderRow) {
   EXPECT_THROW(parse_ncu_csv("==PROF== No kernels were profiled.\n", "profile.csv"), InvalidInput);
 }
 
+// Found by tests/fuzz/ncu_csv_fuzz: a row that mentions "Kernel Name" without having it as a cell was taken for the
+// header, and every later row was indexed at column -1.
+TEST(CudaNcu, RejectsAHeaderWhoseKernelNameIsNotACell) {
+  const std::string text = "\"ID\",\"Kernel Name\"text,\"gpu__time_duration.sum\"\n\"0\",\"k\",\"5\"\n";
+  EXPECT_THROW(parse_ncu_csv(text, "profile.csv"), InvalidInput);
+}
+
+TEST(CudaNcu, AnIdOutOfRangeIsLeftUnset) {
+  const std::string text =
+      "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n\"1e300\",\"k\",\"5\"\n\"-3\",\"k\",\"6\"\n";
+  const std::vector<NcuLaunch> launches = parse_ncu_csv(text, "profile.csv");
+  ASSERT_EQ(launches.size(), 2u);
+  EXPECT_EQ(launches[0].id, -1);
+  EXPECT_EQ(launches[1].id, -1);
+  EXPECT_DOUBLE_EQ(launches[1].metrics.at("gpu__time_duration.sum"), 6.0);
+}
+
 }  // namespace
 }  // namespace evoteam::eval::cuda

@@ -57,7 +57,8 @@ std::vector<std::uint64_t> drain_acks(int fd) {
     bytes.append(buffer, static_cast<std::size_t>(n));
   }
   std::vector<std::uint64_t> acks(bytes.size() / sizeof(std::uint64_t));
-  std::memcpy(acks.data(), bytes.data(), acks.size() * sizeof(std::uint64_t));
+  // An empty vector's data() may be null, and memcpy from or to null is undefined even for zero bytes.
+  if (!acks.empty()) std::memcpy(acks.data(), bytes.data(), acks.size() * sizeof(std::uint64_t));
   return acks;
 }
 

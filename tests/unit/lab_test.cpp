@@ -317,7 +317,8 @@ TEST_F(LabWithFakeEvaluator, DisciplinarianAcceptsASingleChangeNewBest) {
   lab.ensure_start(1);
   LabOutcome single = lab.evaluate(request({{"A", "2"}, {"B", "1"}, {"C", "0"}}), 2, Lab::Screening::off);
   act("disciplinarian", 2, 4);
-  const EvaluationRecord* reviewed = lab.snapshot().find(single.record.candidate_id);
+  const RunHistory history = lab.snapshot();  // find() points into it, so it must outlive `reviewed`
+  const EvaluationRecord* reviewed = history.find(single.record.candidate_id);
   ASSERT_NE(reviewed, nullptr);
   EXPECT_FALSE(reviewed->rejected);
   EXPECT_NE(reviewed->ruling.find("accepted"), std::string::npos) << reviewed->ruling;

@@ -139,6 +139,8 @@ std::vector<NcuLaunch> parse_ncu_csv(const std::string& text, const std::string&
   };
   const int id_column = column("ID");
   const int kernel_column = column("Kernel Name");
+  // The line search above matches text; only a cell that is exactly "Kernel Name" makes a header we can index.
+  if (kernel_column < 0) throw InvalidInput(origin + ": the ncu header row has no \"Kernel Name\" column");
   std::map<std::string, std::string> units;
   std::vector<NcuLaunch> launches;
   bool first = true;
@@ -157,7 +159,9 @@ std::vector<NcuLaunch> parse_ncu_csv(const std::string& text, const std::string&
     NcuLaunch launch;
     launch.kernel = fields[static_cast<std::size_t>(kernel_column)];
     double id = -1;
-    if (id_column >= 0 && parse_number(fields[static_cast<std::size_t>(id_column)], &id))
+    // A launch ID is a small non-negative integer; anything else is not converted (a double out of int's range
+    // would be undefined behaviour).
+    if (id_column >= 0 && parse_number(fields[static_cast<std::size_t>(id_column)], &id) && id >= 0 && id <= 1e9)
       launch.id = static_cast<int>(id);
     for (std::size_t i = 0; i < header.size(); ++i) {
       // Metric names contain "__"; the descriptive columns (Block Size, Device, ...) do not.
