@@ -14,6 +14,7 @@
 
 #include "support/cli_runner.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_cache.hpp"
 
 namespace evoteam {
 namespace {
@@ -61,8 +62,7 @@ TEST(KnowledgeE2E, ASecondRunReadsWhatTheFirstLearnedAndStartsFromItsBest) {
   const std::filesystem::path knowledge = dir / "knowledge";
   const std::filesystem::path runs = dir / "runs";
   // A cache in the build tree: after the first run of this test its evaluations are served from it.
-  const std::string cache =
-      "eval.cache_dir=" + (std::filesystem::path(EVOTEAM_TEST_HELPERS_DIR) / "test-cache/knowledge").string();
+  const std::string cache = "eval.cache_dir=" + (testing::test_cache_root() / "test-cache/knowledge").string();
   auto optimize = [&](const std::filesystem::path& task, const std::filesystem::path& runs_dir,
                       std::vector<std::string> extra) {
     std::vector<std::string> args = {"--set",   cache,        "optimize",        task.string(), "--provider",

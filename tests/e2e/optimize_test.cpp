@@ -23,6 +23,7 @@
 
 #include "support/cli_runner.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_cache.hpp"
 #include "unit/eval_test_support.hpp"
 
 extern char** environ;
@@ -318,7 +319,7 @@ TEST(OptimizeE2E, ResumeAfterTheJournalWasCutInTheMiddleChangesNoFile) {
   testing::TempDir dir;
   const std::filesystem::path runs_dir = dir / "runs";
   // A cache in the build tree: after the first run of this test its evaluations are served from it.
-  const std::string cache = (std::filesystem::path(EVOTEAM_TEST_HELPERS_DIR) / "test-cache/journal-cut").string();
+  const std::string cache = (testing::test_cache_root() / "test-cache/journal-cut").string();
   ProcessResult first = run_evoteam(
       {"--set", "team.evaluations_per_cycle=2", "--set", "eval.cache_dir=" + cache, "optimize", k_task.string(),
        "--provider", "builtin", "--runs-dir", runs_dir.string(), "--max-cycles", "3", "--json"},

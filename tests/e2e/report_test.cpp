@@ -14,6 +14,7 @@
 
 #include "support/cli_runner.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_cache.hpp"
 
 namespace evoteam {
 namespace {
@@ -49,7 +50,7 @@ const std::filesystem::path& report_run() {
   static testing::TempDir dir;
   static std::filesystem::path run_dir;
   if (!run_dir.empty()) return run_dir;
-  const std::string cache = (std::filesystem::path(EVOTEAM_TEST_HELPERS_DIR) / "test-cache/report-e2e").string();
+  const std::string cache = (testing::test_cache_root() / "test-cache/report-e2e").string();
   const ProcessResult result = run_evoteam({"--set", "eval.cache_dir=" + cache, "optimize", k_task.string(),
                                             "--runs-dir", (dir / "runs").string(), "--max-cycles", "4", "--json"},
                                            std::chrono::seconds(300));

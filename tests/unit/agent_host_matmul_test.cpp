@@ -15,6 +15,7 @@
 
 #include "support/fake_llm_server.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_cache.hpp"
 
 namespace evoteam {
 namespace {
@@ -76,7 +77,7 @@ class AgentHostMatmul : public ::testing::Test {
     settings.machine = {100000.0, 100000.0};
     s_task = std::make_unique<Task>(load_task(fs::path(EVOTEAM_SOURCE_DIR) / "kernels/host_matmul"));
     s_evaluator = std::make_unique<Evaluator>(settings, system_runner(),
-                                              fs::path(EVOTEAM_TEST_HELPERS_DIR) / "test-cache/agent-host-matmul");
+                                              testing::test_cache_root() / "test-cache/agent-host-matmul");
   }
 
   AgentHostMatmul()

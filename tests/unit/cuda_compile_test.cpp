@@ -17,6 +17,7 @@
 #include "eval/cuda/cuda_static.hpp"
 #include "eval/cuda/cuda_tools.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_cache.hpp"
 
 namespace evoteam::eval::cuda {
 namespace {
@@ -68,7 +69,7 @@ struct ArchBuild {
 
 // Builds live under the build tree, keyed by the hash of the nvcc command and every source, so that the
 // tests of this file (one process each under CTest) compile each arch once and reuse it.
-fs::path build_root() { return fs::path(EVOTEAM_TEST_HELPERS_DIR) / "cuda-test-builds"; }
+fs::path build_root() { return testing::test_cache_root() / "cuda-test-builds"; }
 
 // Compiles `invocation` once into a directory keyed by the hash of its command and sources (the output directory is
 // set here), or reuses the one an earlier process published.

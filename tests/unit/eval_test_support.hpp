@@ -11,11 +11,11 @@
 #include <filesystem>
 #include <string>
 
+#include "support/test_cache.hpp"
+
 namespace evoteam::testing {
 
-inline std::filesystem::path eval_test_cache() {
-  return std::filesystem::path(EVOTEAM_TEST_HELPERS_DIR) / "eval-test-cache";
-}
+inline std::filesystem::path eval_test_cache() { return test_cache_root() / "eval-test-cache"; }
 
 inline Config eval_test_config() {
   Config config;
