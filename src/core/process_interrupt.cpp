@@ -36,10 +36,11 @@ std::atomic<std::uint64_t> g_generation{0};
 std::atomic<int> g_handlers_running{0};
 
 // pid_t is int on Linux; it is named anyway because the handler stores one.
-static_assert(std::atomic<int>::is_always_lock_free &&
-                  std::atomic<pid_t>::is_always_lock_free &&  // NOLINT(misc-redundant-expression)
+// NOLINTBEGIN(misc-redundant-expression)
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<pid_t>::is_always_lock_free &&
                   std::atomic<std::uint64_t>::is_always_lock_free,
               "the signal handler needs lock-free atomics");
+// NOLINTEND(misc-redundant-expression)
 
 void forward_interrupt(int sig) {
   const int saved_errno = errno;

@@ -167,15 +167,18 @@ TEST_F(TimingRunEarly, AHarnessWhoseEvaluatorDiedStopsWaiting) {
   // The shell starts the harness in a session of its own (the runner ends the shell's group with the shell) and
   // exits once the harness runs: the harness is re-parented while it waits.
   Command command;
+  // One script in two literals, not a missing comma.
+  // NOLINTBEGIN(bugprone-suspicious-missing-comma)
   command.argv = {
       "/bin/sh",
-      "-c",  // NOLINT(bugprone-suspicious-missing-comma): one script in two literals
+      "-c",
       "setsid \"$0\" --plan \"$1\" --result-fd 3 --candidate \"$2\" --baseline \"$2\" 3>\"$3\" >/dev/null 2>&1 & "
       "for i in $(seq 200); do grep -q '\"ev\":\"start\"' \"$3\" 2>/dev/null && break; sleep 0.05; done; echo $!",
       m_run->harness.string(),
       (m_scratch / "plan-timing.json").string(),
       m_candidate.string(),
       out.string()};
+  // NOLINTEND(bugprone-suspicious-missing-comma)
   const ProcessResult started = system_runner().run(command);
   ASSERT_TRUE(started.ok()) << started.describe();
   const pid_t pid = std::stoi(started.out.text);

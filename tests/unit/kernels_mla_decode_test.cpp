@@ -248,7 +248,7 @@ TEST(MlaDecodeCpuReference, EmptySequenceGivesZeroRowsAndMinusInfinityLse) {
   add_random_sequences(c, {4, 0, 6}, 62);
   const Outputs r = c.run();
   for (int h = 0; h < k_heads; ++h) {
-    const std::size_t row = static_cast<std::size_t>(k_heads + h);
+    const std::size_t row = static_cast<std::size_t>(k_heads) + static_cast<std::size_t>(h);
     EXPECT_TRUE(std::isinf(r.lse[row]) && r.lse[row] < 0) << "head " << h << ": " << r.lse[row];
     for (int d = 0; d < k_ckv; ++d) ASSERT_EQ(r.output[row * k_ckv + static_cast<std::size_t>(d)], 0.0);
     EXPECT_TRUE(std::isfinite(r.lse[static_cast<std::size_t>(h)]));

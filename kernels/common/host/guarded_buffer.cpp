@@ -103,9 +103,11 @@ GuardedBuffer::GuardedBuffer(std::size_t bytes, std::size_t guard_bytes, const c
   m_map = static_cast<unsigned char*>(map);
   if (huge) {
     // Keep the part whose inner region starts on a huge-page boundary; return the slack around it.
-    // NOLINTNEXTLINE(performance-no-int-to-ptr): aligning an address is integer arithmetic on purpose.
+    // Aligning an address is integer arithmetic on purpose.
+    // NOLINTBEGIN(performance-no-int-to-ptr)
     auto* aligned =
         reinterpret_cast<unsigned char*>(round_up(reinterpret_cast<std::uintptr_t>(m_map) + page, k_huge_page)) - page;
+    // NOLINTEND(performance-no-int-to-ptr)
     const std::size_t before = static_cast<std::size_t>(aligned - m_map);
     if (before > 0) munmap(m_map, before);
     if (slack - before > 0) munmap(aligned + m_map_bytes, slack - before);

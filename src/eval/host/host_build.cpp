@@ -241,8 +241,8 @@ BuildOutcome HostBuilder::build(const BuildRequest& request, SandboxMode sandbox
 }
 
 BuildOutcome HostBuilder::compile_and_check(const BuildRequest& request, SandboxMode sandbox, const fs::path& dir) {
-  const ToolRun run_tool_here = [this, &dir, sandbox](std::vector<std::string> argv, double timeout_s) {
-    return run_tool(std::move(argv), dir, timeout_s, sandbox, dir);
+  const ToolRun run_tool_here = [this, &dir, sandbox](const std::vector<std::string>& argv, double timeout_s) {
+    return run_tool(argv, dir, timeout_s, sandbox, dir);
   };
   CompileJob job{
       request, toolchain(), run_tool_here, m_settings.stages.build.timeout_s, m_settings.stages.static_checks.timeout_s,
