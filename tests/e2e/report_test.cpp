@@ -96,7 +96,9 @@ TEST(ReportE2E, TheMarkdownReportHoldsTheRunsFiles) {
   EXPECT_NE(markdown.find("| best | " + best + " " + fixed(run["summary"]["best_speedup"].get<double>(), 2) + "x"),
             std::string::npos)
       << markdown;
-  for (const nlohmann::json& workload : read_json_file(run_dir / "best" / "eval.json")["workloads"])
+  // Held in a local: a range-for over a member of a temporary reads freed memory once the temporary is gone.
+  const nlohmann::json best_eval = read_json_file(run_dir / "best" / "eval.json");
+  for (const nlohmann::json& workload : best_eval["workloads"])
     EXPECT_NE(markdown.find("| " + workload["name"].get<std::string>() + " | " +
                             fixed(workload["speedup"].get<double>(), 2) + "x |"),
               std::string::npos)

@@ -307,7 +307,8 @@ TEST(StoriesE2E, ATwoChangeCandidateIsRejectedByTheDisciplinarianAndLosesTheBest
   EXPECT_FALSE(rulings[0]["accepted"].get<bool>());
   EXPECT_EQ(rulings[0]["role"], "disciplinarian");
   EXPECT_NE(rulings[0]["reason"].get<std::string>().find("two regions"), std::string::npos);
-  const EvaluationRecord* rejected = replayed_history(story).find("c0002");
+  const RunHistory history = replayed_history(story);  // find() points into it
+  const EvaluationRecord* rejected = history.find("c0002");
   ASSERT_NE(rejected, nullptr);
   EXPECT_TRUE(rejected->rejected);
 
