@@ -7,8 +7,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +14,7 @@
 #include <unistd.h>
 
 #include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
 
 namespace evoteam::fuzz {
 
@@ -65,23 +64,18 @@ inline void write_text(const std::filesystem::path& path, const std::string& tex
   std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
 }
 
-// A seed file of this tree's corpus (a real run's run.json or journal), read once.
-inline const std::string& seed_text(const std::string& relative) {
-  static std::map<std::string, std::string> loaded;
-  auto [entry, inserted] = loaded.try_emplace(relative);
-  if (inserted) {
-    std::ifstream in(std::filesystem::path(EVOTEAM_SOURCE_DIR) / "tests" / "fuzz" / "corpus" / relative,
-                     std::ios::binary);
-    entry->second.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (entry->second.empty()) {
-      std::fprintf(stderr, "fuzz: seed %s is missing\n", relative.c_str());
-      std::abort();
-    }
-  }
-  return entry->second;
+// The seeds that stand beside a fuzzed file: a real run's run.json and journal, read once (missing: IoError).
+inline std::string seed_text(const std::string& relative) {
+  return read_file(std::filesystem::path(EVOTEAM_SOURCE_DIR) / "tests" / "fuzz" / "corpus" / relative);
 }
-inline const std::string& valid_run_json() { return seed_text("run_json/finished_run.json"); }
-inline const std::string& valid_journal() { return seed_text("journal/finished_run.jsonl"); }
+inline const std::string& valid_run_json() {
+  static const std::string text = seed_text("run_json/finished_run.json");
+  return text;
+}
+inline const std::string& valid_journal() {
+  static const std::string text = seed_text("journal/finished_run.jsonl");
+  return text;
+}
 
 // The scratch run directory holding this run.json and journal.
 inline std::filesystem::path run_dir_with(const std::string& run_json, const std::string& journal) {
