@@ -116,13 +116,13 @@ LlmResult parse_anthropic_reply(const std::string& body) {
   nlohmann::json reply = nlohmann::json::parse(body, nullptr, false);
   if (reply.is_discarded()) return malformed("body is not JSON (" + std::to_string(body.size()) + " bytes)");
   if (!reply.is_object()) return malformed("body is not an object");
-  if (reply.value("type", "") == "error")
+  if (string_or_empty(reply, "type") == "error")
     return malformed("error object in a 200 reply: " + reply.dump().substr(0, 200));
   if (!reply.contains("content") || !reply.at("content").is_array()) return malformed("no content array");
   LlmResponse response;
   for (const nlohmann::json& item : reply.at("content")) {
     if (!item.is_object()) return malformed("content item is not an object");
-    const std::string type = item.value("type", "");
+    const std::string type = string_or_empty(item, "type");
     if (type == "text") {
       if (!item.contains("text") || !item.at("text").is_string()) return malformed("text block without text");
       response.content.push_back(ContentBlock::make_text(item.at("text").get<std::string>()));

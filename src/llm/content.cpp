@@ -122,7 +122,9 @@ std::string result_text(const nlohmann::json& content) {
   std::string text;
   if (content.is_array())
     for (const nlohmann::json& part : content)
-      if (part.is_object() && part.value("type", "") == "text") text += part.value("text", "");
+      if (part.is_object() && part.contains("type") && part.at("type") == "text" && part.contains("text") &&
+          part.at("text").is_string())
+        text += part.at("text").get<std::string>();
   return text;
 }
 
@@ -141,10 +143,14 @@ ContentBlock content_block_from_json(const nlohmann::json& value) {
       block.input_error_text = block.input.dump();
     return block;
   }
-  if (type == "tool_result")
+  if (type == "tool_result") {
+    const nlohmann::json is_error = value.value("is_error", nlohmann::json(false));
+    if (!is_error.is_boolean())
+      throw InvalidInput("content block: 'is_error' must be true or false in " + value.dump());
     return ContentBlock::make_tool_result(string_field(value, "tool_use_id"),
                                           result_text(value.value("content", nlohmann::json(""))),
-                                          value.value("is_error", false));
+                                          is_error.get<bool>());
+  }
   throw InvalidInput("content block: unknown type '" + type + "'");
 }
 

@@ -28,6 +28,13 @@ LlmResult parse_anthropic_reply(const std::string& body);
 nlohmann::json openai_request_body(const LlmRequest& request, const std::string& max_tokens_field);
 LlmResult parse_openai_reply(const std::string& body);
 
+// A reply's string field, or "" when it is absent or of another type: servers are untrusted input, and
+// nlohmann's value() throws a library exception on a field of the wrong type.
+inline std::string string_or_empty(const nlohmann::json& object, const char* key) {
+  if (!object.is_object() || !object.contains(key) || !object.at(key).is_string()) return "";
+  return object.at(key).get<std::string>();
+}
+
 // The failure for an HTTP outcome that brought no usable reply, with the error body's message.
 LlmFailure failure_from(const http::Outcome& outcome, const std::string& provider);
 

@@ -1,6 +1,7 @@
 // Wire formats of the two provider protocols, without a server.
 #include <gtest/gtest.h>
 
+#include <evoteam/core/error.hpp>
 #include <evoteam/llm/llm.hpp>
 
 #include "llm/providers.hpp"
@@ -72,6 +73,15 @@ TEST(LlmAnthropicProtocol, TruncatedBodyIsMalformedReply) {
   EXPECT_FALSE(parse_anthropic_reply(R"([1,2])").ok());
 }
 
+// A field of the wrong type is treated as absent, not thrown as a library exception (found by fuzzing).
+TEST(LlmAnthropicProtocol, ATypeFieldThatIsNotAStringIsIgnored) {
+  LlmResult result = parse_anthropic_reply(
+      R"({"type":["message"],"content":[{"type":[1],"text":"x"},{"type":"text","text":"kept"}],"stop_reason":"end_turn"})");
+  ASSERT_TRUE(result.ok());
+  ASSERT_EQ(result.response().content.size(), 1u);
+  EXPECT_EQ(result.response().content[0].text, "kept");
+}
+
 TEST(LlmOpenAiProtocol, ToolResultsBecomeToolMessagesAfterTheCalls) {
   nlohmann::json body = openai_request_body(conversation_with_tool_round(), "max_completion_tokens");
   EXPECT_EQ(body["max_completion_tokens"], 1000);
@@ -135,6 +145,17 @@ TEST(LlmContent, CanonicalJsonRoundTrips) {
   EXPECT_EQ(back[2].input_error_text, "{oops");
   EXPECT_EQ(back[3].kind, BlockKind::tool_result);
   EXPECT_EQ(back[3].id, "t1");
+}
+
+TEST(LlmContent, AFieldOfTheWrongTypeIsATypedError) {
+  EXPECT_THROW(content_block_from_json({{"type", "tool_result"}, {"tool_use_id", "t1"}, {"is_error", "yes"}}),
+               InvalidInput);
+  EXPECT_THROW(content_block_from_json({{"type", {1}}}), InvalidInput);
+  const ContentBlock result =
+      content_block_from_json({{"type", "tool_result"},
+                               {"tool_use_id", "t1"},
+                               {"content", {{{"type", {1}}}, {{"type", "text"}, {"text", "ok"}}}}});
+  EXPECT_EQ(result.text, "ok");
 }
 
 }  // namespace
