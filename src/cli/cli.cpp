@@ -26,6 +26,8 @@ const Subcommand k_subcommands[] = {
      "evoteam resume runs/20261129T184500Z-host_matmul", add_resume},
     {"stop", "Ask the daemon running a run to stop at its next safe point",
      "evoteam stop runs/20261129T184500Z-host_matmul", add_stop},
+    {"worker", "Serve a run's evaluation requests on a Slurm node (what --executor slurm submits)",
+     "evoteam worker runs/20261129T184500Z-host_matmul --name 4242", add_worker},
     {"status", "A running or finished run now: daemon alive, cycle, team, best, budget burn, ETA, last event",
      "evoteam status runs/20261129T184500Z-host_matmul --json", add_status},
     {"wait", "Block until a run ends and exit with its exit code (124 when --timeout passes first)",

@@ -1,9 +1,13 @@
-// `evoteam optimize`, `evoteam resume` and `evoteam stop`: start, continue and stop supervisor runs.
+// `evoteam optimize`, `evoteam resume` and `evoteam stop`: start, continue and stop supervisor runs; and
+// `evoteam worker`, which serves a run's evaluations on a Slurm node.
 #include <cmath>
 #include <csignal>
 #include <iostream>
 #include <memory>
 
+#include <spdlog/spdlog.h>
+
+#include <evoteam/cluster/cluster.hpp>
 #include <evoteam/core/detach.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/log.hpp>
@@ -37,6 +41,7 @@ struct OptimizeFlags {
   std::string from;
   std::optional<std::uint64_t> seed;
   std::string workloads = "all";
+  std::string executor;
   bool json = false;
   bool detach = false;
 };
@@ -143,6 +148,10 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
                  "The task's workloads to evaluate: published (those published with the definition the task follows), "
                  "ours, or all (default)")
       ->check(CLI::IsMember({"published", "ours", "all"}));
+  sub.add_option("--executor", flags->executor,
+                 "Where evaluations run: local (this machine) or slurm (worker jobs; see cluster.slurm in the "
+                 "configuration). Default: cluster.executor")
+      ->check(CLI::IsMember({"local", "slurm"}));
   sub.add_flag("--json", flags->json, "Print a final JSON summary on stdout");
   sub.add_flag("--detach", flags->detach,
                "Run as a daemon in the background: print the run directory and return at once (output goes to "
@@ -150,7 +159,9 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
   sub.callback([&context, flags] {
     context.action = [&context, flags] {
       if (flags->detach) return start_detached_optimize(context.arguments, flags->json);
-      const Config& config = context.config;
+      // --executor is a configuration value, so the run freezes it with the rest and a resume keeps it.
+      Config config = context.config;
+      if (!flags->executor.empty()) config.overlay({{"cluster", {{"executor", flags->executor}}}}, "--executor");
       const TeamSettings team = team_settings(config);
       OptimizeOptions options;
       options.task_dir = flags->task_dir;
@@ -194,6 +205,23 @@ void add_resume(CLI::App& sub, CommandContext& context) {
     context.action = [&context, run, runs_dir, json] {
       RunContext run_context = process_run_context();
       return finish_run(resume(context.config, resolve_run(*run, context.runs_dir(*runs_dir)), run_context), *json);
+    };
+  });
+}
+
+void add_worker(CLI::App& sub, CommandContext& context) {
+  auto run = std::make_shared<std::string>();
+  auto options = std::make_shared<WorkerOptions>();
+  sub.add_option("RUN_DIR", *run, "The run directory whose evaluation requests to serve")->required();
+  sub.add_option("--name", options->name, "Whose claims these are: the Slurm job id (default: local-<pid>)");
+  sub.add_option("--request", options->request_id, "Serve this one request and exit (srun mode)");
+  sub.callback([&context, run, options] {
+    context.action = [&context, run, options] {
+      // Stops at the next request when the job is cancelled: Slurm sends SIGTERM before SIGKILL.
+      install_interrupt_forwarding();
+      const int served = run_worker(context.config, *run, *options, system_runner());
+      spdlog::info("worker served {} request(s)", served);
+      return 0;
     };
   });
 }

@@ -51,6 +51,7 @@ void add_eval(CLI::App& sub, CommandContext& context);
 void add_optimize(CLI::App& sub, CommandContext& context);
 void add_resume(CLI::App& sub, CommandContext& context);
 void add_stop(CLI::App& sub, CommandContext& context);
+void add_worker(CLI::App& sub, CommandContext& context);
 void add_status(CLI::App& sub, CommandContext& context);
 void add_wait(CLI::App& sub, CommandContext& context);
 void add_import(CLI::App& sub, CommandContext& context);

@@ -194,6 +194,22 @@ std::vector<ConfigRule> make_rules() {
       at_least("team.digest_chars", 0),
       at_least("team.seed", 0).wide_integer(),
 
+      one_of("cluster.executor", {"local", "slurm"}),
+      one_of("cluster.slurm.mode", {"worker", "srun"}),
+      at_least("cluster.slurm.workers", 1),
+      any("cluster.slurm.partition"),
+      any("cluster.slurm.gres"),
+      any("cluster.slurm.time"),
+      any("cluster.slurm.account"),
+      any("cluster.slurm.qos"),
+      any("cluster.slurm.extra_args"),
+      one_of("cluster.slurm.build_on", {"worker", "login"}),
+      above("cluster.slurm.start_timeout_s", 0),
+      at_least("cluster.slurm.max_attempts", 1),
+      above("cluster.slurm.idle_exit_s", 0),
+      above("cluster.slurm.poll_s", 0),
+      any("cluster.slurm.evoteam"),
+
       at_least("budgets.max_cycles", 0),  // 0: no limit, as every budget
       at_least("budgets.tokens", 0).wide_integer(),
       at_least("budgets.usd", 0),

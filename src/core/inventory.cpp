@@ -82,6 +82,29 @@ ToolProbe probe_gpu(ProcessRunner& runner) {
   return probe;
 }
 
+// `--executor slurm` needs sbatch and a controller that answers; the partitions it lists are what
+// cluster.slurm.partition may name.
+ToolProbe probe_slurm(ProcessRunner& runner) {
+  ToolProbe probe = probe_version(runner, "slurm", "sbatch", "--version",
+                                  "apt-get install slurm-client (only --executor slurm needs it)");
+  if (!probe.usable) return probe;
+  ProcessResult partitions = run_quietly(
+      runner, {find_program("sinfo").value_or("sinfo").string(), "-h", "-o", "%P %a %D %G"}, std::chrono::seconds(20));
+  if (!partitions.ok()) {
+    probe.usable = false;
+    probe.detail += "; the controller does not answer: " +
+                    first_line(partitions.err.text.empty() ? partitions.describe() : partitions.err.text);
+    probe.fix = "check SLURM_CONF and that slurmctld runs (`sinfo`)";
+    return probe;
+  }
+  std::vector<std::string> lines;
+  std::istringstream in(partitions.out.text);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(line);
+  probe.detail += "; partitions (name state nodes gres): " + join(lines, ", ");
+  return probe;
+}
+
 ToolProbe probe_bubblewrap(ProcessRunner& runner) {
   ToolProbe probe{"bubblewrap", false, "", "apt-get install bubblewrap (candidates then run without network)", false};
   std::optional<std::filesystem::path> bwrap = find_program("bwrap");
@@ -160,9 +183,7 @@ std::vector<ToolProbe> probe_inventory(ProcessRunner& runner) {
                                  "pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm and put their bin folders on "
                                  "PATH (SASS checks fall back to the PTX scan)"));
   probes.push_back(probe_bubblewrap(runner));
-  probes.push_back(probe_version(runner, "slurm client", "sbatch", "--version",
-                                 "apt-get install slurm-client (informational: evoteam evaluates on this machine "
-                                 "only; it does not submit to Slurm yet)"));
+  probes.push_back(probe_slurm(runner));
   probes.push_back(probe_version(runner, "perf", "perf", "--version",
                                  "apt-get install linux-perf (host profiles then use timing only)"));
   probes.push_back(probe_key("ANTHROPIC_API_KEY"));

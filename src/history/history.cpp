@@ -40,6 +40,7 @@ nlohmann::json EvaluationRecord::to_json() const {
                           {"blocked_by_knowledge", blocked()},
                           {"eval_seconds", eval_seconds},
                           {"device_s", device_s},
+                          {"device", device},
                           {"rejected", rejected},
                           {"ruling", ruling}};
   if (speedup) value["speedup"] = *speedup;
@@ -79,6 +80,7 @@ EvaluationRecord EvaluationRecord::from_json(const nlohmann::json& value) {
   record.repeated_recorded_failure = value.value("repeated_recorded_failure", false);
   record.eval_seconds = value.value("eval_seconds", 0.0);
   record.device_s = value.value("device_s", 0.0);
+  record.device = value.contains("device") && value["device"].is_string() ? value["device"].get<std::string>() : "";
   record.rejected = value.value("rejected", false);
   record.ruling = value.value("ruling", "");
   if (value.contains("adopted_constraints") && value["adopted_constraints"].is_array())

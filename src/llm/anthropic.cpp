@@ -22,7 +22,7 @@ nlohmann::json block_json(const ContentBlock& block) {
   return nullptr;
 }
 
-FinishReason finish_reason(const std::string& stop_reason) {
+FinishReason anthropic_finish_reason(const std::string& stop_reason) {
   if (stop_reason == "end_turn") return FinishReason::end_turn;
   if (stop_reason == "tool_use") return FinishReason::tool_use;
   if (stop_reason == "max_tokens") return FinishReason::max_tokens;
@@ -30,18 +30,6 @@ FinishReason finish_reason(const std::string& stop_reason) {
   if (stop_reason == "refusal") return FinishReason::refusal;
   if (stop_reason == "model_context_window_exceeded") return FinishReason::context_window;
   return FinishReason::other;
-}
-
-LlmFailure malformed(const std::string& why) {
-  LlmFailure failure;
-  failure.kind = FailureKind::malformed_reply;
-  failure.message = "anthropic: malformed reply: " + why;
-  return failure;
-}
-
-std::uint64_t count(const nlohmann::json& usage, const char* key) {
-  if (!usage.contains(key) || !usage.at(key).is_number_integer() || usage.at(key).get<std::int64_t>() < 0) return 0;
-  return usage.at(key).get<std::uint64_t>();
 }
 
 class AnthropicProvider : public LlmProvider {
@@ -114,21 +102,24 @@ nlohmann::json anthropic_request_body(const LlmRequest& request, bool prompt_cac
 
 LlmResult parse_anthropic_reply(const std::string& body) {
   nlohmann::json reply = nlohmann::json::parse(body, nullptr, false);
-  if (reply.is_discarded()) return malformed("body is not JSON (" + std::to_string(body.size()) + " bytes)");
-  if (!reply.is_object()) return malformed("body is not an object");
+  if (reply.is_discarded())
+    return malformed_reply("anthropic", "body is not JSON (" + std::to_string(body.size()) + " bytes)");
+  if (!reply.is_object()) return malformed_reply("anthropic", "body is not an object");
   if (string_or_empty(reply, "type") == "error")
-    return malformed("error object in a 200 reply: " + reply.dump().substr(0, 200));
-  if (!reply.contains("content") || !reply.at("content").is_array()) return malformed("no content array");
+    return malformed_reply("anthropic", "error object in a 200 reply: " + reply.dump().substr(0, 200));
+  if (!reply.contains("content") || !reply.at("content").is_array())
+    return malformed_reply("anthropic", "no content array");
   LlmResponse response;
   for (const nlohmann::json& item : reply.at("content")) {
-    if (!item.is_object()) return malformed("content item is not an object");
+    if (!item.is_object()) return malformed_reply("anthropic", "content item is not an object");
     const std::string type = string_or_empty(item, "type");
     if (type == "text") {
-      if (!item.contains("text") || !item.at("text").is_string()) return malformed("text block without text");
+      if (!item.contains("text") || !item.at("text").is_string())
+        return malformed_reply("anthropic", "text block without text");
       response.content.push_back(ContentBlock::make_text(item.at("text").get<std::string>()));
     } else if (type == "tool_use") {
       if (!item.contains("id") || !item.at("id").is_string() || !item.contains("name") || !item.at("name").is_string())
-        return malformed("tool_use block without id or name");
+        return malformed_reply("anthropic", "tool_use block without id or name");
       ContentBlock block =
           ContentBlock::make_tool_use(item.at("id").get<std::string>(), item.at("name").get<std::string>(),
                                       item.value("input", nlohmann::json::object()));
@@ -139,14 +130,14 @@ LlmResult parse_anthropic_reply(const std::string& body) {
   }
   if (reply.contains("stop_reason") && reply.at("stop_reason").is_string()) {
     response.finish_raw = reply.at("stop_reason").get<std::string>();
-    response.finish = finish_reason(response.finish_raw);
+    response.finish = anthropic_finish_reason(response.finish_raw);
   }
   if (reply.contains("usage") && reply.at("usage").is_object()) {
     const nlohmann::json& usage = reply.at("usage");
-    response.usage.input = count(usage, "input_tokens");
-    response.usage.output = count(usage, "output_tokens");
-    response.usage.cache_read = count(usage, "cache_read_input_tokens");
-    response.usage.cache_write = count(usage, "cache_creation_input_tokens");
+    response.usage.input = token_count(usage, "input_tokens");
+    response.usage.output = token_count(usage, "output_tokens");
+    response.usage.cache_read = token_count(usage, "cache_read_input_tokens");
+    response.usage.cache_write = token_count(usage, "cache_creation_input_tokens");
   }
   if (reply.contains("model") && reply.at("model").is_string()) response.model = reply.at("model").get<std::string>();
   return response;

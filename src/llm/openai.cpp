@@ -12,26 +12,12 @@ namespace evoteam {
 
 namespace {
 
-FinishReason finish_reason(const std::string& reason) {
+FinishReason openai_finish_reason(const std::string& reason) {
   if (reason == "stop") return FinishReason::end_turn;
   if (reason == "tool_calls" || reason == "function_call") return FinishReason::tool_use;
   if (reason == "length") return FinishReason::max_tokens;
   if (reason == "content_filter") return FinishReason::refusal;
   return FinishReason::other;
-}
-
-LlmFailure malformed(const std::string& why) {
-  LlmFailure failure;
-  failure.kind = FailureKind::malformed_reply;
-  failure.message = "openai: malformed reply: " + why;
-  return failure;
-}
-
-std::uint64_t count(const nlohmann::json& object, const char* key) {
-  if (!object.is_object() || !object.contains(key) || !object.at(key).is_number_integer() ||
-      object.at(key).get<std::int64_t>() < 0)
-    return 0;
-  return object.at(key).get<std::uint64_t>();
 }
 
 // Content may be a string, null, or (some servers) an array of text parts.
@@ -154,13 +140,14 @@ nlohmann::json openai_request_body(const LlmRequest& request, const std::string&
 
 LlmResult parse_openai_reply(const std::string& body) {
   nlohmann::json reply = nlohmann::json::parse(body, nullptr, false);
-  if (reply.is_discarded()) return malformed("body is not JSON (" + std::to_string(body.size()) + " bytes)");
-  if (!reply.is_object()) return malformed("body is not an object");
+  if (reply.is_discarded())
+    return malformed_reply("openai", "body is not JSON (" + std::to_string(body.size()) + " bytes)");
+  if (!reply.is_object()) return malformed_reply("openai", "body is not an object");
   if (!reply.contains("choices") || !reply.at("choices").is_array() || reply.at("choices").empty())
-    return malformed("no choices");
+    return malformed_reply("openai", "no choices");
   const nlohmann::json& choice = reply.at("choices").at(0);
   if (!choice.is_object() || !choice.contains("message") || !choice.at("message").is_object())
-    return malformed("choice without a message");
+    return malformed_reply("openai", "choice without a message");
   const nlohmann::json& message = choice.at("message");
   LlmResponse response;
   if (message.contains("content")) {
@@ -170,9 +157,10 @@ LlmResult parse_openai_reply(const std::string& body) {
   if (message.contains("tool_calls") && message.at("tool_calls").is_array()) {
     for (const nlohmann::json& call : message.at("tool_calls")) {
       if (!call.is_object() || !call.contains("function") || !call.at("function").is_object())
-        return malformed("tool call without a function");
+        return malformed_reply("openai", "tool call without a function");
       const nlohmann::json& function = call.at("function");
-      if (!function.contains("name") || !function.at("name").is_string()) return malformed("tool call without a name");
+      if (!function.contains("name") || !function.at("name").is_string())
+        return malformed_reply("openai", "tool call without a name");
       std::string id = call.contains("id") && call.at("id").is_string() ? call.at("id").get<std::string>() : "";
       const bool has_arguments = function.contains("arguments") && !function.at("arguments").is_null();
       response.content.push_back(tool_call_block(id, function.at("name").get<std::string>(),
@@ -181,18 +169,18 @@ LlmResult parse_openai_reply(const std::string& body) {
   }
   if (choice.contains("finish_reason") && choice.at("finish_reason").is_string()) {
     response.finish_raw = choice.at("finish_reason").get<std::string>();
-    response.finish = finish_reason(response.finish_raw);
+    response.finish = openai_finish_reason(response.finish_raw);
   }
   if (reply.contains("usage") && reply.at("usage").is_object()) {
     const nlohmann::json& usage = reply.at("usage");
     const nlohmann::json details = usage.value("prompt_tokens_details", nlohmann::json::object());
     // prompt_tokens includes the cached tokens; the meter counts them apart.
-    const std::uint64_t prompt = count(usage, "prompt_tokens");
-    response.usage.cache_read = count(details, "cached_tokens");
-    response.usage.cache_write = count(details, "cache_write_tokens");
+    const std::uint64_t prompt = token_count(usage, "prompt_tokens");
+    response.usage.cache_read = token_count(details, "cached_tokens");
+    response.usage.cache_write = token_count(details, "cache_write_tokens");
     const std::uint64_t cached = response.usage.cache_read + response.usage.cache_write;
     response.usage.input = prompt > cached ? prompt - cached : 0;
-    response.usage.output = count(usage, "completion_tokens");
+    response.usage.output = token_count(usage, "completion_tokens");
   }
   if (reply.contains("model") && reply.at("model").is_string()) response.model = reply.at("model").get<std::string>();
   return response;

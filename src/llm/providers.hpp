@@ -28,6 +28,22 @@ LlmResult parse_anthropic_reply(const std::string& body);
 nlohmann::json openai_request_body(const LlmRequest& request, const std::string& max_tokens_field);
 LlmResult parse_openai_reply(const std::string& body);
 
+// A malformed_reply failure of `provider` ("anthropic: malformed reply: <why>"); its cost is left 0.
+inline LlmFailure malformed_reply(const char* provider, const std::string& why) {
+  LlmFailure failure;
+  failure.kind = FailureKind::malformed_reply;
+  failure.message = std::string(provider) + ": malformed reply: " + why;
+  return failure;
+}
+
+// A usage field's token count; 0 when it is absent, negative or not an integer.
+inline std::uint64_t token_count(const nlohmann::json& object, const char* key) {
+  if (!object.is_object() || !object.contains(key) || !object.at(key).is_number_integer() ||
+      object.at(key).get<std::int64_t>() < 0)
+    return 0;
+  return object.at(key).get<std::uint64_t>();
+}
+
 // A reply's string field, or "" when it is absent or of another type: servers are untrusted input, and
 // nlohmann's value() throws a library exception on a field of the wrong type.
 inline std::string string_or_empty(const nlohmann::json& object, const char* key) {

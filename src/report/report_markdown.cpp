@@ -10,7 +10,8 @@
 
 namespace evoteam {
 
-namespace {
+// Named, not anonymous: a unity batch may hold report_html.cpp, whose sections have the same names.
+namespace markdown {
 
 // How many of the fastest candidates the Markdown lists; the HTML lineage shows them all.
 constexpr std::size_t k_top_candidates = 10;
@@ -147,21 +148,21 @@ void knowledge_section(std::ostringstream& out, const RunReport& report) {
   }
 }
 
-}  // namespace
+}  // namespace markdown
 
 std::string render_report_markdown(const RunReport& report) {
   std::ostringstream out;
   out << "# " << report.task << " \u2014 " << report.id << "\n\n";
-  summary_section(out, report);
+  markdown::summary_section(out, report);
   if (!report.warnings.empty()) {
     out << "\nWarnings:\n\n";
     for (const std::string& warning : report.warnings) out << "- " << warning << "\n";
   }
-  cycles_section(out, report);
-  lineage_section(out, report);
-  best_section(out, report);
-  failures_section(out, report);
-  knowledge_section(out, report);
+  markdown::cycles_section(out, report);
+  markdown::lineage_section(out, report);
+  markdown::best_section(out, report);
+  markdown::failures_section(out, report);
+  markdown::knowledge_section(out, report);
   return out.str();
 }
 

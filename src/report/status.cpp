@@ -102,6 +102,25 @@ std::string format_duration(double seconds) {
   return out.str();
 }
 
+// The Slurm jobs the daemon recorded; nothing for a run that evaluates locally, or when the file is unreadable
+// (status is a view: it never fails for want of a detail).
+void read_cluster_jobs(const std::filesystem::path& run_dir, RunStatusView& view) {
+  const std::filesystem::path file = run_dir / "cluster" / "jobs.json";
+  if (!std::filesystem::is_regular_file(file)) return;
+  nlohmann::json jobs;
+  try {
+    jobs = read_json_file(file);
+  } catch (const Error&) {
+    return;
+  }
+  if (!jobs.is_object()) return;
+  const nlohmann::json live = jobs.value("jobs", nlohmann::json::array());
+  for (const nlohmann::json& job : live.is_array() ? live : nlohmann::json::array())
+    view.jobs.push_back({text_or(job, "id"), text_or(job, "state"), text_or(job, "reason"), text_or(job, "node")});
+  const nlohmann::json ended = jobs.value("ended", nlohmann::json::array());
+  view.jobs_ended = ended.is_array() ? static_cast<int>(ended.size()) : 0;
+}
+
 }  // namespace
 
 RunStatusView run_status(const std::filesystem::path& run_dir) {
@@ -122,6 +141,7 @@ RunStatusView run_status(const std::filesystem::path& run_dir) {
   if (summary.is_object() && summary.contains("best_speedup") && summary["best_speedup"].is_number())
     view.best_speedup = summary["best_speedup"].get<double>();
   read_latest_team(run_dir, view);
+  read_cluster_jobs(run_dir, view);
 
   const JournalFacts facts = read_journal_facts(run_dir);
   const double now = now_epoch_seconds();
@@ -156,6 +176,9 @@ nlohmann::json to_json(const RunStatusView& view) {
                        {"limit", burn.limit},
                        {"percent", optional_number(burn.percent)},
                        {"eta_s", optional_number(burn.eta_s)}});
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const ClusterJobView& job : view.jobs)
+    jobs.push_back({{"id", job.id}, {"state", job.state}, {"reason", job.reason}, {"node", job.node}});
   return {{"dir", view.dir.string()},
           {"id", view.id},
           {"task", view.task},
@@ -173,7 +196,9 @@ nlohmann::json to_json(const RunStatusView& view) {
           {"eta_s", optional_number(view.eta_s)},
           {"eta_budget", view.eta_budget},
           {"last_event", view.last_event},
-          {"last_event_age_s", optional_number(view.last_event_age_s)}};
+          {"last_event_age_s", optional_number(view.last_event_age_s)},
+          {"slurm_jobs", jobs},
+          {"slurm_jobs_ended", view.jobs_ended}};
 }
 
 std::string format_run_status(const RunStatusView& view) {
@@ -209,6 +234,13 @@ std::string format_run_status(const RunStatusView& view) {
     out << format_duration(*view.eta_s) << " (" << view.eta_budget << " budget)\n";
   else
     out << (view.daemon_alive ? "unknown (no budget to extrapolate)\n" : "-\n");
+  for (const ClusterJobView& job : view.jobs) {
+    out << "slurm     job " << job.id << " " << job.state;
+    if (!job.node.empty()) out << " on " << job.node;
+    if (job.state == "PENDING" && !job.reason.empty()) out << " (" << job.reason << ")";
+    out << "\n";
+  }
+  if (view.jobs_ended > 0) out << "slurm     " << view.jobs_ended << " worker job(s) ended\n";
   out << "last      ";
   if (view.last_event_age_s)
     out << view.last_event << " " << format_duration(*view.last_event_age_s) << " ago\n";

@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <evoteam/cluster/cluster.hpp>
 #include <evoteam/core/process.hpp>
 #include <evoteam/core/text.hpp>
 #include <evoteam/supervisor/supervisor_llm.hpp>
@@ -81,6 +82,8 @@ std::unique_ptr<CandidateEvaluator> make_evaluator(const Config& config, const R
                                                    const OptimizeOptions& options, RunContext& context) {
   const std::filesystem::path task_dir = run.path() / "task";
   if (context.make_evaluator) return context.make_evaluator(config, task_dir);
+  if (cluster_settings(config).executor == Executor::slurm)
+    return make_slurm_evaluator(config, run.path(), context.runner, options.workloads, context.interrupted);
   return make_task_evaluator(config, task_dir, context.runner, options.workloads);
 }
 

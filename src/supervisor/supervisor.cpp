@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <evoteam/cluster/cluster.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/log.hpp>
 #include <evoteam/eval/evaluator.hpp>
@@ -70,8 +71,11 @@ RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunCon
   Task task = load_task(options.task_dir);    // validate before creating anything
   select_workloads(task, options.workloads);  // --workloads published on a task without any: refused here
   check_llm_setup(config, options);
-  // A search whose every evaluation must stop after the build would only burn its budget.
-  if (std::optional<std::string> why = run_stages_unavailable(task, eval_settings(config)))
+  // A search whose every evaluation must stop after the build would only burn its budget. Slurm workers run on
+  // other machines: what this one lacks says nothing about them.
+  const bool evaluates_here = cluster_settings(config).executor == Executor::local;
+  if (std::optional<std::string> why =
+          evaluates_here ? run_stages_unavailable(task, eval_settings(config)) : std::nullopt)
     throw Error("cannot optimize " + task.name + " here: " + *why +
                 ". Candidates need correctness and timing on a GPU; " + "`evoteam eval " + options.task_dir.string() +
                 " --stages static,build` checks builds on this machine");

@@ -31,6 +31,17 @@ const std::string k_slide_back = "slid back from ";
 
 bool is_slide_back(const std::string& ruling) { return ruling.rfind(k_slide_back, 0) == 0; }
 
+// Where an evaluation was measured, from its eval.json: the device, and the Slurm worker that ran it, if one did.
+std::string measured_on(const nlohmann::json& eval_json) {
+  if (!eval_json.is_object() || !eval_json.contains("device") || !eval_json["device"].is_string()) return "";
+  std::string device = eval_json["device"].get<std::string>();
+  const nlohmann::json worker = eval_json.value("worker", nlohmann::json());
+  if (worker.is_object() && worker.contains("host") && worker["host"].is_string() && worker.contains("name") &&
+      worker["name"].is_string())
+    device += "@" + worker["host"].get<std::string>() + "/" + worker["name"].get<std::string>();
+  return device;
+}
+
 // 12 for "c0012"; 0 for a name that is not a candidate id.
 std::size_t candidate_number(const std::string& id) {
   if (id.size() < 2 || id[0] != 'c' || id.find_first_not_of("0123456789", 1) != std::string::npos) return 0;
@@ -168,6 +179,7 @@ LabOutcome Lab::evaluate_within(const LabRequest& request, int cycle, Screening 
   CandidateEvaluator::Result result = m_evaluator.evaluate(dir / "src", record.params, Stage::timing, 0);
   record.eval_seconds = seconds_since(start);
   record.device_s = result.device_s;
+  record.device = measured_on(result.eval_json);
   record.state = RecordState::evaluated;
   record.verdict = result.verdict;
   record.speedup = result.speedup;

@@ -7,6 +7,7 @@
 #include <evoteam/agent/agent.hpp>
 #include <evoteam/agent/tools.hpp>
 #include <evoteam/agent/workspace.hpp>
+#include <evoteam/cluster/cluster.hpp>
 #include <evoteam/core/config.hpp>
 #include <evoteam/core/config_rules.hpp>
 #include <evoteam/core/log.hpp>
@@ -34,6 +35,7 @@ void read_every_section(const Config& config) {
   (void)supervisor_settings(config);
   (void)team_settings(config);
   (void)budgets_from_config(config);
+  (void)cluster_settings(config);
 }
 
 TEST(Settings, EveryKeyIsReadByASettingsReader) {
@@ -75,6 +77,16 @@ TEST(Settings, EveryAllowedNameConvertsInItsModule) {
   EXPECT_EQ(team_settings(config).mode, TeamMode::single);
   EXPECT_EQ(supervisor_settings(config).policy, PolicyChoice::rules);
   EXPECT_EQ(configured_verbosity(config), Verbosity::debug);
+  config.overlay_assignment("cluster.executor=slurm", "--set");
+  config.overlay_assignment("cluster.slurm.mode=srun", "--set");
+  config.overlay_assignment("cluster.slurm.build_on=login", "--set");
+  config.overlay_assignment("cluster.slurm.extra_args=[\"--exclusive\"]", "--set");
+  const ClusterSettings cluster = cluster_settings(config);
+  EXPECT_EQ(cluster.executor, Executor::slurm);
+  EXPECT_EQ(cluster.slurm.mode, SlurmMode::srun);
+  EXPECT_TRUE(cluster.slurm.build_on_login);
+  EXPECT_EQ(cluster.slurm.extra_args, std::vector<std::string>{"--exclusive"});
+  EXPECT_EQ(cluster_settings(Config()).executor, Executor::local);
 }
 
 TEST(Settings, TheConfiguredProviderResolvesAutoFromTheEnvironment) {

@@ -53,6 +53,9 @@ struct EvaluationRecord {
   // Device time the evaluation held: the run stages' time (reference, correctness, timing, profile) on the GPU,
   // or on the CPU for the host target; 0 when served from the result cache. What --budget-gpu-seconds counts.
   double device_s = 0;
+  // What measured it: the evaluator's device ("host", "cuda:0"), with "@<host>/<worker>" when a Slurm worker did;
+  // empty when nothing ran (blocked, reused) or in records written before it was kept.
+  std::string device;
 
   bool evaluated() const { return state == RecordState::evaluated; }
   // Screened out by a recorded constraint: no evaluation was spent on it.

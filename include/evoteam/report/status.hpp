@@ -20,6 +20,11 @@ struct BudgetBurn {
   std::optional<double> eta_s;    // seconds until it runs out at the rate so far, when it can be told
 };
 
+// A worker job of a run that evaluates through Slurm, as its daemon last saw it (<run>/cluster/jobs.json).
+struct ClusterJobView {
+  std::string id, state, reason, node;
+};
+
 struct RunStatusView {
   std::filesystem::path dir;
   std::string id;
@@ -40,6 +45,8 @@ struct RunStatusView {
   std::string eta_budget;                  // that budget's name
   std::optional<double> last_event_age_s;  // since the journal's last record
   std::string last_event;                  // its type
+  std::vector<ClusterJobView> jobs;        // Slurm worker jobs serving the run (--executor slurm)
+  int jobs_ended = 0;                      // worker jobs that ended under the run (lost or released)
 };
 
 RunStatusView run_status(const std::filesystem::path& run_dir);

@@ -1,0 +1,66 @@
+#pragma once
+// Evaluations away from the daemon's machine: Slurm jobs running `evoteam worker`, fed through the run directory.
+//
+// The daemon (on a login node, perhaps without a GPU) puts each evaluation request into <run>/cluster/pending/;
+// a worker claims one by renaming it into claimed/<worker>/, evaluates it with the run's frozen task and
+// configuration, and renames it into done/ beside its result. Each step is one rename, so a request is in exactly
+// one place and nothing is half-written when a worker or the daemon dies. A worker lost to preemption, a time
+// limit, scancel or a node failure has its claims put back in pending/ for another worker; a request lost
+// `max_attempts` times comes back as INFRA_ERROR.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <evoteam/core/config.hpp>
+#include <evoteam/core/process.hpp>
+#include <evoteam/task/task.hpp>
+#include <evoteam/team/lab.hpp>
+
+namespace evoteam {
+
+enum class Executor { local, slurm };
+enum class SlurmMode { worker, srun };
+
+// The "cluster" section (configs/default.json explains each key).
+struct SlurmSettings {
+  SlurmMode mode = SlurmMode::worker;
+  int workers = 1;
+  std::string partition, gres, time, account, qos;
+  std::vector<std::string> extra_args;
+  bool build_on_login = false;
+  double start_timeout_s = 600;
+  int max_attempts = 3;
+  double idle_exit_s = 300;
+  double poll_s = 0.5;
+  std::string evoteam;  // "": this binary
+};
+struct ClusterSettings {
+  Executor executor = Executor::local;
+  SlurmSettings slurm;
+};
+ClusterSettings cluster_settings(const Config& config);
+
+// The evaluator of a run whose evaluations go to Slurm: requests through <run_dir>/cluster, workers submitted,
+// watched and cancelled as needed. Throws Error when sbatch refuses the allocation, and from evaluate() when no
+// worker starts within start_timeout_s (naming Slurm's reason) or workers keep being lost. `interrupted` is polled
+// while waiting: an interrupted wait answers INFRA_ERROR at once. Cancels its jobs when destroyed.
+std::unique_ptr<CandidateEvaluator> make_slurm_evaluator(const Config& config, const std::filesystem::path& run_dir,
+                                                         ProcessRunner& runner, WorkloadSelection workloads,
+                                                         std::function<bool()> interrupted);
+
+// `evoteam worker`: serves a run's evaluation requests until the run asks its workers to stop, nothing arrives for
+// idle_exit_s, or it is interrupted; with `request_id`, serves that one request and exits (srun mode). `name`
+// identifies its claims: the Slurm job id, or "local-<pid>" outside Slurm. Returns the number served.
+struct WorkerOptions {
+  std::string name;
+  std::string request_id;
+};
+int run_worker(const Config& config, const std::filesystem::path& run_dir, const WorkerOptions& options,
+               ProcessRunner& runner);
+
+// Where a run's Slurm jobs are recorded (status reads it): <run>/cluster/jobs.json.
+std::filesystem::path cluster_jobs_file(const std::filesystem::path& run_dir);
+
+}  // namespace evoteam
