@@ -42,6 +42,7 @@ struct OptimizeFlags {
   std::optional<std::uint64_t> seed;
   std::string workloads = "all";
   std::string executor;
+  std::string devices;
   bool json = false;
   bool detach = false;
 };
@@ -152,6 +153,9 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
                  "Where evaluations run: local (this machine) or slurm (worker jobs; see cluster.slurm in the "
                  "configuration). Default: cluster.executor")
       ->check(CLI::IsMember({"local", "slurm"}));
+  sub.add_option("--devices", flags->devices,
+                 "Devices that evaluate at once: all (default: every visible GPU) or a list such as 0,2 "
+                 "(cluster.devices)");
   sub.add_flag("--json", flags->json, "Print a final JSON summary on stdout");
   sub.add_flag("--detach", flags->detach,
                "Run as a daemon in the background: print the run directory and return at once (output goes to "
@@ -159,9 +163,10 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
   sub.callback([&context, flags] {
     context.action = [&context, flags] {
       if (flags->detach) return start_detached_optimize(context.arguments, flags->json);
-      // --executor is a configuration value, so the run freezes it with the rest and a resume keeps it.
+      // --executor and --devices are configuration values, so the run freezes it with the rest and a resume keeps it.
       Config config = context.config;
       if (!flags->executor.empty()) config.overlay({{"cluster", {{"executor", flags->executor}}}}, "--executor");
+      if (!flags->devices.empty()) config.overlay({{"cluster", {{"devices", flags->devices}}}}, "--devices");
       const TeamSettings team = team_settings(config);
       OptimizeOptions options;
       options.task_dir = flags->task_dir;

@@ -115,6 +115,7 @@ class SlurmEvaluator : public CandidateEvaluator {
   std::vector<ParamSpec> param_space() const override { return m_local->param_space(); }
   std::filesystem::path starting_sources() const override { return m_local->starting_sources(); }
   const Task* task() const override { return m_local->task(); }
+  int parallel_width() const override { return m_settings.workers; }
 
  private:
   std::filesystem::path script_path() const { return m_run_dir / "cluster" / "worker.sh"; }

@@ -1,7 +1,10 @@
 // `evoteam worker`: the node side of the Slurm executor (cluster.hpp has the protocol). It evaluates with the
 // run's frozen task and configuration, exactly as the daemon would on its own machine.
+#include <atomic>
 #include <chrono>
+#include <exception>
 #include <thread>
+#include <vector>
 
 #include <unistd.h>
 
@@ -72,35 +75,50 @@ int run_worker(const Config& config, const std::filesystem::path& run_dir, const
   const Config frozen = frozen_config(config, run_dir, run_json);
   const SlurmSettings settings = cluster_settings(frozen).slurm;
   const std::string name = options.name.empty() ? "local-" + std::to_string(::getpid()) : options.name;
+  // The node's own devices: a job given several GPUs serves as many requests at once.
   std::unique_ptr<CandidateEvaluator> evaluator =
-      make_task_evaluator(frozen, run_dir / "task", runner, workloads_of(run_json));
+      make_local_evaluator(frozen, run_dir / "task", runner, workloads_of(run_json));
   cluster::RequestQueue queue(run_dir / "cluster");
-  spdlog::info("worker {} on {} serving {}", name, host_name(), run_dir.string());
+  const int lanes = options.request_id.empty() ? evaluator->parallel_width() : 1;
+  spdlog::info("worker {} on {} serving {} with {} device(s)", name, host_name(), run_dir.string(), lanes);
 
-  int served = 0;
-  auto idle_since = std::chrono::steady_clock::now();
-  while (!interrupted() && !queue.stop_requested()) {
-    std::optional<cluster::Claim> claim = queue.claim(name, options.request_id);
-    if (!claim) {
-      if (!options.request_id.empty())
-        throw InvalidInput("request " + options.request_id + " is not pending in " + run_dir.string());
-      if (seconds_since(idle_since) > settings.idle_exit_s) {
-        spdlog::info("worker {}: nothing to do for {} s, exiting", name, settings.idle_exit_s);
-        break;
+  std::atomic<int> served{0};
+  auto serve_requests = [&] {
+    auto idle_since = std::chrono::steady_clock::now();
+    while (!interrupted() && !queue.stop_requested()) {
+      std::optional<cluster::Claim> claim = queue.claim(name, options.request_id);
+      if (!claim) {
+        if (!options.request_id.empty())
+          throw InvalidInput("request " + options.request_id + " is not pending in " + run_dir.string());
+        if (seconds_since(idle_since) > settings.idle_exit_s) break;
+        std::this_thread::sleep_for(std::chrono::duration<double>(settings.poll_s));
+        continue;
       }
-      std::this_thread::sleep_for(std::chrono::duration<double>(settings.poll_s));
-      continue;
+      spdlog::info("worker {}: request {} (attempt {})", name, claim->id, claim->request.value("attempt", 1));
+      const nlohmann::json result = serve(*evaluator, *claim, name);
+      // A job being cancelled or preempted gets SIGTERM first, which cuts the evaluation short: what it measured
+      // is not the candidate's doing, so the claim is left for the daemon to give to another worker.
+      if (interrupted()) break;
+      queue.complete(*claim, result);
+      ++served;
+      idle_since = std::chrono::steady_clock::now();
+      if (!options.request_id.empty()) break;
     }
-    spdlog::info("worker {}: request {} (attempt {})", name, claim->id, claim->request.value("attempt", 1));
-    const nlohmann::json result = serve(*evaluator, *claim, name);
-    // A job being cancelled or preempted gets SIGTERM first, which cuts the evaluation short: what it measured
-    // is not the candidate's doing, so the claim is left for the daemon to give to another worker.
-    if (interrupted()) break;
-    queue.complete(*claim, result);
-    ++served;
-    idle_since = std::chrono::steady_clock::now();
-    if (!options.request_id.empty()) break;
-  }
+  };
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(lanes));
+  std::vector<std::thread> threads;
+  for (int lane = 0; lane < lanes; ++lane)
+    threads.emplace_back([&, lane] {
+      try {
+        serve_requests();
+      } catch (...) {
+        errors[static_cast<std::size_t>(lane)] = std::current_exception();
+      }
+    });
+  for (std::thread& thread : threads) thread.join();
+  for (const std::exception_ptr& error : errors)
+    if (error) std::rethrow_exception(error);
+  spdlog::info("worker {}: exiting after {} request(s)", name, served.load());
   return served;
 }
 

@@ -195,6 +195,7 @@ std::vector<ConfigRule> make_rules() {
       at_least("team.seed", 0).wide_integer(),
 
       one_of("cluster.executor", {"local", "slurm"}),
+      any("cluster.devices").not_empty(),
       one_of("cluster.slurm.mode", {"worker", "srun"}),
       at_least("cluster.slurm.workers", 1),
       any("cluster.slurm.partition"),

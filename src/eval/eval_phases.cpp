@@ -56,6 +56,8 @@ HarnessSpec harness_spec(const EvaluationRun& run, const fs::path& plan, double 
     spec.max_address_space = run.shared.settings.host.max_address_space_bytes();
   else
     spec.devices = gpu_device_nodes();
+  if (run.task.target == Target::cuda && !run.shared.settings.device.empty())
+    spec.env["CUDA_VISIBLE_DEVICES"] = run.shared.settings.device;
   if (run.reference_dir.parent_path() != run.scratch) spec.readable.push_back(run.reference_dir);
   return spec;
 }
@@ -216,6 +218,8 @@ bool probe_gpu(EvaluationRun& run, std::string* why) {
   probe.cwd = run.scratch;
   probe.result_fd = 3;
   probe.timeout = std::chrono::milliseconds(60'000);
+  if (!run.shared.settings.device.empty())
+    probe.env = scrubbed_env({{"CUDA_VISIBLE_DEVICES", run.shared.settings.device}});
   const ProcessResult result = run.shared.runner.run(probe);
   bool truncated = false;
   for (const nlohmann::json& record : parse_records(result.result.text, &truncated))

@@ -126,6 +126,7 @@ HarnessRun run_harness(ProcessRunner& runner, const HarnessSpec& spec) {
   command.timeout = std::chrono::milliseconds(static_cast<long>(spec.timeout_s * 1000));
   command.result_fd = 3;
   command.max_address_space = spec.max_address_space;
+  if (!spec.env.empty()) command.env = scrubbed_env(spec.env);
   HarnessRun run;
   run.process = runner.run(command);
   run.records = parse_records(run.process.result.text, &run.records_truncated);

@@ -2,6 +2,7 @@
 // One harness process: the plan file it reads, the command that runs it (sandboxed, with a deadline and the
 // record channel on fd 3) and its parsed record lines.
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,7 @@ struct HarnessSpec {
   std::vector<std::filesystem::path> writable;  // extra writable paths (a shared reference cache)
   std::vector<std::string> wrapper;             // a prefix such as perf stat ... --
   std::vector<std::filesystem::path> devices;   // device nodes the sandbox must expose (GPU runs)
+  std::map<std::string, std::string> env;  // added to the scrubbed environment (a pooled GPU's CUDA_VISIBLE_DEVICES)
   SandboxMode sandbox = SandboxMode::none;
   bool rank_group = false;              // one rank of a group: shares namespaces with its peers
   std::filesystem::path shared_memory;  // the group's /dev/shm (rank groups under bwrap)

@@ -46,6 +46,7 @@ struct JournalFacts {
   std::optional<double> session_mark_at;  // the last cycle end, resume or start: where elapsed_s stops counting
   std::optional<double> ticked_tokens;    // the last budget_tick's totals, fresher than run.json's summary
   std::optional<double> ticked_usd;
+  std::map<std::string, double> device_seconds;  // evaluations' device time by the device that measured them
 };
 
 JournalFacts read_journal_facts(const std::filesystem::path& run_dir) {
@@ -65,6 +66,11 @@ JournalFacts read_journal_facts(const std::filesystem::path& run_dir) {
     facts.last_event_at = at;
     facts.last_event = type;
     if (type == "cycle_end" || type == "resume" || type == "run_start") facts.session_mark_at = at;
+    if (type == "evaluation" && record.contains("record") && record["record"].is_object()) {
+      const nlohmann::json& evaluation = record["record"];
+      const std::string device = text_or(evaluation, "device");
+      if (!device.empty()) facts.device_seconds[device] += number_or(evaluation, "device_s", 0);
+    }
     if (type == "budget_tick") {
       facts.ticked_tokens = token_total(record.value("tokens", nlohmann::json::object()));
       facts.ticked_usd = number_or(record, "cost_usd", 0);
@@ -147,6 +153,7 @@ RunStatusView run_status(const std::filesystem::path& run_dir) {
   const double now = now_epoch_seconds();
   if (facts.last_event_at) view.last_event_age_s = std::max(0.0, now - *facts.last_event_at);
   view.last_event = facts.last_event;
+  view.device_seconds = facts.device_seconds;
   // run.json's elapsed time is written at cycle ends; a live run has also spent the time since the last one.
   view.elapsed_s = number_or(summary, "elapsed_s", 0);
   if (view.daemon_alive && facts.session_mark_at) view.elapsed_s += std::max(0.0, now - *facts.session_mark_at);
@@ -197,6 +204,7 @@ nlohmann::json to_json(const RunStatusView& view) {
           {"eta_budget", view.eta_budget},
           {"last_event", view.last_event},
           {"last_event_age_s", optional_number(view.last_event_age_s)},
+          {"device_seconds", view.device_seconds},
           {"slurm_jobs", jobs},
           {"slurm_jobs_ended", view.jobs_ended}};
 }
@@ -234,6 +242,11 @@ std::string format_run_status(const RunStatusView& view) {
     out << format_duration(*view.eta_s) << " (" << view.eta_budget << " budget)\n";
   else
     out << (view.daemon_alive ? "unknown (no budget to extrapolate)\n" : "-\n");
+  if (view.device_seconds.size() > 1) {
+    std::vector<std::string> parts;
+    for (const auto& [device, seconds] : view.device_seconds) parts.push_back(device + " " + fixed(seconds, 1) + " s");
+    out << "devices   " << join(parts, ", ") << "\n";
+  }
   for (const ClusterJobView& job : view.jobs) {
     out << "slurm     job " << job.id << " " << job.state;
     if (!job.node.empty()) out << " on " << job.node;

@@ -84,7 +84,7 @@ std::unique_ptr<CandidateEvaluator> make_evaluator(const Config& config, const R
   if (context.make_evaluator) return context.make_evaluator(config, task_dir);
   if (cluster_settings(config).executor == Executor::slurm)
     return make_slurm_evaluator(config, run.path(), context.runner, options.workloads, context.interrupted);
-  return make_task_evaluator(config, task_dir, context.runner, options.workloads);
+  return make_local_evaluator(config, task_dir, context.runner, options.workloads);
 }
 
 std::filesystem::path knowledge_dir_of(const OptimizeOptions& options, const RunDir& run) {

@@ -74,6 +74,7 @@ RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunCon
   // A search whose every evaluation must stop after the build would only burn its budget. Slurm workers run on
   // other machines: what this one lacks says nothing about them.
   const bool evaluates_here = cluster_settings(config).executor == Executor::local;
+  if (evaluates_here) (void)local_devices(config, task, context.runner);  // a bad --devices leaves no run behind
   if (std::optional<std::string> why =
           evaluates_here ? run_stages_unavailable(task, eval_settings(config)) : std::nullopt)
     throw Error("cannot optimize " + task.name + " here: " + *why +

@@ -95,8 +95,11 @@ class TaskEvaluator : public CandidateEvaluator {
 }  // namespace
 
 std::unique_ptr<CandidateEvaluator> make_task_evaluator(const Config& config, const std::filesystem::path& task_dir,
-                                                        ProcessRunner& runner, WorkloadSelection workloads) {
-  return std::make_unique<TaskEvaluator>(eval_settings(config), task_dir, runner, workloads);
+                                                        ProcessRunner& runner, WorkloadSelection workloads,
+                                                        const std::string& device) {
+  EvalSettings settings = eval_settings(config);
+  settings.device = device;
+  return std::make_unique<TaskEvaluator>(settings, task_dir, runner, workloads);
 }
 
 }  // namespace evoteam

@@ -67,6 +67,18 @@ std::string live_jobs_of(const std::filesystem::path& run_dir) {
   return listed;
 }
 
+// The worker (its Slurm job id) that first holds a request of the run, waited for up to two minutes; "" if none.
+std::string wait_for_a_claim(const std::filesystem::path& run_dir) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::error_code ignored;
+    for (const auto& worker : std::filesystem::directory_iterator(run_dir / "cluster" / "claimed", ignored))
+      if (!std::filesystem::is_empty(worker.path(), ignored)) return worker.path().filename();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return "";
+}
+
 TEST(SlurmExecutor, AnOptimizeThroughWorkerJobsFinishesWithWorkMeasuredOnTheNodes) {
   REQUIRE_SLURM();
   TempDir dir;
@@ -122,14 +134,7 @@ TEST(SlurmExecutor, AWorkerCancelledMidEvaluationIsReplacedAndItsEvaluationRunsA
   const std::filesystem::path run_dir = parse_stdout(started)["run_dir"].get<std::string>();
 
   // Wait for a worker to hold a request, then cancel its job under it.
-  std::string victim;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (victim.empty() && std::chrono::steady_clock::now() < deadline) {
-    std::error_code ignored;
-    for (const auto& worker : std::filesystem::directory_iterator(run_dir / "cluster" / "claimed", ignored))
-      if (!std::filesystem::is_empty(worker.path(), ignored)) victim = worker.path().filename();
-    if (victim.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  const std::string victim = wait_for_a_claim(run_dir);
   ASSERT_FALSE(victim.empty()) << "no worker ever claimed a request";
   ASSERT_TRUE(slurm_command({"scancel", victim}).ok());
 
@@ -173,6 +178,29 @@ TEST(SlurmExecutor, AnAllocationSlurmRefusesIsAClearErrorAtOnce) {
   EXPECT_FALSE(result.ok()) << describe(result);
   EXPECT_NE(result.err.text.find("Slurm refused the worker job"), std::string::npos) << describe(result);
   EXPECT_NE(result.err.text.find("sbatch"), std::string::npos) << describe(result);
+}
+
+TEST(SlurmExecutor, StopReleasesTheRunsJobsAndResumeAsksForFreshOnes) {
+  REQUIRE_SLURM();
+  TempDir dir;
+  ProcessResult started = run_evoteam(slurm_optimize(dir, {"--detach", "--json"}), std::chrono::seconds(60));
+  ASSERT_TRUE(started.ok()) << describe(started);
+  const std::filesystem::path run_dir = parse_stdout(started)["run_dir"].get<std::string>();
+  const std::string first_job = wait_for_a_claim(run_dir);
+  ASSERT_FALSE(first_job.empty()) << "no worker ever claimed a request";
+
+  ASSERT_TRUE(run_evoteam({"stop", run_dir.string()}, std::chrono::seconds(30)).ok());
+  ProcessResult waited = run_evoteam({"wait", run_dir.string(), "--timeout", "120"}, std::chrono::seconds(150));
+  EXPECT_EQ(waited.exit_code, 130) << describe(waited);
+  EXPECT_EQ(live_jobs_of(run_dir), "") << "a stopped run holds no allocation";
+
+  ProcessResult resumed = run_evoteam({"resume", run_dir.string(), "--json"}, k_run_deadline);
+  ASSERT_TRUE(resumed.ok()) << describe(resumed);
+  EXPECT_EQ(parse_stdout(resumed)["status"], "finished");
+  const nlohmann::json jobs = jobs_of(run_dir);
+  ASSERT_FALSE(jobs["jobs"].empty()) << jobs.dump();
+  EXPECT_NE(jobs["jobs"][0]["id"], first_job) << "the resumed run has jobs of its own";
+  EXPECT_EQ(live_jobs_of(run_dir), "");
 }
 
 }  // namespace

@@ -286,6 +286,23 @@ while read -r FILE WANT; do
   fi
 done < <(python3 -c "import json;e=json.load(open('tests/data/hostile/cuda/expected.json'));[print(k,v['runtime']) for k,v in e.items() if k!='//']")
 
+# 5b. One evaluation on every visible GPU, each on its own (CUDA_VISIBLE_DEVICES as a device pool sets it), so a
+#     machine lent with several GPUs shows each one works; `optimize` below then pools them all (--devices all).
+if [ "$GPUS" -gt 1 ]; then
+  for INDEX in $(seq 0 $((GPUS - 1))); do
+    LIMIT=$(step_limit 60)
+    [ "$LIMIT" = 0 ] && { out_of_time "eval rmsnorm_h4096 on GPU $INDEX"; continue; }
+    if CUDA_VISIBLE_DEVICES=$INDEX timeout "$LIMIT" "$EVOTEAM" "${SETS[@]}" eval kernels/rmsnorm_h4096 --workloads ours \
+         --stages static,build,correctness,timing >"$LOGS/eval_gpu$INDEX.log" 2>&1; then
+      row "eval rmsnorm_h4096 on GPU $INDEX" "PASS" "$(grep -E '^verdict' "$LOGS/eval_gpu$INDEX.log" | head -c 100)"
+    else
+      row "eval rmsnorm_h4096 on GPU $INDEX" "FAIL" "$(grep -E '^verdict' "$LOGS/eval_gpu$INDEX.log" | head -c 120); see logs/eval_gpu$INDEX.log"
+    fi
+  done
+else
+  row "eval on every GPU" "INFO" "one GPU visible: the evaluations above ran on it"
+fi
+
 # 6. A two-cycle builtin optimize of the smallest task: PASS when the run ends with a best candidate.
 LIMIT=$(step_limit 180)
 if [ "$LIMIT" = 0 ]; then out_of_time "optimize rmsnorm_h4096 (2 cycles)"

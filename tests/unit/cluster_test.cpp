@@ -8,6 +8,7 @@
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 
+#include "cluster/device_pool.hpp"
 #include "cluster/remote_result.hpp"
 #include "cluster/request_queue.hpp"
 #include "cluster/slurm.hpp"
@@ -174,6 +175,55 @@ TEST(ClusterResult, AnEvaluationCrossesAsJsonUnchanged) {
   EXPECT_THROW(cluster::result_from_json(damaged), InvalidInput);
   EXPECT_EQ(cluster::result_from_json(cluster::result_to_json(cluster::infra_failure("node died"))).verdict,
             Verdict::infra_error);
+}
+
+Task task_for(Target target, const std::string& ranks_axis = "") {
+  Task task;
+  task.target = target;
+  task.ranks_axis = ranks_axis;
+  return task;
+}
+
+const std::vector<cluster::GpuInfo> k_two_h100 = {{"0", "GPU-aaa", "NVIDIA H100 80GB HBM3"},
+                                                  {"1", "GPU-bbb", "NVIDIA H100 80GB HBM3"}};
+
+TEST(ClusterDevices, AllMeansEveryVisibleGpuAndAListNamesSome) {
+  const Task cuda = task_for(Target::cuda);
+  EXPECT_EQ(cluster::resolve_devices("all", cuda, k_two_h100, std::nullopt), (std::vector<std::string>{"0", "1"}));
+  EXPECT_EQ(cluster::resolve_devices("1", cuda, k_two_h100, std::nullopt), std::vector<std::string>{"1"});
+  EXPECT_THROW(cluster::resolve_devices("0,2", cuda, k_two_h100, std::nullopt), InvalidInput);
+  EXPECT_THROW(cluster::resolve_devices(",", cuda, k_two_h100, std::nullopt), InvalidInput);
+  // No GPU: one evaluator on the default device, which then reports that it has none.
+  EXPECT_EQ(cluster::resolve_devices("all", cuda, {}, std::nullopt), std::vector<std::string>{""});
+}
+
+TEST(ClusterDevices, TheGpusSlurmHandsAJobAreTheOnesUsed) {
+  // Slurm sets CUDA_VISIBLE_DEVICES to the job's GPUs; each evaluator's harnesses get one of its entries.
+  const std::vector<cluster::GpuInfo> node = {
+      {"0", "GPU-a", "H100"}, {"1", "GPU-b", "H100"}, {"2", "GPU-c", "H100"}, {"3", "GPU-d", "H100"}};
+  EXPECT_EQ(cluster::resolve_devices("all", task_for(Target::cuda), node, std::string("2,3")),
+            (std::vector<std::string>{"2", "3"}));
+  EXPECT_THROW(cluster::resolve_devices("0", task_for(Target::cuda), node, std::string("2,3")), InvalidInput);
+}
+
+TEST(ClusterDevices, GpusOfDifferentModelsAreNeverPooled) {
+  const std::vector<cluster::GpuInfo> mixed = {{"0", "GPU-a", "NVIDIA H100 80GB HBM3"}, {"1", "GPU-b", "NVIDIA B200"}};
+  try {
+    cluster::resolve_devices("all", task_for(Target::cuda), mixed, std::nullopt);
+    FAIL() << "a pool of two models was accepted";
+  } catch (const InvalidInput& error) {
+    EXPECT_NE(std::string(error.what()).find("different models"), std::string::npos) << error.what();
+  }
+  EXPECT_EQ(cluster::resolve_devices("1", task_for(Target::cuda), mixed, std::nullopt), std::vector<std::string>{"1"});
+}
+
+TEST(ClusterDevices, TheHostIsOneDeviceUnlessAListSimulatesMore) {
+  EXPECT_EQ(cluster::resolve_devices("all", task_for(Target::host), {}, std::nullopt), std::vector<std::string>{""});
+  EXPECT_EQ(cluster::resolve_devices("0,1,2", task_for(Target::host), {}, std::nullopt),
+            (std::vector<std::string>{"0", "1", "2"}));
+  // A multi-GPU task's group uses every GPU itself.
+  EXPECT_EQ(cluster::resolve_devices("all", task_for(Target::cuda, "ranks"), k_two_h100, std::nullopt),
+            std::vector<std::string>{""});
 }
 
 }  // namespace

@@ -38,9 +38,20 @@ struct SlurmSettings {
 };
 struct ClusterSettings {
   Executor executor = Executor::local;
+  std::string devices = "all";  // --devices: "all" or a comma-separated list
   SlurmSettings slurm;
 };
 ClusterSettings cluster_settings(const Config& config);
+
+// The devices of this machine a run evaluates on ("" alone: the default device, no pool). Throws InvalidInput
+// for a device list the machine cannot honour; optimize asks before the run exists.
+std::vector<std::string> local_devices(const Config& config, const Task& task, ProcessRunner& runner);
+
+// The evaluator of a run that evaluates on this machine: one evaluator per device of cluster.devices, each
+// evaluation on a free one (parallel_width() is their number). One device: the plain task evaluator.
+// Throws InvalidInput for a device list the machine cannot honour (cluster/device_pool.hpp says which).
+std::unique_ptr<CandidateEvaluator> make_local_evaluator(const Config& config, const std::filesystem::path& task_dir,
+                                                         ProcessRunner& runner, WorkloadSelection workloads);
 
 // The evaluator of a run whose evaluations go to Slurm: requests through <run_dir>/cluster, workers submitted,
 // watched and cancelled as needed. Throws Error when sbatch refuses the allocation, and from evaluate() when no

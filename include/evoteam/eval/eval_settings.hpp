@@ -156,6 +156,10 @@ struct EvalSettings {
   ProfileSettings profile;
   MachineSettings machine;
   OracleSettings oracle;
+  // Not configured: the device a pool of evaluators gives this one (cluster/device_pool). For CUDA, the entry
+  // of CUDA_VISIBLE_DEVICES its harnesses see (an index or a GPU UUID); for the host target, a lane of a
+  // simulated pool. "": the machine's default device ("cuda:0", "host").
+  std::string device;
 };
 
 // The configuration's "eval" section, typed.

@@ -3,6 +3,7 @@
 // Read-only, like every report: it reads run.json, the latest cycle's team.json, the journal and the run lock.
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,8 +46,11 @@ struct RunStatusView {
   std::string eta_budget;                  // that budget's name
   std::optional<double> last_event_age_s;  // since the journal's last record
   std::string last_event;                  // its type
-  std::vector<ClusterJobView> jobs;        // Slurm worker jobs serving the run (--executor slurm)
-  int jobs_ended = 0;                      // worker jobs that ended under the run (lost or released)
+  // Device time of the run's evaluations by the device that measured them (the journal's `device`; trials and
+  // profiles are ledgered without one).
+  std::map<std::string, double> device_seconds;
+  std::vector<ClusterJobView> jobs;  // Slurm worker jobs serving the run (--executor slurm)
+  int jobs_ended = 0;                // worker jobs that ended under the run (lost or released)
 };
 
 RunStatusView run_status(const std::filesystem::path& run_dir);

@@ -57,14 +57,18 @@ class CandidateEvaluator {
   virtual std::filesystem::path starting_sources() const = 0;
   // The task behind the evaluator, when there is one (agents' prompts are rendered from it).
   virtual const Task* task() const { return nullptr; }
+  // How many evaluations it runs at once (a device pool's devices, a cluster's workers); callers with several
+  // candidates in hand send that many together.
+  virtual int parallel_width() const { return 1; }
 };
 
 // The real evaluator on a task (the frozen copy in the run directory), running its children through `runner`,
-// over the task's workloads of the selected origin (`optimize --workloads`). Throws InvalidInput for a bad task
-// or a selection that leaves no workload.
+// over the task's workloads of the selected origin (`optimize --workloads`), on `device` (EvalSettings::device;
+// "": the machine's default). Throws InvalidInput for a bad task or a selection that leaves no workload.
 std::unique_ptr<CandidateEvaluator> make_task_evaluator(const Config& config, const std::filesystem::path& task_dir,
                                                         ProcessRunner& runner,
-                                                        WorkloadSelection workloads = WorkloadSelection::all);
+                                                        WorkloadSelection workloads = WorkloadSelection::all,
+                                                        const std::string& device = "");
 
 struct LabRequest {
   std::string parent_id;
@@ -120,6 +124,7 @@ class Lab {
   std::optional<CandidateEvaluator::Profile> trial_profile(const std::filesystem::path& sources_dir,
                                                            const ParamValues& params);
   const Task* task() const { return m_evaluator.task(); }
+  int parallel_width() const { return m_evaluator.parallel_width(); }
 
   // The run's hard budgets as the lab enforces them before every use of the evaluator, candidates and trials
   // alike: no evaluation beyond `evaluations` in the run (trials included), none once the device time reaches

@@ -34,7 +34,7 @@ class CudaBuilder : public TargetBackend {
               CompileSlots& slots);
 
   // Timing runs lock the GPU the harness uses; one machine's processes agree on the name.
-  std::string device() const override { return "cuda:0"; }
+  std::string device() const override { return "cuda:" + (m_settings.device.empty() ? "0" : m_settings.device); }
   std::string toolchain_identity() override { return toolchain().identity; }
   std::string harness_version() override;
   BuildOutcome build(const BuildRequest& request, SandboxMode sandbox) override;

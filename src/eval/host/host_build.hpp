@@ -49,7 +49,7 @@ class HostBuilder : public TargetBackend {
  public:
   HostBuilder(const EvalSettings& settings, ProcessRunner& runner, std::filesystem::path cache_dir);
 
-  std::string device() const override { return "host"; }
+  std::string device() const override { return m_settings.device.empty() ? "host" : "host:" + m_settings.device; }
   std::string toolchain_identity() override { return toolchain().identity; }
 
   // Probed once; throws Error when the compiler cannot be run.
