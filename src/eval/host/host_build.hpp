@@ -26,6 +26,10 @@ namespace evoteam::eval {
 // A bound on concurrent compiler processes across every evaluation of the daemon.
 class CompileSlots {
  public:
+  // The process's slots for a bound of `slots` (eval.host.compile_jobs resolved): every evaluator of the process
+  // with that bound shares them, so a device pool of evaluators does not multiply the compiles running at once.
+  static CompileSlots& shared(int slots);
+
   explicit CompileSlots(int slots) : m_free(slots < 1 ? 1 : slots) {}
   void acquire();
   void release();
@@ -71,7 +75,7 @@ class HostBuilder : public TargetBackend {
   EvalSettings m_settings;
   ProcessRunner& m_runner;
   std::filesystem::path m_cache_dir;
-  CompileSlots m_slots;
+  CompileSlots& m_slots;
   std::mutex m_mutex;
   std::unique_ptr<HostToolchain> m_toolchain;
   std::string m_harness_version;

@@ -13,6 +13,8 @@
 #include <chrono>
 #include <fstream>
 #include <future>
+#include <map>
+#include <memory>
 #include <random>
 #include <thread>
 
@@ -48,6 +50,16 @@ std::string cpu_model() {
 }  // namespace
 
 fs::path harness_source_dir() { return install_root() / "kernels" / "common"; }
+
+CompileSlots& CompileSlots::shared(int slots) {
+  static std::mutex mutex;
+  // Never destroyed: a compile on another thread may still release its slot while static destructors run at exit.
+  static auto* by_bound = new std::map<int, std::unique_ptr<CompileSlots>>();
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<CompileSlots>& entry = (*by_bound)[slots];
+  if (!entry) entry = std::make_unique<CompileSlots>(slots);
+  return *entry;
+}
 
 void CompileSlots::acquire() {
   std::unique_lock<std::mutex> lock(m_mutex);
@@ -85,8 +97,9 @@ HostBuilder::HostBuilder(const EvalSettings& settings, ProcessRunner& runner, fs
     : m_settings(settings),
       m_runner(runner),
       m_cache_dir(std::move(cache_dir)),
-      m_slots(settings.host.compile_jobs > 0 ? settings.host.compile_jobs
-                                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) {}
+      m_slots(CompileSlots::shared(settings.host.compile_jobs > 0
+                                       ? settings.host.compile_jobs
+                                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())))) {}
 
 const HostToolchain& HostBuilder::toolchain() {
   std::lock_guard<std::mutex> lock(m_mutex);
