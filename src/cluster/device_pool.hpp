@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include <evoteam/core/process.hpp>
 #include <evoteam/task/task.hpp>
 
 namespace evoteam::cluster {

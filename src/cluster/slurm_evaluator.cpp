@@ -1,6 +1,7 @@
 // The evaluator of a run whose evaluations go to Slurm (cluster.hpp has the protocol). The daemon side: it sends
 // requests through the queue, keeps the configured number of worker jobs alive, puts a lost worker's requests back
 // for another, and turns a job that never starts into an error that names Slurm's reason.
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <thread>
@@ -13,6 +14,7 @@
 #include <evoteam/core/clock.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
+#include <evoteam/core/text.hpp>
 #include <evoteam/core/timestamp.hpp>
 
 #include "cluster/remote_result.hpp"

@@ -79,6 +79,17 @@ std::string wait_for_a_claim(const std::filesystem::path& run_dir) {
   return "";
 }
 
+// A detached optimize through Slurm, once one of its workers holds a request: the run directory and that worker's
+// job id ("" when none claimed one in time, or the run did not start).
+std::pair<std::filesystem::path, std::string> start_until_a_worker_claims(const TempDir& dir) {
+  ProcessResult started = run_evoteam(slurm_optimize(dir, {"--detach", "--json"}), std::chrono::seconds(60));
+  EXPECT_TRUE(started.ok()) << describe(started);
+  const nlohmann::json printed = parse_stdout(started);
+  if (!printed.is_object() || !printed.contains("run_dir")) return {};
+  const std::filesystem::path run_dir = printed["run_dir"].get<std::string>();
+  return {run_dir, wait_for_a_claim(run_dir)};
+}
+
 TEST(SlurmExecutor, AnOptimizeThroughWorkerJobsFinishesWithWorkMeasuredOnTheNodes) {
   REQUIRE_SLURM();
   TempDir dir;
@@ -129,12 +140,8 @@ TEST(SlurmExecutor, SrunModeRunsEachEvaluationAsItsOwnStep) {
 TEST(SlurmExecutor, AWorkerCancelledMidEvaluationIsReplacedAndItsEvaluationRunsAgain) {
   REQUIRE_SLURM();
   TempDir dir;
-  ProcessResult started = run_evoteam(slurm_optimize(dir, {"--detach", "--json"}), std::chrono::seconds(60));
-  ASSERT_TRUE(started.ok()) << describe(started);
-  const std::filesystem::path run_dir = parse_stdout(started)["run_dir"].get<std::string>();
-
-  // Wait for a worker to hold a request, then cancel its job under it.
-  const std::string victim = wait_for_a_claim(run_dir);
+  // Once a worker holds a request, its job is cancelled under it.
+  const auto [run_dir, victim] = start_until_a_worker_claims(dir);
   ASSERT_FALSE(victim.empty()) << "no worker ever claimed a request";
   ASSERT_TRUE(slurm_command({"scancel", victim}).ok());
 
@@ -183,10 +190,7 @@ TEST(SlurmExecutor, AnAllocationSlurmRefusesIsAClearErrorAtOnce) {
 TEST(SlurmExecutor, StopReleasesTheRunsJobsAndResumeAsksForFreshOnes) {
   REQUIRE_SLURM();
   TempDir dir;
-  ProcessResult started = run_evoteam(slurm_optimize(dir, {"--detach", "--json"}), std::chrono::seconds(60));
-  ASSERT_TRUE(started.ok()) << describe(started);
-  const std::filesystem::path run_dir = parse_stdout(started)["run_dir"].get<std::string>();
-  const std::string first_job = wait_for_a_claim(run_dir);
+  const auto [run_dir, first_job] = start_until_a_worker_claims(dir);
   ASSERT_FALSE(first_job.empty()) << "no worker ever claimed a request";
 
   ASSERT_TRUE(run_evoteam({"stop", run_dir.string()}, std::chrono::seconds(30)).ok());
