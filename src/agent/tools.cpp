@@ -2,6 +2,7 @@
 #include <evoteam/agent/tools.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/text.hpp>
+#include <evoteam/history/knowledge_kind.hpp>
 
 #include <algorithm>
 
@@ -143,7 +144,11 @@ std::optional<Stage> tool_stage(const std::string& tool_name) {
 }
 
 const std::vector<std::string>& knowledge_kinds() {
-  static const std::vector<std::string> kinds = {"strategy", "failed_attempt", "hardware", "constraint", "action_plan"};
+  static const std::vector<std::string> kinds = [] {
+    std::vector<std::string> names;
+    for (KnowledgeKind kind : recordable_knowledge_kinds()) names.push_back(to_string(kind));
+    return names;
+  }();
   return kinds;
 }
 

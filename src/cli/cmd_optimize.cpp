@@ -65,8 +65,9 @@ int finish_run(const RunOutcome& outcome, bool json) {
   if (json) {
     print_json(outcome.to_json());
   } else {
-    std::cout << "run " << outcome.run_dir.string() << ": " << outcome.status << " (" << to_string(outcome.stop_reason)
-              << ") after " << outcome.cycles << " cycles and " << outcome.evaluations << " evaluations; best ";
+    std::cout << "run " << outcome.run_dir.string() << ": " << to_string(outcome.status) << " ("
+              << to_string(outcome.stop_reason) << ") after " << outcome.cycles << " cycles and " << outcome.evaluations
+              << " evaluations; best ";
     if (outcome.best_speedup)
       std::cout << outcome.best_candidate << " at " << *outcome.best_speedup << "x";
     else

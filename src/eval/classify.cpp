@@ -91,7 +91,7 @@ std::optional<Judgement> judge_process(const HarnessRun& run, const Battery& bat
     if (phase != "candidate" && phase != "reference" && phase != "baseline")
       return make(Verdict::infra_error, "CUDA call failed in the harness (" + phase + "): " + name, evidence);
     if (phase == "baseline") return make(Verdict::infra_error, "the baseline failed: " + name, evidence);
-    if (error->value("who", "harness") != "candidate" || kind == "INFRA_ERROR")
+    if (error->value("who", "harness") != "candidate" || parse_verdict(kind) == Verdict::infra_error)
       return make(Verdict::infra_error,
                   "CUDA call failed in the harness: " + name + " (" + error->value("call", std::string("?")) + ")",
                   evidence);

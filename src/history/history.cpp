@@ -46,6 +46,7 @@ nlohmann::json EvaluationRecord::to_json() const {
   if (speedup) value["speedup"] = *speedup;
   if (roofline) value["roofline"] = *roofline;
   if (adopted_constraints) value["adopted_constraints"] = *adopted_constraints;
+  if (!ruling.empty()) value["ruling_kind"] = evoteam::to_string(ruling_kind);
   return value;
 }
 
@@ -83,9 +84,18 @@ EvaluationRecord EvaluationRecord::from_json(const nlohmann::json& value) {
   record.device = value.contains("device") && value["device"].is_string() ? value["device"].get<std::string>() : "";
   record.rejected = value.value("rejected", false);
   record.ruling = value.value("ruling", "");
+  // Records journaled before rulings carried their kind: the kind is read once, here, from the words.
+  const std::optional<RulingKind> kind = parse_ruling_kind(value.value("ruling_kind", ""));
+  record.ruling_kind = kind ? *kind : ruling_kind_of_text(record.ruling);
   if (value.contains("adopted_constraints") && value["adopted_constraints"].is_array())
     record.adopted_constraints = value["adopted_constraints"].get<std::vector<std::string>>();
   return record;
+}
+
+void EvaluationRecord::set_ruling(bool accepted, const Ruling& given) {
+  rejected = !accepted;
+  ruling = given.text;
+  ruling_kind = given.kind;
 }
 
 std::string EvaluationRecord::key() const {

@@ -1,7 +1,6 @@
 // The process-wide budget meter.
 #include <evoteam/core/clock.hpp>
 #include <evoteam/core/config.hpp>
-#include <evoteam/core/error.hpp>
 #include <evoteam/llm/meter.hpp>
 
 #include <algorithm>
@@ -62,46 +61,22 @@ void Meter::charge_unknown(int unknown_cost_attempts) {
 
 void Meter::journal_totals() {
   // The sink appends to the journal (an fsync), so it runs outside m_mutex and does not hold up limit checks;
-  // the record is taken under m_sink_mutex, after any earlier append, so the journal's last tick is the newest.
+  // the totals are taken under m_sink_mutex, after any earlier append, so the journal's last tick is the newest.
   std::lock_guard<std::mutex> order(m_sink_mutex);
-  std::function<void(const nlohmann::json&)> sink;
+  std::function<void(const MeterTotals&)> sink;
   {
     std::lock_guard<std::mutex> lock(m_mutex);
     sink = m_sink;
   }
-  if (sink) sink(budget_record());
+  if (sink) sink(totals());
 }
 
-void Meter::set_journal_sink(std::function<void(const nlohmann::json&)> sink) {
+void Meter::set_journal_sink(std::function<void(const MeterTotals&)> sink) {
   std::lock_guard<std::mutex> lock(m_mutex);
   m_sink = std::move(sink);
 }
 
-nlohmann::json Meter::budget_record() const {
-  const MeterTotals totals = this->totals();
-  return {{"type", "budget_tick"},
-          {"tokens", to_json(totals.tokens)},
-          {"cost_usd", totals.cost_usd},
-          {"calls", totals.calls},
-          {"unknown_cost_attempts", totals.unknown_cost_attempts},
-          {"wall_s", totals.wall_s}};
-}
-
-void Meter::restore(const std::vector<nlohmann::json>& records) {
-  const nlohmann::json* last = nullptr;
-  for (const nlohmann::json& record : records)
-    if (record.is_object() && record.value("type", "") == "budget_tick") last = &record;
-  if (last == nullptr) return;
-  MeterTotals totals;
-  try {
-    totals.tokens = usage_from_json(last->at("tokens"));
-    totals.cost_usd = last->at("cost_usd").get<double>();
-    totals.calls = last->at("calls").get<std::uint64_t>();
-    totals.unknown_cost_attempts = last->value("unknown_cost_attempts", std::uint64_t{0});
-    totals.wall_s = last->at("wall_s").get<double>();
-  } catch (const nlohmann::json::exception& error) {
-    throw InvalidInput("budget_tick record " + last->dump() + ": " + error.what());
-  }
+void Meter::restore(const MeterTotals& totals) {
   std::lock_guard<std::mutex> lock(m_mutex);
   m_totals = totals;
   m_start = std::chrono::steady_clock::now();

@@ -3,28 +3,29 @@
 #include <vector>
 
 #include <evoteam/core/text.hpp>
+#include <evoteam/eval/verdict.hpp>
 
 #include "report/report_sections.hpp"
 
 namespace evoteam {
 
-namespace {
-
-bool starts_with(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }
-
-}  // namespace
-
-std::string verdict_class(const ReportCandidate& candidate) {
-  const std::string& verdict = candidate.verdict;
+std::string verdict_css_class(const ReportCandidate& candidate) {
   if (candidate.rejected) return "v-rejected";
-  if (verdict == "PASS") return "v-pass";
-  if (starts_with(verdict, "COMPILE_") || verdict == "STATIC_REJECT") return "v-build";
-  if (verdict == "RUNTIME_FAULT" || verdict == "HANG_TIMEOUT" || verdict == "WORKER_CRASH") return "v-crash";
-  if (starts_with(verdict, "TIMING_") || verdict == "IMPOSSIBLE_PERF" || verdict == "SUSPICIOUS_SPEEDUP" ||
-      verdict == "NOISY")
-    return "v-timing";
-  if (verdict == "INFRA_ERROR") return "v-infra";
-  return "v-incorrect";  // the numeric, determinism, shape, guard and recheck failures
+  const std::optional<Verdict> verdict = parse_verdict(candidate.verdict);
+  if (!verdict) return "v-incorrect";  // BLOCKED, or a verdict this build does not know
+  if (*verdict == Verdict::pass) return "v-pass";
+  switch (verdict_class(*verdict)) {
+    case VerdictClass::pass: return "v-timing";  // NOISY: usable, but its timing did not converge
+    case VerdictClass::build_failure: return "v-build";
+    case VerdictClass::test_failure: {
+      const bool crashed =
+          *verdict == Verdict::runtime_fault || *verdict == Verdict::hang_timeout || *verdict == Verdict::worker_crash;
+      return crashed ? "v-crash" : "v-incorrect";  // the numeric, determinism, shape, guard and recheck failures
+    }
+    case VerdictClass::timing_integrity: return "v-timing";
+    case VerdictClass::infra: return "v-infra";
+  }
+  return "v-incorrect";
 }
 
 std::string verdict_text(const ReportCandidate& candidate) {

@@ -92,7 +92,7 @@ void progress_chart(std::ostringstream& out, const RunReport& report, const std:
     low = i ? std::min(low, x) : x;
     high = i ? std::max(high, x) : x;
     chart.points.push_back({x, candidate.counts() || candidate.rejected ? candidate.speedup : std::nullopt,
-                            verdict_class(candidate),
+                            verdict_css_class(candidate),
                             candidate.id + " " + candidate.role + ", cycle " + std::to_string(candidate.cycle) + ": " +
                                 verdict_text(candidate)});
     line.steps.emplace_back(x, best[i]);

@@ -107,8 +107,8 @@ class LineageTree {
     out << "<ol class=\"path\">";
     for (std::optional<std::size_t> node = root; node;) {
       const ReportCandidate& candidate = m_report.candidates[*node];
-      out << "<li class=\"n " << verdict_class(candidate) << (m_best_path.count(candidate.id) ? " best" : "") << "\">"
-          << label(*node);
+      out << "<li class=\"n " << verdict_css_class(candidate) << (m_best_path.count(candidate.id) ? " best" : "")
+          << "\">" << label(*node);
       std::vector<std::size_t> failed, others;
       for (std::size_t child : m_children[*node]) (failed_leaf(child) ? failed : others).push_back(child);
       const std::optional<std::size_t> next = next_on_path(*node, others);

@@ -10,7 +10,7 @@ namespace evoteam {
 
 // The colour class of a candidate: v-pass, v-rejected, v-build (build and static), v-incorrect (wrong
 // results of any kind), v-crash (faults and hangs), v-timing (timing refused), v-infra.
-std::string verdict_class(const ReportCandidate& candidate);
+std::string verdict_css_class(const ReportCandidate& candidate);
 std::string verdict_text(const ReportCandidate& candidate);  // PASS 8.27x, COMPILE_ERROR, REJECTED (ruling)
 
 std::string speedup_text(std::optional<double> speedup);                           // 8.27x, or -

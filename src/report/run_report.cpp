@@ -11,6 +11,7 @@
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/text.hpp>
+#include <evoteam/history/journal_records.hpp>
 #include <evoteam/store/store.hpp>
 
 #include "report/run_files.hpp"
@@ -39,33 +40,35 @@ struct Totals {
   std::optional<double> session_start;
   double session_base = 0;
 
-  void advance(const std::string& type, const nlohmann::json& record) {
-    const std::optional<double> at = epoch_seconds(text_or(record, "t"));
-    if (type == "run_start" || type == "resume") {
+  void advance(const JournalLine& line) {
+    const std::optional<double> at = epoch_seconds(line.at);
+    const JournalEntry* entry = line.entry ? &*line.entry : nullptr;
+    if (entry != nullptr &&
+        (std::holds_alternative<RunStartEntry>(*entry) || std::holds_alternative<ResumeEntry>(*entry))) {
       session_start = at;
       session_base = wall_s;
     } else if (at && session_start) {
       wall_s = std::max(wall_s, session_base + (*at - *session_start));
     }
-    if (type == "budget_tick") {
-      tokens = token_total(record.value("tokens", nlohmann::json::object()));
-      cost_usd = number_or(record, "cost_usd", cost_usd);
+    if (const auto* tick = entry != nullptr ? std::get_if<BudgetTickEntry>(entry) : nullptr) {
+      tokens = static_cast<double>(tick->totals.tokens.total());
+      cost_usd = tick->totals.cost_usd;
     }
   }
 };
 
-ReportCycle cycle_from_record(const nlohmann::json& record, const Totals& totals, int evaluations) {
-  const nlohmann::json team = record.value("team", nlohmann::json::object());
+ReportCycle cycle_from_entry(const CycleStartEntry& entry, const Totals& totals, int evaluations) {
+  const nlohmann::json& team = entry.team;
   ReportCycle cycle;
-  cycle.cycle = static_cast<int>(number_or(record, "cycle", 0));
+  cycle.cycle = entry.cycle;
   for (const nlohmann::json& role : team.value("roles", nlohmann::json::array()))
     if (role.is_object()) cycle.roles.push_back(text_or(role, "name"));
   cycle.pattern = text_or(team, "pattern");
   cycle.decided_by = text_or(team, "decided_by");
-  cycle.change = text_or(record, "change");
+  cycle.change = entry.change;
   cycle.rationale = text_or(team, "rationale");
   cycle.directives = text_list(team.value("directives", nlohmann::json::array()));
-  for (const nlohmann::json& evidence : record.value("evidence", nlohmann::json::array()))
+  for (const nlohmann::json& evidence : entry.evidence.is_array() ? entry.evidence : nlohmann::json::array())
     if (evidence.is_object())
       cycle.signals.push_back(text_or(evidence, "signal") + ": " + text_or(evidence, "evidence"));
   cycle.evaluations_before = evaluations;
@@ -75,17 +78,17 @@ ReportCycle cycle_from_record(const nlohmann::json& record, const Totals& totals
   return cycle;
 }
 
-ReportCandidate candidate_from_record(const nlohmann::json& record, const Totals& totals, int ordinal) {
+ReportCandidate candidate_from_record(const EvaluationRecord& record, const Totals& totals, int ordinal) {
   ReportCandidate candidate;
   candidate.ordinal = ordinal;
-  candidate.id = text_or(record, "candidate_id");
-  candidate.parent = text_or(record, "parent_id");
-  candidate.role = text_or(record, "author_role");
-  candidate.cycle = static_cast<int>(number_or(record, "cycle", 0));
-  candidate.verdict = text_or(record, "verdict");
-  candidate.rejected = record.value("rejected", false);
-  candidate.ruling = text_or(record, "ruling");
-  if (record.value("passed", false)) candidate.speedup = optional_number(record, "speedup");
+  candidate.id = record.candidate_id;
+  candidate.parent = record.parent_id;
+  candidate.role = record.author_role;
+  candidate.cycle = record.cycle;
+  candidate.verdict = record.verdict_text();
+  candidate.rejected = record.rejected;
+  candidate.ruling = record.ruling;
+  if (record.passed()) candidate.speedup = record.speedup;
   candidate.tokens = totals.tokens;
   candidate.cost_usd = totals.cost_usd;
   candidate.wall_s = totals.wall_s;
@@ -120,19 +123,21 @@ void read_journal(RunReport& report) {
   Totals totals;
   for (const nlohmann::json& record : replay.records) {
     if (!record.is_object()) continue;
-    const std::string type = text_or(record, "type");
-    totals.advance(type, record);
-    if (type == "cycle_start") {
-      ReportCycle cycle = cycle_from_record(record, totals, static_cast<int>(report.candidates.size()));
+    std::string damaged;
+    const JournalLine line = read_journal_line(record, &damaged);
+    if (!damaged.empty()) report.warnings.push_back("journal: left out a damaged record: " + damaged);
+    totals.advance(line);
+    if (!line.entry) continue;
+    if (const auto* start = std::get_if<CycleStartEntry>(&*line.entry)) {
+      ReportCycle cycle = cycle_from_entry(*start, totals, static_cast<int>(report.candidates.size()));
       // A cycle started again after a resume replaces the start its killed session left.
       if (!report.cycles.empty() && report.cycles.back().cycle == cycle.cycle)
         report.cycles.back() = cycle;
       else
         report.cycles.push_back(cycle);
-    } else if (type == "evaluation") {
+    } else if (const auto* evaluation = std::get_if<EvaluationEntry>(&*line.entry)) {
       const int ordinal = static_cast<int>(report.candidates.size()) + 1;
-      report.candidates.push_back(
-          candidate_from_record(record.value("record", nlohmann::json::object()), totals, ordinal));
+      report.candidates.push_back(candidate_from_record(evaluation->record, totals, ordinal));
     }
   }
   mark_team_changes(report.cycles);

@@ -47,7 +47,8 @@ RunSummary summarize_run(const std::filesystem::path& run_dir) {
   summary.stop_reason = value_or<std::string>(run, "stop_reason", "");
   summary.started = value_or<std::string>(run, "started", "");
   // A run that says "running" but whose daemon is gone was killed; `evoteam resume` continues it.
-  if (summary.status == "running" && !lock_holder(run_dir)) summary.status = "running (dead)";
+  if (parse_run_status(summary.status) == RunStatus::running && !lock_holder(run_dir))
+    summary.status = "running (dead)";
   const nlohmann::json summary_json = run.value("summary", nlohmann::json::object());
   summary.cycles = value_or<int>(summary_json, "cycles", 0);
   summary.evaluations = value_or<int>(summary_json, "evaluations", 0);

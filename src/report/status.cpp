@@ -8,6 +8,7 @@
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/text.hpp>
+#include <evoteam/history/journal_records.hpp>
 #include <evoteam/store/store.hpp>
 
 #include "report/run_files.hpp"
@@ -61,19 +62,23 @@ JournalFacts read_journal_facts(const std::filesystem::path& run_dir) {
   }
   for (const nlohmann::json& record : replay.records) {
     if (!record.is_object()) continue;
-    const std::string type = text_or(record, "type");
-    const std::optional<double> at = epoch_seconds(text_or(record, "t"));
+    std::string damaged;  // a damaged record still marks the last event; its fields are left out
+    const JournalLine line = read_journal_line(record, &damaged);
+    const std::optional<double> at = epoch_seconds(line.at);
     facts.last_event_at = at;
-    facts.last_event = type;
-    if (type == "cycle_end" || type == "resume" || type == "run_start") facts.session_mark_at = at;
-    if (type == "evaluation" && record.contains("record") && record["record"].is_object()) {
-      const nlohmann::json& evaluation = record["record"];
-      const std::string device = text_or(evaluation, "device");
-      if (!device.empty()) facts.device_seconds[device] += number_or(evaluation, "device_s", 0);
+    facts.last_event = line.type;
+    if (!line.entry) continue;
+    const JournalEntry& entry = *line.entry;
+    if (std::holds_alternative<CycleEndEntry>(entry) || std::holds_alternative<ResumeEntry>(entry) ||
+        std::holds_alternative<RunStartEntry>(entry))
+      facts.session_mark_at = at;
+    if (const auto* evaluation = std::get_if<EvaluationEntry>(&entry)) {
+      const EvaluationRecord& measured = evaluation->record;
+      if (!measured.device.empty()) facts.device_seconds[measured.device] += measured.device_s;
     }
-    if (type == "budget_tick") {
-      facts.ticked_tokens = token_total(record.value("tokens", nlohmann::json::object()));
-      facts.ticked_usd = number_or(record, "cost_usd", 0);
+    if (const auto* tick = std::get_if<BudgetTickEntry>(&entry)) {
+      facts.ticked_tokens = static_cast<double>(tick->totals.tokens.total());
+      facts.ticked_usd = tick->totals.cost_usd;
     }
   }
   return facts;
@@ -219,7 +224,7 @@ std::string format_run_status(const RunStatusView& view) {
   out << "daemon    ";
   if (view.daemon_alive)
     out << "alive, pid " << view.daemon_pid << "\n";
-  else if (view.status == "running")
+  else if (parse_run_status(view.status) == RunStatus::running)
     out << "gone without recording an end (killed?); `evoteam resume` continues it\n";
   else
     out << "not running\n";
@@ -265,16 +270,14 @@ std::string format_run_status(const RunStatusView& view) {
 std::optional<int> recorded_exit_code(const nlohmann::json& run_json) {
   if (run_json.contains("exit_code") && run_json["exit_code"].is_number_integer())
     return run_json["exit_code"].get<int>();
-  const std::string status = text_or(run_json, "status");
-  if (status == "running") return std::nullopt;
-  if (status == "stopped") return static_cast<int>(ExitCode::interrupted);
-  if (status != "finished") return static_cast<int>(ExitCode::failure);
-  // The supervisor's rule (set_status): a budget, or a target speedup set and not reached, exits 5.
-  const std::string reason = text_or(run_json, "stop_reason");
+  const std::optional<RunStatus> status = parse_run_status(text_or(run_json, "status"));
+  if (status == RunStatus::running) return std::nullopt;
+  if (status == RunStatus::stopped) return static_cast<int>(ExitCode::interrupted);
+  if (status != RunStatus::finished) return static_cast<int>(ExitCode::failure);
+  // The run loop's rule (run_end) on the recorded reason; a finished run without a known one ran its cycles.
+  const StopReason reason = parse_stop_reason(text_or(run_json, "stop_reason")).value_or(StopReason::max_cycles);
   const double target = number_or(run_json.value("budgets", nlohmann::json::object()), "target_speedup", 0);
-  if (reason.rfind("budget_", 0) == 0 || (target > 0 && reason != "target_reached"))
-    return static_cast<int>(ExitCode::budget_exhausted);
-  return static_cast<int>(ExitCode::success);
+  return static_cast<int>(run_end(reason, target).exit_code);
 }
 
 WaitOutcome wait_for_run(const std::filesystem::path& run_dir, std::optional<std::chrono::milliseconds> timeout,

@@ -55,11 +55,14 @@ std::string to_string(RunStatus status) {
   return "unknown";
 }
 
+std::optional<RunStatus> parse_run_status(std::string_view text) {
+  for (RunStatus status : {RunStatus::running, RunStatus::finished, RunStatus::stopped, RunStatus::failed})
+    if (to_string(status) == text) return status;
+  return std::nullopt;
+}
+
 RunStatus run_status_from_string(const std::string& text) {
-  if (text == "running") return RunStatus::running;
-  if (text == "finished") return RunStatus::finished;
-  if (text == "stopped") return RunStatus::stopped;
-  if (text == "failed") return RunStatus::failed;
+  if (std::optional<RunStatus> status = parse_run_status(text)) return *status;
   throw InvalidInput("unknown run status '" + text + "' (expected running, finished, stopped or failed)");
 }
 

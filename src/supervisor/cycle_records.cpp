@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include <evoteam/core/fs.hpp>
+#include <evoteam/history/journal_records.hpp>
 
 namespace evoteam {
 
@@ -47,11 +48,7 @@ void record_cycle_start(RunDir& run, int cycle, const TeamSpec& team, const std:
   team_json["signals"] = signals;
   write_json_atomic(cycle_dir / "team.json", team_json);
   if (!supervisor_exchange.is_null()) write_json_atomic(cycle_dir / "supervisor.json", supervisor_exchange);
-  run.journal().append({{"type", "cycle_start"},
-                        {"cycle", cycle},
-                        {"team", team.to_json()},
-                        {"change", change},
-                        {"evidence", team.evidence}});
+  append_entry(run.journal(), CycleStartEntry{cycle, team.to_json(), change, team.evidence});
 }
 
 TurnsJson record_turns(RunDir& run, int cycle, const std::map<std::string, TurnOutcome>& turns) {
@@ -59,11 +56,7 @@ TurnsJson record_turns(RunDir& run, int cycle, const std::map<std::string, TurnO
   for (const auto& [role, turn] : turns) {
     recorded.usage[role] = turn.usage.to_json();
     recorded.turns[role] = {{"summary", turn.summary}, {"handoff_note", turn.handoff_note}};
-    run.journal().append({{"type", "turn"},
-                          {"cycle", cycle},
-                          {"role", role},
-                          {"summary", turn.summary},
-                          {"usage", turn.usage.to_json()}});
+    append_entry(run.journal(), TurnEntry{cycle, role, turn.summary, turn.usage});
   }
   return recorded;
 }
@@ -77,13 +70,9 @@ void record_cycle_end(RunDir& run, const CycleEnd& end, const RunState& state,
                                                                 {"best_candidate", best_candidate},
                                                                 {"best_speedup", speedup_json(end.best)},
                                                                 {"seconds", end.seconds}});
-  run.journal().append({{"type", "cycle_end"},
-                        {"cycle", end.cycle},
-                        {"usage", end.turns.usage},
-                        {"elapsed_s", state.elapsed_s},
-                        {"gpu_seconds", state.history.device_seconds()},
-                        {"clear_streak", clear_streak},
-                        {"best_candidate", best_candidate}});
+  CycleEndEntry entry{end.cycle, {}, state.elapsed_s, state.history.device_seconds(), clear_streak, best_candidate};
+  for (const auto& [role, usage] : end.turns.usage.items()) entry.usage[role] = RoleUsage::from_json(usage);
+  append_entry(run.journal(), entry);
 }
 
 void publish_best(RunDir& run, const RunHistory& history, ProcessRunner& runner) {
@@ -116,9 +105,9 @@ nlohmann::json summary_json(const RunState& state, int cycles, const MeterTotals
 
 void record_stop(RunDir& run, const RunOutcome& outcome, const nlohmann::json& summary) {
   const std::string reason = to_string(outcome.stop_reason);
-  run.journal().append({{"type", "stop"}, {"status", outcome.status}, {"reason", reason}});
+  append_entry(run.journal(), StopEntry{outcome.status, reason});
   // The exit code is recorded so that `evoteam wait` exits as the daemon did, whatever the reason maps to.
-  run.update_run_json({{"status", outcome.status},
+  run.update_run_json({{"status", to_string(outcome.status)},
                        {"stop_reason", reason},
                        {"summary", summary},
                        {"exit_code", static_cast<int>(outcome.exit_code)}});

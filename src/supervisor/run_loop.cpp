@@ -10,6 +10,7 @@
 #include <evoteam/cluster/cluster.hpp>
 #include <evoteam/core/process.hpp>
 #include <evoteam/core/text.hpp>
+#include <evoteam/history/journal_records.hpp>
 #include <evoteam/supervisor/supervisor_llm.hpp>
 #include <evoteam/team/lab.hpp>
 #include <evoteam/team/llm_team.hpp>
@@ -236,7 +237,8 @@ SupervisorLoop::SupervisorLoop(const Config& config, RunDir& run, RunState& stat
   // Set last, so that the destructor, which detaches the sink, runs whenever it was set.
   m_context.meter.set_limits(
       MeterLimits{static_cast<std::uint64_t>(m_options.budgets.tokens), m_options.budgets.usd, 0});
-  m_context.meter.set_journal_sink([&run](const nlohmann::json& record) { run.journal().append(record); });
+  m_context.meter.set_journal_sink(
+      [&run](const MeterTotals& totals) { append_entry(run.journal(), BudgetTickEntry{totals}); });
   m_session_start = m_context.now();
 }
 
@@ -398,25 +400,6 @@ void SupervisorLoop::finish_cycle(int cycle, const std::map<std::string, TurnOut
                best && best->speedup ? fixed(*best->speedup, 3) + "x" : "", m_state.history.evaluation_count());
 }
 
-// How a stop reason ends the run: an interrupt stops it (exit 130, resumable); a run that measured nothing
-// failed (exit 1); anything else finishes it: as budget_exhausted (exit 5) when a budget ended it or a target
-// speedup was set and not reached, else as a success (the cycles asked for ran, or the search was exhausted).
-void set_status(RunOutcome& outcome, const Budgets& budgets) {
-  if (outcome.stop_reason == StopReason::interrupted) {
-    outcome.status = "stopped";
-    outcome.exit_code = ExitCode::interrupted;
-    return;
-  }
-  if (outcome.stop_reason == StopReason::infra_errors) {
-    outcome.status = "failed";
-    outcome.exit_code = ExitCode::failure;
-    return;
-  }
-  outcome.status = "finished";
-  const bool target_missed = budgets.target_speedup > 0 && outcome.stop_reason != StopReason::target_reached;
-  outcome.exit_code = target_missed || is_budget(outcome.stop_reason) ? ExitCode::budget_exhausted : ExitCode::success;
-}
-
 RunOutcome finish_run(RunDir& run, const RunState& state, StopReason reason, const MeterTotals& spent) {
   std::optional<EvaluationRecord> best = state.history.best();
   RunOutcome outcome;
@@ -431,7 +414,9 @@ RunOutcome finish_run(RunDir& run, const RunState& state, StopReason reason, con
   nlohmann::json summary = summary_json(state, outcome.cycles, spent);
   outcome.tokens = summary["tokens"];
   outcome.cost_usd = summary["cost_usd"];
-  set_status(outcome, state.options.budgets);
+  const RunEnd end = run_end(reason, state.options.budgets.target_speedup);
+  outcome.status = end.status;
+  outcome.exit_code = end.exit_code;
   record_stop(run, outcome, summary);
   return outcome;
 }

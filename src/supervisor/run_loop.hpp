@@ -4,9 +4,9 @@
 #include <optional>
 
 #include <evoteam/core/config.hpp>
+#include <evoteam/history/stop_reason.hpp>
 #include <evoteam/llm/meter.hpp>
 #include <evoteam/store/store.hpp>
-#include <evoteam/supervisor/stop_reason.hpp>
 #include <evoteam/supervisor/supervisor.hpp>
 
 #include "supervisor/run_state.hpp"

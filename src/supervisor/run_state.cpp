@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include <evoteam/core/error.hpp>
+#include <evoteam/history/journal_records.hpp>
 #include <evoteam/task/task.hpp>
 
 namespace evoteam {
@@ -109,9 +110,11 @@ void check_files_agree_with_journal(const std::filesystem::path& run_dir, const 
   int last_started = 0;
   std::set<int> ended;
   for (const nlohmann::json& record : replay.records) {
-    const std::string type = record.value("type", "");
-    if (type == "cycle_start") last_started = std::max(last_started, record.value("cycle", 0));
-    if (type == "cycle_end") ended.insert(record.value("cycle", 0));
+    const JournalLine line = read_journal_line(record);
+    if (!line.entry) continue;
+    if (const auto* start = std::get_if<CycleStartEntry>(&*line.entry))
+      last_started = std::max(last_started, start->cycle);
+    if (const auto* end = std::get_if<CycleEndEntry>(&*line.entry)) ended.insert(end->cycle);
   }
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator(run_dir / "cycles", error)) {
@@ -156,10 +159,10 @@ std::optional<double> speedup_of(const RunHistory& history, const std::string& c
   return std::nullopt;
 }
 
-void replay_cycle_start(RunState& state, const nlohmann::json& record, const std::set<std::string>& known_roles) {
+void replay_entry(RunState& state, const CycleStartEntry& entry, const std::set<std::string>& known_roles) {
   CycleRecord cycle;
-  cycle.cycle = record.value("cycle", 0);
-  cycle.team = team_spec_from_json(record.at("team"), known_roles);
+  cycle.cycle = entry.cycle;
+  cycle.team = team_spec_from_json(entry.team, known_roles);
   // A resumed cycle starts again under its own number: one record per cycle, as the live loop keeps it.
   if (!state.history.cycles.empty() && state.history.cycles.back().cycle == cycle.cycle)
     state.history.cycles.back() = cycle;
@@ -169,45 +172,37 @@ void replay_cycle_start(RunState& state, const nlohmann::json& record, const std
   state.unfinished_cycle = cycle.cycle;
 }
 
-void replay_cycle_end(RunState& state, const nlohmann::json& record) {
-  int number = record.value("cycle", 0);
-  // Held in a local: iterating items() of a temporary would read freed memory.
-  const nlohmann::json usage_by_role = record.value("usage", nlohmann::json::object());
+void replay_entry(RunState& state, const CycleEndEntry& entry) {
   // The best after the cycle, as the live loop recorded it: the journal up to here holds its evaluation.
-  const std::optional<double> best_after = speedup_of(state.history, record.value("best_candidate", ""));
+  const std::optional<double> best_after = speedup_of(state.history, entry.best_candidate);
   for (CycleRecord& cycle : state.history.cycles)
-    if (cycle.cycle == number) {
+    if (cycle.cycle == entry.cycle) {
       cycle.finished = true;
       cycle.best_speedup_after = best_after;
-      for (const auto& [role, usage] : usage_by_role.items()) cycle.usage[role] = RoleUsage::from_json(usage);
+      for (const auto& [role, usage] : entry.usage) cycle.usage[role] = usage;
     }
-  state.last_finished_cycle = number;
-  state.elapsed_s = record.value("elapsed_s", state.elapsed_s);
-  state.clear_streak = record.value("clear_streak", std::map<std::string, int>{});
+  state.last_finished_cycle = entry.cycle;
+  state.elapsed_s = entry.elapsed_s;
+  state.clear_streak = entry.clear_streak;
   state.unfinished_team.reset();
   state.unfinished_cycle = 0;
 }
 
-void replay_evaluation_record(RunState& state, const std::string& type, const nlohmann::json& record) {
-  if (type == "evaluation") {
-    EvaluationRecord evaluation = EvaluationRecord::from_json(record.at("record"));
-    bool replaced = false;
-    for (EvaluationRecord& existing : state.history.evaluations)
-      if (existing.candidate_id == evaluation.candidate_id) existing = evaluation, replaced = true;
-    if (!replaced) state.history.evaluations.push_back(evaluation);
-  } else if (type == "trial") {
-    ++state.history.trials;
-  } else if (type == "device_time") {
-    state.history.trial_device_s += record.value("seconds", 0.0);
-  } else if (type == "profile") {
-    for (EvaluationRecord& existing : state.history.evaluations)
-      if (existing.candidate_id == record.value("candidate_id", ""))
-        existing.profiled = true, existing.profile_bound = record.value("bound", "");
-  } else if (type == "ruling") {
-    for (EvaluationRecord& existing : state.history.evaluations)
-      if (existing.candidate_id == record.value("candidate_id", ""))
-        existing.rejected = !record.value("accepted", true), existing.ruling = record.value("reason", "");
-  }
+void replay_entry(RunState& state, const EvaluationEntry& entry) {
+  bool replaced = false;
+  for (EvaluationRecord& existing : state.history.evaluations)
+    if (existing.candidate_id == entry.record.candidate_id) existing = entry.record, replaced = true;
+  if (!replaced) state.history.evaluations.push_back(entry.record);
+}
+
+void replay_entry(RunState& state, const ProfileEntry& entry) {
+  for (EvaluationRecord& existing : state.history.evaluations)
+    if (existing.candidate_id == entry.candidate_id) existing.profiled = true, existing.profile_bound = entry.bound;
+}
+
+void replay_entry(RunState& state, const RulingEntry& entry) {
+  for (EvaluationRecord& existing : state.history.evaluations)
+    if (existing.candidate_id == entry.candidate_id) existing.set_ruling(entry.accepted, entry.ruling);
 }
 
 }  // namespace
@@ -217,13 +212,23 @@ RunState replay_run_state(const nlohmann::json& run_json, const JournalReplay& r
   RunState state;
   state.options = options_from_json(run_json.value("options", nlohmann::json::object()));
   for (const nlohmann::json& record : replay.records) {
-    const std::string type = record.value("type", "");
-    if (type == "cycle_start")
-      replay_cycle_start(state, record, known_roles);
-    else if (type == "cycle_end")
-      replay_cycle_end(state, record);
-    else
-      replay_evaluation_record(state, type, record);
+    const JournalLine line = read_journal_line(record);
+    if (!line.entry) continue;
+    const JournalEntry& entry = *line.entry;
+    if (const auto* start = std::get_if<CycleStartEntry>(&entry))
+      replay_entry(state, *start, known_roles);
+    else if (const auto* end = std::get_if<CycleEndEntry>(&entry))
+      replay_entry(state, *end);
+    else if (const auto* evaluation = std::get_if<EvaluationEntry>(&entry))
+      replay_entry(state, *evaluation);
+    else if (std::holds_alternative<TrialEntry>(entry))
+      ++state.history.trials;
+    else if (const auto* device_time = std::get_if<DeviceTimeEntry>(&entry))
+      state.history.trial_device_s += device_time->seconds;
+    else if (const auto* profile = std::get_if<ProfileEntry>(&entry))
+      replay_entry(state, *profile);
+    else if (const auto* ruling = std::get_if<RulingEntry>(&entry))
+      replay_entry(state, *ruling);
   }
   if (replay.torn_tail) spdlog::warn("the journal's last line was torn by a crash and has been dropped");
   // Evaluations that never finished (killed mid-evaluation) are dropped: they will run again.

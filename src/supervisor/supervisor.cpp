@@ -12,6 +12,7 @@
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/log.hpp>
 #include <evoteam/eval/evaluator.hpp>
+#include <evoteam/history/journal_records.hpp>
 #include <evoteam/llm/meter.hpp>
 #include <evoteam/store/store.hpp>
 #include <evoteam/team/role.hpp>
@@ -38,10 +39,11 @@ RunOutcome run_recording_failure(const Config& config, RunDir& run, RunState& st
     remove_log_file();
     return outcome;
   } catch (const std::exception& error) {
-    run.journal().append({{"type", "stop"}, {"status", "failed"}, {"reason", error.what()}});
+    append_entry(run.journal(), StopEntry{RunStatus::failed, error.what()});
     const auto* known = dynamic_cast<const Error*>(&error);
     const int exit_code = static_cast<int>(known ? known->code() : ExitCode::internal);
-    run.update_run_json({{"status", "failed"}, {"stop_reason", error.what()}, {"exit_code", exit_code}});
+    run.update_run_json(
+        {{"status", to_string(RunStatus::failed)}, {"stop_reason", error.what()}, {"exit_code", exit_code}});
     remove_log_file();
     throw;
   }
@@ -51,7 +53,7 @@ RunOutcome run_recording_failure(const Config& config, RunDir& run, RunState& st
 
 nlohmann::json RunOutcome::to_json() const {
   nlohmann::json value = {{"run_dir", run_dir.string()},
-                          {"status", status},
+                          {"status", evoteam::to_string(status)},
                           {"stop_reason", to_string(stop_reason)},  // one of today's strings, never the enum's value
                           {"best_candidate", best_candidate},
                           {"best_speedup", nullptr},
@@ -102,9 +104,8 @@ RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunCon
   });
   add_log_file(run.path() / "evoteam.log");
   if (options.on_run_created) options.on_run_created(run.path());
-  nlohmann::json start = {{"type", "run_start"}, {"task", task.name}, {"options", options_to_json(state.options)}};
-  if (earlier) start["from"] = earlier->run_id;
-  run.journal().append(start);
+  append_entry(run.journal(),
+               RunStartEntry{task.name, options_to_json(state.options), earlier ? earlier->run_id : std::string()});
   spdlog::info("run {} on {} with the {} team ({} provider)", run.id(), task.name, to_string(options.mode),
                options.provider);
   return run_recording_failure(config, run, state, context);
@@ -131,13 +132,15 @@ RunOutcome resume(const Config& config, const std::filesystem::path& run_dir, Ru
     frozen.overlay(run_json["config"], (run.path() / "run.json").string() + " (frozen config)");
   JournalReplay replay = replay_journal(run.path() / "journal.jsonl");
   RunState state = replay_run_state(run_json, replay, known_role_names());
-  context.meter.restore(replay.records);  // a resumed run continues from the journaled totals
+  // A resumed run continues from the journaled totals.
+  if (std::optional<MeterTotals> spent = last_budget_tick(replay.records)) context.meter.restore(*spent);
   add_log_file(run.path() / "evoteam.log");
   // A resumed run has no exit code until it ends again.
-  run.update_run_json({{"status", "running"}, {"stop_reason", nullptr}, {"exit_code", nullptr}, {"pid", ::getpid()}});
-  run.journal().append({{"type", "resume"},
-                        {"after_cycle", state.last_finished_cycle},
-                        {"evaluations", state.history.evaluation_count()}});
+  run.update_run_json({{"status", to_string(RunStatus::running)},
+                       {"stop_reason", nullptr},
+                       {"exit_code", nullptr},
+                       {"pid", ::getpid()}});
+  append_entry(run.journal(), ResumeEntry{state.last_finished_cycle, state.history.evaluation_count()});
   spdlog::info("resuming run {} after cycle {} ({} evaluations kept)", run.id(), state.last_finished_cycle,
                state.history.evaluation_count());
   return run_recording_failure(frozen, run, state, context);

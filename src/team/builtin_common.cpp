@@ -194,7 +194,7 @@ std::vector<Measurement> measurements_of(const RunHistory& history, const std::s
     if (record.blocked() || record.sources_hash != sources_hash) continue;
     Measurement point{record.params, Measurement::Outcome::failed, 0};
     // A candidate rejected for bundling changes was still measured; one rejected on re-verification was not sound.
-    bool sound = !record.rejected || record.ruling.rfind("several changes", 0) == 0;
+    bool sound = !record.rejected || record.ruled(RulingKind::several_changes);
     if (record.state == RecordState::pending || record.has(Verdict::infra_error)) {
       point.outcome = Measurement::Outcome::pending;
     } else if (record.passed() && *record.speedup > 0 && sound) {

@@ -25,7 +25,8 @@ class Disciplinarian : public TeamMember {
       const EvaluationRecord* parent = history.find(record.parent_id);
       if (parent != nullptr && record.changes > 1) {
         Move move = make_move(parent->params, record.params);
-        lab.rule(record.candidate_id, false, context.role.name, "several changes at once: " + move.description);
+        lab.rule(record.candidate_id, false, context.role.name,
+                 Ruling{RulingKind::several_changes, "several changes at once: " + move.description});
         ++rejected;
         for (const std::string& name : move.changed) {
           if (spent >= context.evaluation_budget) break;
@@ -50,8 +51,9 @@ class Disciplinarian : public TeamMember {
         }
       } else {
         lab.rule(record.candidate_id, true, context.role.name,
-                 parent == nullptr ? "new lineage (a sample of the space, no parent), measured: accepted"
-                                   : "one change, measured: accepted");
+                 Ruling{RulingKind::review, parent == nullptr
+                                                ? "new lineage (a sample of the space, no parent), measured: accepted"
+                                                : "one change, measured: accepted"});
       }
       ++accepted;
     }

@@ -80,28 +80,6 @@ bool applies_to_task(const KnowledgeEntry& entry, const std::string& task) {
   return task.empty() || own.empty() || own == task || field_or_empty(entry, k_field_scope) == k_scope_general;
 }
 
-std::string file_name(KnowledgeKind kind) {
-  switch (kind) {
-    case KnowledgeKind::strategy: return "strategies.md";
-    case KnowledgeKind::failed_attempt: return "failed_attempts.md";
-    case KnowledgeKind::hardware: return "hardware.md";
-    case KnowledgeKind::constraint: return "constraints.md";
-    case KnowledgeKind::action_plan: return "action_plan.md";
-    case KnowledgeKind::role_record: return "roles";
-  }
-  return "";
-}
-
-KnowledgeKind knowledge_kind_from_string(const std::string& text) {
-  if (text == "strategy" || text == "strategies") return KnowledgeKind::strategy;
-  if (text == "failed_attempt" || text == "failed_attempts" || text == "failure") return KnowledgeKind::failed_attempt;
-  if (text == "hardware") return KnowledgeKind::hardware;
-  if (text == "constraint" || text == "constraints") return KnowledgeKind::constraint;
-  if (text == "action_plan" || text == "plan") return KnowledgeKind::action_plan;
-  throw InvalidInput("unknown knowledge kind '" + text +
-                     "' (expected strategy, failed_attempt, hardware, constraint or action_plan)");
-}
-
 std::vector<KnowledgeEntry> parse_knowledge_markdown(const std::string& text) {
   std::vector<KnowledgeEntry> entries;
   std::istringstream stream(text);

@@ -9,6 +9,7 @@
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/text.hpp>
+#include <evoteam/history/journal_records.hpp>
 #include <evoteam/store/store.hpp>
 
 #include "team/source_diff.hpp"
@@ -25,11 +26,6 @@ int count_param_changes(const ParamValues& before, const ParamValues& after) {
 }
 
 namespace {
-
-// How the lab's ruling on a candidate that dropped a once-adopted constraint begins.
-const std::string k_slide_back = "slid back from ";
-
-bool is_slide_back(const std::string& ruling) { return ruling.rfind(k_slide_back, 0) == 0; }
 
 // Where an evaluation was measured, from its eval.json: the device, and the Slurm worker that ran it, if one did.
 std::string measured_on(const nlohmann::json& eval_json) {
@@ -104,56 +100,19 @@ LabOutcome Lab::evaluate(const LabRequest& request, int cycle, Screening screeni
   return evaluate_within(request, cycle, screening, true);
 }
 
+// The nine jobs of recording a candidate, one step each: the record the request describes; an identical candidate
+// reused; its changes against its parent; screening against the recorded constraints; the budget; the id reserved;
+// its files stored; the evaluation measured and noted; the record committed with the lab's own ruling.
 LabOutcome Lab::evaluate_within(const LabRequest& request, int cycle, Screening screening, bool budgeted) {
   LabOutcome outcome;
-  EvaluationRecord& record = outcome.record;
-  record.parent_id = request.parent_id;
-  record.author_role = request.author_role;
-  record.lineage = request.lineage;
-  record.cycle = cycle;
-  record.hypothesis = request.hypothesis;
-  record.params = request.params;
-  record.sources_hash = sources_hash(request.sources_dir);
+  outcome.record = record_for(request, cycle);
   {
     std::lock_guard<std::mutex> lock(m_mutex);
-    if (const EvaluationRecord* earlier = m_history.find_key(record.key())) {
-      const EvaluationRecord* parent = m_history.find(request.parent_id);
-      // A candidate rejected only for bundling several changes is accepted when one change reaches it.
-      if (earlier->rejected && earlier->ruling.rfind("several changes", 0) == 0 && parent != nullptr &&
-          count_param_changes(parent->params, record.params) == 1 && parent->sources_hash == record.sources_hash) {
-        for (EvaluationRecord& stored : m_history.evaluations)
-          if (stored.candidate_id == earlier->candidate_id)
-            stored.rejected = false, stored.ruling = "accepted: reached by one change from " + parent->candidate_id;
-        m_run.journal().append({{"type", "ruling"},
-                                {"candidate_id", earlier->candidate_id},
-                                {"accepted", true},
-                                {"role", request.author_role},
-                                {"reason", "reached by one change from " + parent->candidate_id}});
-      }
-      outcome.record = *earlier;
-      outcome.reused = true;
-      outcome.summary =
-          "identical to " + earlier->candidate_id + " (" + earlier->verdict_text() + "), not re-evaluated";
-      return outcome;
-    }
-    if (const EvaluationRecord* parent = m_history.find(request.parent_id)) {
-      record.structural_change = parent->sources_hash != record.sources_hash;
-      record.changes =
-          count_param_changes(parent->params, record.params) +
-          (record.structural_change ? changed_regions_between(sources_of(parent->candidate_id), request.sources_dir)
-                                    : 0);
-    }
-    if (screening == Screening::against_knowledge) {
-      if (std::optional<std::string> constraint = blocking_constraint(record.params)) {
-        record.candidate_id = next_candidate_id();
-        record.state = RecordState::blocked;
-        record.failure_signature = "recorded constraint: " + *constraint;
-        m_history.evaluations.push_back(record);
-        m_run.journal().append({{"type", "evaluation"}, {"record", record.to_json()}});
-        outcome.summary = "blocked before evaluation: matches the recorded constraint '" + *constraint + "'";
-        return outcome;
-      }
-    }
+    if (const EvaluationRecord* earlier = m_history.find_key(outcome.record.key()))
+      return reuse_locked(*earlier, outcome.record);
+    count_changes_locked(outcome.record, request.sources_dir);
+    if (screening == Screening::against_knowledge)
+      if (std::optional<LabOutcome> blocked = block_locked(outcome.record)) return *blocked;
     if (std::optional<std::string> spent = budgeted ? budget_spent_locked() : std::nullopt) {
       outcome.record.state = RecordState::over_budget;
       outcome.reused = true;
@@ -161,22 +120,89 @@ LabOutcome Lab::evaluate_within(const LabRequest& request, int cycle, Screening 
       return outcome;
     }
     // Reserve the id now so parallel members never share one; the record is completed below.
-    record.candidate_id = next_candidate_id();
-    m_history.evaluations.push_back(record);  // state pending until the verdict is in
+    outcome.record.candidate_id = next_candidate_id();
+    m_history.evaluations.push_back(outcome.record);  // state pending until the verdict is in
   }
+  const std::filesystem::path dir = store_candidate(request.sources_dir, outcome.record);
+  outcome.summary = measure(dir, outcome.record);
+  note_failure(outcome.record);
+  commit_evaluation(outcome.record);
+  return outcome;
+}
 
+EvaluationRecord Lab::record_for(const LabRequest& request, int cycle) const {
+  EvaluationRecord record;
+  record.parent_id = request.parent_id;
+  record.author_role = request.author_role;
+  record.lineage = request.lineage;
+  record.cycle = cycle;
+  record.hypothesis = request.hypothesis;
+  record.params = request.params;
+  record.sources_hash = sources_hash(request.sources_dir);
+  return record;
+}
+
+LabOutcome Lab::reuse_locked(const EvaluationRecord& earlier, const EvaluationRecord& requested) {
+  const EvaluationRecord* parent = m_history.find(requested.parent_id);
+  // A candidate rejected only for bundling several changes is accepted when one change reaches it.
+  if (earlier.rejected && earlier.ruled(RulingKind::several_changes) && parent != nullptr &&
+      count_param_changes(parent->params, requested.params) == 1 && parent->sources_hash == requested.sources_hash) {
+    const std::string reached = "reached by one change from " + parent->candidate_id;
+    for (EvaluationRecord& stored : m_history.evaluations)
+      if (stored.candidate_id == earlier.candidate_id)
+        stored.set_ruling(true, Ruling{RulingKind::reached_by_one_change, "accepted: " + reached});
+    append_entry(m_run.journal(), RulingEntry{earlier.candidate_id, true, requested.author_role,
+                                              Ruling{RulingKind::reached_by_one_change, reached}});
+  }
+  LabOutcome outcome;
+  outcome.record = *m_history.find(earlier.candidate_id);
+  outcome.reused = true;
+  outcome.summary =
+      "identical to " + outcome.record.candidate_id + " (" + outcome.record.verdict_text() + "), not re-evaluated";
+  return outcome;
+}
+
+void Lab::count_changes_locked(EvaluationRecord& record, const std::filesystem::path& sources_dir) const {
+  const EvaluationRecord* parent = m_history.find(record.parent_id);
+  if (parent == nullptr) return;
+  record.structural_change = parent->sources_hash != record.sources_hash;
+  record.changes =
+      count_param_changes(parent->params, record.params) +
+      (record.structural_change ? changed_regions_between(sources_of(parent->candidate_id), sources_dir) : 0);
+}
+
+std::optional<LabOutcome> Lab::block_locked(EvaluationRecord& record) {
+  const std::optional<std::string> constraint = blocking_constraint(record.params);
+  if (!constraint) return std::nullopt;
+  record.candidate_id = next_candidate_id();
+  record.state = RecordState::blocked;
+  record.failure_signature = "recorded constraint: " + *constraint;
+  m_history.evaluations.push_back(record);
+  append_entry(m_run.journal(), EvaluationEntry{record});
+  LabOutcome outcome;
+  outcome.record = record;
+  outcome.summary = "blocked before evaluation: matches the recorded constraint '" + *constraint + "'";
+  return outcome;
+}
+
+std::filesystem::path Lab::store_candidate(const std::filesystem::path& sources_dir,
+                                           const EvaluationRecord& record) const {
   std::filesystem::path dir = m_run.candidate_dir(record.candidate_id);
   EVOTEAM_CHECK(!std::filesystem::exists(dir), "candidate directory " + dir.string() + " exists already");
-  copy_tree(request.sources_dir, dir / "src");
+  copy_tree(sources_dir, dir / "src");
   write_json_atomic(dir / "params.json", record.params);
   write_json_atomic(dir / "meta.json", {{"parent", record.parent_id},
                                         {"author_role", record.author_role},
-                                        {"cycle", cycle},
+                                        {"cycle", record.cycle},
                                         {"lineage", record.lineage},
                                         {"hypothesis", record.hypothesis},
                                         {"changes", record.changes}});
+  return dir;
+}
+
+std::string Lab::measure(const std::filesystem::path& dir, EvaluationRecord& record) {
   const auto start = std::chrono::steady_clock::now();
-  CandidateEvaluator::Result result = m_evaluator.evaluate(dir / "src", record.params, Stage::timing, 0);
+  const CandidateEvaluator::Result result = m_evaluator.evaluate(dir / "src", record.params, Stage::timing, 0);
   record.eval_seconds = seconds_since(start);
   record.device_s = result.device_s;
   record.device = measured_on(result.eval_json);
@@ -188,39 +214,39 @@ LabOutcome Lab::evaluate_within(const LabRequest& request, int cycle, Screening 
   // NOISY counts as a pass (outputs verified, timing usable but not converged); its verdict stays on record
   // so a person sees it.
   record.failure_signature = record.passed() ? "" : result.failure_signature;
-  if (!record.passed() && !record.failure_signature.empty()) {
-    // Every new failure signature goes into the experiment record; a second occurrence is a repeat.
-    record.repeated_recorded_failure = m_knowledge.has_failure(record.failure_signature);
-    if (!record.repeated_recorded_failure)
-      m_knowledge.add(KnowledgeKind::failed_attempt,
-                      KnowledgeEntry{record.verdict_text() + " in " + record.candidate_id,
-                                     {{"signature", record.failure_signature},
-                                      {"candidate", record.candidate_id},
-                                      {"params", describe_params(record.params)}},
-                                     record.hypothesis});
-  }
   write_json_atomic(dir / "eval.json", result.eval_json);
   if (!result.build_log.empty()) write_file_atomic(dir / "build.log", result.build_log);
-  outcome.summary = result.summary;
+  return result.summary;
+}
 
+void Lab::note_failure(EvaluationRecord& record) {
+  if (record.passed() || record.failure_signature.empty()) return;
+  // Every new failure signature goes into the experiment record; a second occurrence is a repeat.
+  record.repeated_recorded_failure = m_knowledge.has_failure(record.failure_signature);
+  if (!record.repeated_recorded_failure)
+    m_knowledge.add(KnowledgeKind::failed_attempt, KnowledgeEntry{record.verdict_text() + " in " + record.candidate_id,
+                                                                  {{"signature", record.failure_signature},
+                                                                   {"candidate", record.candidate_id},
+                                                                   {"params", describe_params(record.params)}},
+                                                                  record.hypothesis});
+}
+
+void Lab::commit_evaluation(EvaluationRecord& record) {
   {
     std::lock_guard<std::mutex> lock(m_mutex);
     // Judged against the best at the moment of recording, so parallel members are held to the same best.
-    if (std::optional<std::string> reason = slid_back(record)) {
-      record.rejected = true;
-      record.ruling = *reason;
-    }
+    if (std::optional<std::string> reason = slid_back(record))
+      record.set_ruling(false, Ruling{RulingKind::slid_back, *reason});
     for (EvaluationRecord& stored : m_history.evaluations)
       if (stored.candidate_id == record.candidate_id) stored = record;
     // The ruling travels in the evaluation record itself: replaying the journal restores it with the candidate.
-    m_run.journal().append({{"type", "evaluation"}, {"record", record.to_json()}});
+    append_entry(m_run.journal(), EvaluationEntry{record});
   }
   if (record.rejected)
     m_knowledge.add(
         KnowledgeKind::failed_attempt,
         KnowledgeEntry{
             "rejected " + record.candidate_id, {{"candidate", record.candidate_id}, {"author", "lab"}}, record.ruling});
-  return outcome;
 }
 
 std::optional<std::string> Lab::slid_back(const EvaluationRecord& record) const {
@@ -235,7 +261,7 @@ std::optional<std::string> Lab::slid_back(const EvaluationRecord& record) const 
     if (const Task* task = m_evaluator.task())
       for (const StaticConstraint& constraint : task->static_constraints)
         if (constraint.name == name && !constraint.message.empty()) message = constraint.message;
-    return k_slide_back + name + ": " + message + " (the run's best, " + best->candidate_id + ", meets it)";
+    return "slid back from " + name + ": " + message + " (the run's best, " + best->candidate_id + ", meets it)";
   }
   return std::nullopt;
 }
@@ -257,8 +283,7 @@ std::optional<CandidateEvaluator::Profile> Lab::profile(const std::string& candi
   std::lock_guard<std::mutex> lock(m_mutex);
   for (EvaluationRecord& stored : m_history.evaluations)
     if (stored.candidate_id == candidate_id) stored.profiled = true, stored.profile_bound = profile.bound;
-  m_run.journal().append(
-      {{"type", "profile"}, {"candidate_id", candidate_id}, {"bound", profile.bound}, {"summary", profile.summary}});
+  append_entry(m_run.journal(), ProfileEntry{candidate_id, profile.bound, profile.summary});
   return profile;
 }
 
@@ -276,9 +301,10 @@ LabOutcome Lab::reverify(const std::string& candidate_id, int cycle, const std::
   CandidateEvaluator::Result result = m_evaluator.evaluate(dir / "src", params, Stage::timing, salt);
   write_json_atomic(dir / "reverify.json", result.eval_json);
   const bool ok = counts_as_pass(result.verdict);
-  rule(candidate_id, ok, role,
-       ok ? "re-verified with fresh seeds: PASS"
-          : "re-verification with fresh seeds failed: " + to_string(result.verdict));
+  rule(
+      candidate_id, ok, role,
+      Ruling{RulingKind::reverification, ok ? "re-verified with fresh seeds: PASS"
+                                            : "re-verification with fresh seeds failed: " + to_string(result.verdict)});
   LabOutcome outcome;
   std::lock_guard<std::mutex> lock(m_mutex);
   outcome.record = *m_history.find(candidate_id);
@@ -287,18 +313,14 @@ LabOutcome Lab::reverify(const std::string& candidate_id, int cycle, const std::
   return outcome;
 }
 
-bool Lab::rule(const std::string& candidate_id, bool accepted, const std::string& role, const std::string& reason) {
+bool Lab::rule(const std::string& candidate_id, bool accepted, const std::string& role, const Ruling& ruling) {
   std::lock_guard<std::mutex> lock(m_mutex);
   // The lab's own ruling binds reviewers too: accepting a candidate that slid back would let it become the best.
   const EvaluationRecord* ruled = m_history.find(candidate_id);
-  if (accepted && ruled != nullptr && ruled->rejected && is_slide_back(ruled->ruling)) return false;
+  if (accepted && ruled != nullptr && ruled->rejected && ruled->ruled(RulingKind::slid_back)) return false;
   for (EvaluationRecord& stored : m_history.evaluations)
-    if (stored.candidate_id == candidate_id) {
-      stored.rejected = !accepted;
-      stored.ruling = reason;
-    }
-  m_run.journal().append(
-      {{"type", "ruling"}, {"candidate_id", candidate_id}, {"accepted", accepted}, {"role", role}, {"reason", reason}});
+    if (stored.candidate_id == candidate_id) stored.set_ruling(accepted, ruling);
+  append_entry(m_run.journal(), RulingEntry{candidate_id, accepted, role, ruling});
   return true;
 }
 
@@ -324,7 +346,7 @@ std::optional<std::string> Lab::budget_spent_locked() const {
 void Lab::add_trial_device_time(double seconds) {
   std::lock_guard<std::mutex> lock(m_mutex);
   m_history.trial_device_s += seconds;
-  m_run.journal().append({{"type", "device_time"}, {"seconds", seconds}});
+  append_entry(m_run.journal(), DeviceTimeEntry{seconds});
 }
 
 bool Lab::spend_trial(Stage stage) {
@@ -332,7 +354,7 @@ bool Lab::spend_trial(Stage stage) {
   if (budget_spent_locked()) return false;
   ++m_history.trials;
   // Journaled before it runs: a kill during the trial must not give the budget back on resume.
-  m_run.journal().append({{"type", "trial"}, {"stage", to_string(stage)}});
+  append_entry(m_run.journal(), TrialEntry{stage});
   return true;
 }
 

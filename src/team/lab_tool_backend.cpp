@@ -81,7 +81,7 @@ ToolResult LabReview::rule(const std::string& candidate_id, bool accepted, const
   const EvaluationRecord* record = history.find(candidate_id);
   if (record == nullptr || record->state != RecordState::evaluated)
     return {"no evaluated candidate " + candidate_id + " in this run", true};
-  if (!m_lab.rule(candidate_id, accepted, m_role, reason))
+  if (!m_lab.rule(candidate_id, accepted, m_role, Ruling{RulingKind::review, reason}))
     return {candidate_id + " stays rejected: " + record->ruling, true};
   const KnowledgeEntry entry{
       (accepted ? "accepted " : "rejected ") + candidate_id, {{"candidate", candidate_id}, {"author", m_role}}, reason};

@@ -20,7 +20,8 @@ double device_seconds(const EvalResult& result) {
   double seconds = 0;
   for (const StageRecord& stage : result.stages) {
     const bool ran = stage.status == StageStatus::passed || stage.status == StageStatus::failed;
-    if (ran && stage.name != "static" && stage.name != "build") seconds += stage.wall_s;
+    const std::optional<Stage> pipeline_stage = stage.stage();
+    if (ran && pipeline_stage != Stage::static_checks && pipeline_stage != Stage::build) seconds += stage.wall_s;
   }
   return seconds;
 }

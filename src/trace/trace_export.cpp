@@ -10,6 +10,7 @@
 
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
+#include <evoteam/eval/verdict.hpp>
 #include <evoteam/store/store.hpp>
 #include <evoteam/task/task.hpp>
 #include <evoteam/trace/trace_export.hpp>
@@ -104,7 +105,7 @@ BestOfRun read_best(const std::filesystem::path& run_dir) {
   };
   best.meta = optional_file("meta.json");
   best.params = optional_file("params.json");
-  if (text_field(best.eval, "verdict") != "PASS")
+  if (parse_verdict(text_field(best.eval, "verdict")) != Verdict::pass)
     throw InvalidInput((best.dir / "eval.json").string() + ": verdict: " + text_field(best.eval, "verdict") +
                        ", not PASS; only a passing candidate makes a Solution");
   best.task = load_task(run_dir / "task");

@@ -407,5 +407,36 @@ TEST(OptimizeE2E, AFullDiskWhileTheTaskIsFrozenLeavesNoHalfMadeRun) {
   EXPECT_TRUE(left.empty()) << "left behind: " << left.front();
 }
 
+// A run written by the main of 2026-12-04, before the journal's records were typed (a scripted team whose
+// Disciplinarian rejected c0002, with the meter's ticks), still resumes: the run ran its cycles, so the resume ends
+// it again with the same best and the meter's totals restored, and it reports.
+TEST(OptimizeE2E, ARunWrittenBeforeTypedRecordsResumesAndReports) {
+  testing::TempDir dir;
+  const std::filesystem::path run = dir / "run";
+  copy_tree(std::filesystem::path(EVOTEAM_SOURCE_DIR) / "tests/data/runs_before_typed_records/scripted_run", run);
+  ProcessResult resumed = run_evoteam({"resume", run.string(), "--json"}, std::chrono::seconds(120));
+  ASSERT_TRUE(resumed.ok()) << describe(resumed);
+  const nlohmann::json summary = parse_stdout(resumed);
+  EXPECT_EQ(summary["status"], "finished") << summary.dump(2);
+  EXPECT_EQ(summary["stop_reason"], "max_cycles");
+  EXPECT_EQ(summary["exit_code"], 0);
+  EXPECT_EQ(summary["best_candidate"], "c0003");
+  EXPECT_EQ(summary["best_speedup"], 3.558048121461536);
+  EXPECT_EQ(summary["evaluations"], 3);
+  EXPECT_EQ(summary["tokens"]["input"], 90) << "the meter's totals come back from the old budget ticks";
+  EXPECT_EQ(summary["tokens"]["output"], 45);
+  const std::vector<nlohmann::json> records = testing::journal_records(run);
+  ASSERT_GE(records.size(), 2u);
+  EXPECT_EQ(records[records.size() - 2]["type"], "resume");
+  EXPECT_EQ(records.back()["type"], "stop");
+  EXPECT_EQ(records.back()["status"], "finished");
+
+  ProcessResult report =
+      run_evoteam({"report", run.string(), "--out", (dir / "report").string()}, std::chrono::seconds(60));
+  ASSERT_TRUE(report.ok()) << describe(report);
+  const std::string markdown = read_file(dir / "report" / "report.md");
+  EXPECT_NE(markdown.find("Best path: c0001 (1.01x) → c0003 (3.56x)"), std::string::npos) << markdown;
+}
+
 }  // namespace
 }  // namespace evoteam

@@ -10,6 +10,7 @@
 #include <evoteam/core/process.hpp>
 #include <evoteam/eval/eval_writeup.hpp>
 #include <evoteam/eval/evaluator.hpp>
+#include <evoteam/history/journal_records.hpp>
 #include <evoteam/store/store.hpp>
 #include <evoteam/task/task.hpp>
 
@@ -92,7 +93,8 @@ class AgentHostMatmul : public ::testing::Test {
                       ? CachePolicy::refresh
                       : CachePolicy::use),
         m_tools(m_workspace, &m_backend, nullptr) {
-    m_meter.set_journal_sink([this](const nlohmann::json& record) { m_run.journal().append(record); });
+    m_meter.set_journal_sink(
+        [this](const MeterTotals& totals) { append_entry(m_run.journal(), BudgetTickEntry{totals}); });
     m_settings.role = "optimizer";
     m_prompt = {"You optimise the kernel of the task.",
                 render_instance("Make the kernel faster.", {read_file(s_task->dir / "task.json"), {}, "", "", ""})};
@@ -134,7 +136,7 @@ class AgentHostMatmul : public ::testing::Test {
 
     // The run's journal holds the budget totals, and a resumed run gets them back.
     Meter restored;
-    restored.restore(replay_journal(m_run.path() / k_journal_name).records);
+    restored.restore(last_budget_tick(replay_journal(m_run.path() / k_journal_name).records).value());
     EXPECT_EQ(restored.totals().tokens, result.usage);
     EXPECT_EQ(restored.totals().calls, 6u);
   }

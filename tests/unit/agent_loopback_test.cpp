@@ -6,6 +6,7 @@
 #include <evoteam/agent/transcript.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/log.hpp>
+#include <evoteam/history/journal_records.hpp>
 #include <evoteam/store/store.hpp>
 
 #include "support/fake_llm_server.hpp"
@@ -98,7 +99,7 @@ TEST_P(AgentLoopback, WorkGetsDoneThroughEveryFaultWithExactUsageAndNoKeyOnDisk)
   const std::uint64_t cache_write = anthropic() ? 40 : 0;  // the OpenAI fake reports no cache writes
   LogFileGuard log(m_dir / "run/evoteam.log");
   Journal journal(m_dir / "run/journal.jsonl");
-  m_meter.set_journal_sink([&](const nlohmann::json& record) { journal.append(record); });
+  m_meter.set_journal_sink([&](const MeterTotals& totals) { append_entry(journal, BudgetTickEntry{totals}); });
 
   FakeReply limited = error(429, "rate_limit_error");
   limited.headers.push_back({"retry-after", "0.05"});
@@ -155,7 +156,7 @@ TEST_P(AgentLoopback, WorkGetsDoneThroughEveryFaultWithExactUsageAndNoKeyOnDisk)
   }
   EXPECT_EQ(in_transcript, m_expected);
   Meter restored;
-  restored.restore(replay_journal(journal.path()).records);
+  restored.restore(last_budget_tick(replay_journal(journal.path()).records).value());
   EXPECT_EQ(restored.totals().tokens, m_expected);
   EXPECT_EQ(restored.totals().calls, 6u);
 

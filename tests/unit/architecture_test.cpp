@@ -12,6 +12,11 @@
 #include <string>
 #include <vector>
 
+#include <evoteam/eval/evaluator.hpp>
+#include <evoteam/eval/verdict.hpp>
+#include <evoteam/history/journal_records.hpp>
+#include <evoteam/store/store.hpp>
+
 #include "support/temp_dir.hpp"
 
 namespace evoteam {
@@ -180,6 +185,122 @@ TEST(Architecture, TheCheckFindsAnIncludeThatBreaksTheTable) {
   const std::vector<std::string> violations = include_violations(dir.path(), table);
   ASSERT_EQ(violations.size(), 1u) << joined(violations);
   EXPECT_EQ(violations[0], "src/core/config.cpp:1: includes team, not allowed for core");
+}
+
+// --- The run's vocabulary is spelled in the record layer only ---------------------------------------------------
+
+// The record layer (src/history, include/evoteam/history) owns the journal's record types and reads and writes the
+// run's vocabulary; every other file asks the types. The transcript of an agent (src/agent) is a file of its own
+// whose records share a few words with the journal's ("stop"), so its "type" spellings are its own.
+bool in_record_layer(const std::string& relative) {
+  return relative.rfind("src/history/", 0) == 0 || relative.rfind("include/evoteam/history/", 0) == 0;
+}
+
+std::string alternatives(const std::vector<std::string>& names) {
+  std::string pattern;
+  for (const std::string& name : names) pattern += (pattern.empty() ? "" : "|") + name;
+  return "(" + pattern + ")";
+}
+
+struct VocabularyCheck {
+  std::string what;
+  std::regex pattern;
+  bool outside_agent_only = false;  // the agent's transcript spells its own record types
+};
+
+// The checks, built from the vocabulary's own name tables: a journal record type next to "type", or compared when
+// the name is the journal's alone; a verdict name compared, or a verdict's prefix matched; a stage or run status
+// compared as a string.
+std::vector<VocabularyCheck> vocabulary_checks() {
+  std::vector<std::string> record_types, journal_only;
+  for (RecordType type : all_record_types()) {
+    record_types.push_back(to_string(type));
+    if (to_string(type).find('_') != std::string::npos) journal_only.push_back(to_string(type));
+  }
+  std::vector<std::string> verdicts, verdict_prefixes;
+  for (Verdict verdict : all_verdicts()) {
+    const std::string name = to_string(verdict);
+    verdicts.push_back(name);
+    if (name.find('_') != std::string::npos) verdict_prefixes.push_back(name.substr(0, name.find('_') + 1));
+  }
+  std::vector<std::string> stages;
+  for (Stage stage : EvalOptions::through(Stage::profile).stages) stages.push_back(to_string(stage));
+  std::vector<std::string> statuses;
+  for (RunStatus status : {RunStatus::running, RunStatus::finished, RunStatus::stopped, RunStatus::failed})
+    statuses.push_back(to_string(status));
+  const std::string record = alternatives(record_types), only = alternatives(journal_only),
+                    verdict = alternatives(verdicts), prefix = alternatives(verdict_prefixes),
+                    stage = alternatives(stages), status = alternatives(statuses);
+  return {
+      {"journal record type", std::regex(R"("type"[^;]*")" + record + R"(")"), true},
+      {"journal record type", std::regex(R"([!=]=\s*")" + only + R"("|")" + only + R"("\s*[!=]=)")},
+      {"verdict compared as a string", std::regex(R"([!=]=\s*")" + verdict + R"("|")" + verdict + R"("\s*[!=]=)")},
+      {"verdict matched by prefix", std::regex(R"(")" + prefix + R"(")")},
+      {"stage compared as a string", std::regex(R"([Ss]tage[\w.()\[\]]*\s*[!=]=\s*")" + stage + R"(")")},
+      {"run status compared as a string", std::regex(R"([Ss]tatus[\w.()\[\]]*\s*[!=]=\s*")" + status + R"(")")},
+  };
+}
+
+// "src/report/status.cpp:64: journal record type: if (type == "cycle_end")" for every line of src/ and include/
+// outside the record layer that spells the run's vocabulary; comment lines are prose and left out.
+std::vector<std::string> vocabulary_outside_record_layer(const fs::path& root) {
+  const std::vector<VocabularyCheck> checks = vocabulary_checks();
+  std::vector<std::string> found;
+  for (const char* folder : {"src", "include"}) {
+    if (!fs::exists(root / folder)) continue;
+    for (const fs::directory_entry& entry : fs::recursive_directory_iterator(root / folder)) {
+      const std::string extension = entry.path().extension().string();
+      if (!entry.is_regular_file() || (extension != ".cpp" && extension != ".hpp")) continue;
+      const std::string where = fs::relative(entry.path(), root).string();
+      if (in_record_layer(where)) continue;
+      const bool agent = where.rfind("src/agent/", 0) == 0;
+      std::istringstream lines(slurp(entry.path()));
+      int number = 0;
+      for (std::string line; std::getline(lines, line);) {
+        ++number;
+        const std::size_t text = line.find_first_not_of(" \t");
+        if (text != std::string::npos && line.compare(text, 2, "//") == 0) continue;
+        for (const VocabularyCheck& check : checks)
+          if (!(check.outside_agent_only && agent) && std::regex_search(line, check.pattern)) {
+            found.push_back(where + ":" + std::to_string(number) + ": " + check.what + ": " + line.substr(text));
+            break;
+          }
+      }
+    }
+  }
+  return found;
+}
+
+TEST(Architecture, OnlyTheRecordLayerSpellsTheRunsVocabulary) {
+  const std::vector<std::string> found = vocabulary_outside_record_layer(EVOTEAM_SOURCE_DIR);
+  EXPECT_TRUE(found.empty()) << joined(found);
+}
+
+// Each check fails on a tree that breaks it, and the record layer itself may spell what it owns.
+TEST(Architecture, TheVocabularyCheckFindsEachKindOfSpellingOutsideTheRecordLayer) {
+  testing::TempDir dir;
+  fs::create_directories(dir / "src/report");
+  fs::create_directories(dir / "src/history");
+  fs::create_directories(dir / "src/agent");
+  std::ofstream(dir / "src/report/view.cpp") << "if (type == \"cycle_end\") mark();\n"
+                                                "journal.append({{\"type\", \"ruling\"}, {\"reason\", why}});\n"
+                                                "if (record.verdict == \"PASS\") ++passed;\n"
+                                                "if (verdict.rfind(\"COMPILE_\", 0) == 0) return \"v-build\";\n"
+                                                "if (stage.name != \"build\") seconds += stage.wall_s;\n"
+                                                "else if (view.status == \"running\") out << \"gone\";\n"
+                                                "// a comment may say {\"type\": \"budget_tick\"} == \"PASS\"\n"
+                                                "if (tool_name == \"profile\") return Stage::profile;\n";
+  std::ofstream(dir / "src/history/journal_records.cpp") << "{RecordType::ruling, \"ruling\"}, \"type\", \"ruling\"\n"
+                                                            "if (type == \"cycle_end\") return;\n";
+  std::ofstream(dir / "src/agent/agent.cpp") << "m_transcript.append({{\"type\", \"stop\"}});\n";
+  const std::vector<std::string> found = vocabulary_outside_record_layer(dir.path());
+  ASSERT_EQ(found.size(), 6u) << joined(found);
+  EXPECT_EQ(found[0].rfind("src/report/view.cpp:1: journal record type: ", 0), 0u) << found[0];
+  EXPECT_EQ(found[1].rfind("src/report/view.cpp:2: journal record type: ", 0), 0u) << found[1];
+  EXPECT_EQ(found[2].rfind("src/report/view.cpp:3: verdict compared as a string: ", 0), 0u) << found[2];
+  EXPECT_EQ(found[3].rfind("src/report/view.cpp:4: verdict matched by prefix: ", 0), 0u) << found[3];
+  EXPECT_EQ(found[4].rfind("src/report/view.cpp:5: stage compared as a string: ", 0), 0u) << found[4];
+  EXPECT_EQ(found[5].rfind("src/report/view.cpp:6: run status compared as a string: ", 0), 0u) << found[5];
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 
 #include <evoteam/core/error.hpp>
 #include <evoteam/history/history.hpp>
+#include <evoteam/history/journal_records.hpp>
+#include <evoteam/history/stop_reason.hpp>
 
 namespace evoteam {
 namespace {
@@ -87,6 +89,102 @@ TEST(EvaluationRecords, BlockedRecordsCostNoEvaluationAndAreNeverTheBest) {
   EXPECT_EQ(history.evaluation_count(), 2);
   ASSERT_TRUE(history.best().has_value());
   EXPECT_EQ(history.best()->candidate_id, "c0003");
+}
+
+// --- The record layer: every journal record with one JSON form each way --------------------------------------
+
+JournalEntry round_trip(const JournalEntry& entry) {
+  const JournalLine line = read_journal_line(to_json(entry));
+  EXPECT_TRUE(line.entry.has_value()) << to_json(entry).dump();
+  return line.entry.value_or(entry);
+}
+
+TEST(JournalRecords, EveryRecordTypeReadsBackAsWritten) {
+  EvaluationRecord record = evaluated(Verdict::pass, 2.5);
+  record.set_ruling(false, Ruling{RulingKind::slid_back, "slid back from uses_wgmma: gone"});
+  MeterTotals totals;
+  totals.tokens = Usage{10, 20, 30, 40};
+  totals.cost_usd = 0.5;
+  totals.calls = 3;
+  totals.wall_s = 12;
+  const std::vector<JournalEntry> entries = {
+      RunStartEntry{"host_matmul", {{"provider", "builtin"}}, "earlier-run"},
+      ResumeEntry{2, 7},
+      CycleStartEntry{3, {{"pattern", "solo"}}, "initial team", nlohmann::json::array()},
+      TurnEntry{3, "optimizer", "two candidates", RoleUsage{2, 100, 0.25, 4}},
+      CycleEndEntry{3, {{"optimizer", RoleUsage{2, 100, 0.25, 4}}}, 40, 9.5, {{"debugger", 1}}, "c0002"},
+      StopEntry{RunStatus::finished, "max_cycles"},
+      EvaluationEntry{record},
+      RulingEntry{"c0002", false, "disciplinarian", Ruling{RulingKind::several_changes, "several changes at once"}},
+      ProfileEntry{"c0002", "memory", "dram bound"},
+      DeviceTimeEntry{1.5},
+      TrialEntry{Stage::correctness},
+      BudgetTickEntry{totals},
+  };
+  ASSERT_EQ(entries.size(), all_record_types().size()) << "a record type without a case here";
+  for (const JournalEntry& entry : entries) {
+    const nlohmann::json written = to_json(entry);
+    EXPECT_EQ(written["type"], to_string(type_of(entry)));
+    EXPECT_EQ(to_json(round_trip(entry)), written);
+  }
+  const auto ruling = std::get<RulingEntry>(round_trip(entries[7]));
+  EXPECT_EQ(ruling.ruling.kind, RulingKind::several_changes);
+  const auto evaluation = std::get<EvaluationEntry>(round_trip(entries[6]));
+  EXPECT_TRUE(evaluation.record.ruled(RulingKind::slid_back));
+  EXPECT_EQ(std::get<BudgetTickEntry>(round_trip(entries[11])).totals.tokens, (Usage{10, 20, 30, 40}));
+}
+
+// Journals written before rulings carried their kind: the kind is read once from the words they were written with.
+TEST(JournalRecords, RulingsWithoutAKindGetItFromTheirWords) {
+  const auto kind_of = [](const std::string& reason) {
+    const JournalLine line = read_journal_line(
+        {{"type", "ruling"}, {"candidate_id", "c0003"}, {"accepted", false}, {"role", "x"}, {"reason", reason}});
+    return std::get<RulingEntry>(*line.entry).ruling.kind;
+  };
+  EXPECT_EQ(kind_of("several changes at once: TILE_M 32->64, UNROLL 1->4"), RulingKind::several_changes);
+  EXPECT_EQ(kind_of("reached by one change from c0002"), RulingKind::reached_by_one_change);
+  EXPECT_EQ(kind_of("slid back from uses_wgmma: no wgmma (the run's best, c0004, meets it)"), RulingKind::slid_back);
+  EXPECT_EQ(kind_of("re-verification with fresh seeds failed: NUMERIC_MISMATCH"), RulingKind::reverification);
+  EXPECT_EQ(kind_of("two changes at once: A and the epilogue"), RulingKind::review);
+  // A record that says its kind is believed over its words.
+  const JournalLine line = read_journal_line({{"type", "ruling"},
+                                              {"candidate_id", "c0003"},
+                                              {"kind", "review"},
+                                              {"reason", "several changes, but each was measured alone"}});
+  EXPECT_EQ(std::get<RulingEntry>(*line.entry).ruling.kind, RulingKind::review);
+
+  const EvaluationRecord old = EvaluationRecord::from_json(
+      {{"candidate_id", "c0002"}, {"verdict", "PASS"}, {"rejected", true}, {"ruling", "several changes at once: X"}});
+  EXPECT_TRUE(old.ruled(RulingKind::several_changes));
+  EXPECT_FALSE(EvaluationRecord::from_json({{"candidate_id", "c0002"}, {"verdict", "PASS"}})
+                   .ruled(RulingKind::review));  // no ruling at all
+}
+
+TEST(JournalRecords, UnknownTypesAreSkippedAndDamagedRecordsNamed) {
+  const JournalLine future = read_journal_line({{"type", "campaign_step"}, {"t", "2026-12-04T10:00:00.000Z"}});
+  EXPECT_FALSE(future.entry);
+  EXPECT_EQ(future.type, "campaign_step");
+  EXPECT_EQ(future.at, "2026-12-04T10:00:00.000Z");
+  const nlohmann::json damaged = {{"type", "evaluation"}, {"record", {{"candidate_id", "c0001"}, {"verdict", "OK"}}}};
+  EXPECT_THROW(read_journal_line(damaged), InvalidInput);
+  std::string problem;
+  EXPECT_FALSE(read_journal_line(damaged, &problem).entry);
+  EXPECT_NE(problem.find("evaluation record"), std::string::npos) << problem;
+  EXPECT_THROW(read_journal_line({{"type", "device_time"}, {"seconds", "many"}}), InvalidInput);
+  EXPECT_THROW(read_journal_line({{"type", "stop"}, {"status", "paused"}}), InvalidInput);
+}
+
+// The one rule from a stop reason to the run's status and exit code, shared by the run loop and `evoteam wait`.
+TEST(JournalRecords, TheRunEndRuleGivesStatusAndExitCode) {
+  EXPECT_EQ(run_end(StopReason::interrupted, 0).status, RunStatus::stopped);
+  EXPECT_EQ(run_end(StopReason::interrupted, 0).exit_code, ExitCode::interrupted);
+  EXPECT_EQ(run_end(StopReason::infra_errors, 0).status, RunStatus::failed);
+  EXPECT_EQ(run_end(StopReason::infra_errors, 0).exit_code, ExitCode::failure);
+  EXPECT_EQ(run_end(StopReason::max_cycles, 0).exit_code, ExitCode::success);
+  EXPECT_EQ(run_end(StopReason::max_cycles, 2.0).exit_code, ExitCode::budget_exhausted);
+  EXPECT_EQ(run_end(StopReason::target_reached, 2.0).exit_code, ExitCode::success);
+  EXPECT_EQ(run_end(StopReason::budget_usd, 0).status, RunStatus::finished);
+  EXPECT_EQ(run_end(StopReason::budget_usd, 0).exit_code, ExitCode::budget_exhausted);
 }
 
 }  // namespace

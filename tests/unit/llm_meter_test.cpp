@@ -6,6 +6,7 @@
 #include <evoteam/core/config.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
+#include <evoteam/history/journal_records.hpp>
 #include <evoteam/llm/llm.hpp>
 #include <evoteam/llm/meter.hpp>
 #include <evoteam/store/store.hpp>
@@ -85,14 +86,14 @@ TEST(LlmMeter, JournaledTotalsRestoreOnResume) {
   {
     Journal journal(dir / "journal.jsonl");
     Meter meter;
-    meter.set_journal_sink([&](const nlohmann::json& record) { journal.append(record); });
+    meter.set_journal_sink([&](const MeterTotals& totals) { append_entry(journal, BudgetTickEntry{totals}); });
     meter.charge(Usage{100, 20, 300, 40}, 0.25);
     meter.charge(Usage{1, 2, 3, 4}, 0.5, 1);
     meter.charge_unknown(2);
   }
   JournalReplay replay = replay_journal(dir / "journal.jsonl");
   Meter resumed;
-  resumed.restore(replay.records);
+  resumed.restore(last_budget_tick(replay.records).value());
   MeterTotals totals = resumed.totals();
   EXPECT_EQ(totals.tokens, (Usage{101, 22, 303, 44}));
   EXPECT_DOUBLE_EQ(totals.cost_usd, 0.75);
@@ -105,7 +106,7 @@ TEST(LlmMeter, LastJournaledTickHoldsTheTotalsWhenAgentsChargeAtOnce) {
   testing::TempDir dir;
   Journal journal(dir / "journal.jsonl");
   Meter meter;
-  meter.set_journal_sink([&](const nlohmann::json& record) { journal.append(record); });
+  meter.set_journal_sink([&](const MeterTotals& totals) { append_entry(journal, BudgetTickEntry{totals}); });
   std::vector<std::thread> agents;
   for (int agent = 0; agent < 4; ++agent)
     agents.emplace_back([&] {
@@ -113,17 +114,15 @@ TEST(LlmMeter, LastJournaledTickHoldsTheTotalsWhenAgentsChargeAtOnce) {
     });
   for (std::thread& agent : agents) agent.join();
   Meter restored;
-  restored.restore(replay_journal(dir / "journal.jsonl").records);
+  restored.restore(last_budget_tick(replay_journal(dir / "journal.jsonl").records).value());
   EXPECT_EQ(restored.totals().calls, 40u);
   EXPECT_EQ(restored.totals().tokens, (Usage{40, 80, 120, 160}));
   EXPECT_DOUBLE_EQ(restored.totals().cost_usd, 20.0);
 }
 
 TEST(LlmMeter, RestoreWithoutBudgetRecordsKeepsZero) {
-  Meter meter;
-  meter.restore({nlohmann::json{{"type", "cycle_start"}}});
-  EXPECT_EQ(meter.totals().calls, 0u);
-  EXPECT_THROW(meter.restore({nlohmann::json{{"type", "budget_tick"}, {"tokens", "x"}}}), InvalidInput);
+  EXPECT_FALSE(last_budget_tick({nlohmann::json{{"type", "cycle_start"}, {"team", nlohmann::json::object()}}}));
+  EXPECT_THROW(last_budget_tick({nlohmann::json{{"type", "budget_tick"}, {"tokens", "x"}}}), InvalidInput);
 }
 
 TEST(LlmRetryPolicy, RetriesTransientStatusesOnly) {

@@ -10,6 +10,7 @@
 #include <evoteam/core/fs.hpp>
 #include <evoteam/report/compare.hpp>
 #include <evoteam/report/run_report.hpp>
+#include <evoteam/report/status.hpp>
 #include <evoteam/store/store.hpp>
 
 #include "support/temp_dir.hpp"
@@ -243,6 +244,30 @@ TEST(Compare, EvaluationsToNinetyPercentAreaAndUnequalBudgets) {
   EXPECT_NE(differences[0].find("budget evaluations differs"), std::string::npos) << differences[0];
   const std::string html = render_comparison_html({run, other});
   EXPECT_EQ(count_of(svg_of(html, "chart-compare"), "class=\"line "), 2);
+}
+
+// Runs written by the main of 2026-12-04, before the journal's records were typed (tests/data/
+// runs_before_typed_records: a scripted run with a ruling and budget ticks, a builtin run with trials, a profile and
+// device time). Their report and status read as that build wrote them (expected/, the run's path as @RUN@).
+TEST(RunReport, RunsWrittenBeforeTypedRecordsReportAsTheyDid) {
+  const std::filesystem::path old_runs =
+      std::filesystem::path(EVOTEAM_SOURCE_DIR) / "tests/data/runs_before_typed_records";
+  for (const std::string name : {"scripted_run", "builtin_run"}) {
+    SCOPED_TRACE(name);
+    const std::filesystem::path run = old_runs / name;
+    const auto as_written = [&run](std::string text) {
+      for (std::size_t at = text.find(run.string()); at != std::string::npos; at = text.find(run.string(), at))
+        text.replace(at, run.string().size(), "@RUN@");
+      return text;
+    };
+    const RunReport report = load_run_report(run);
+    EXPECT_EQ(as_written(render_report_markdown(report)), read_file(old_runs / "expected" / (name + ".report.md")));
+    EXPECT_EQ(as_written(render_report_html(report)), read_file(old_runs / "expected" / (name + ".report.html")));
+    nlohmann::json status = to_json(run_status(run));
+    status.erase("dir");
+    status.erase("last_event_age_s");
+    EXPECT_EQ(status, read_json_file(old_runs / "expected" / (name + ".status.json")));
+  }
 }
 
 }  // namespace

@@ -9,9 +9,9 @@
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/process.hpp>
+#include <evoteam/history/stop_reason.hpp>
 #include <evoteam/llm/meter.hpp>
 #include <evoteam/store/store.hpp>
-#include <evoteam/supervisor/stop_reason.hpp>
 #include <evoteam/supervisor/supervisor.hpp>
 #include <evoteam/team/lab.hpp>
 #include <evoteam/team/role.hpp>
@@ -149,7 +149,7 @@ class SupervisorLoop : public ::testing::Test {
     std::vector<nlohmann::json> stops = journal("stop");
     ASSERT_EQ(stops.size(), 1u);
     EXPECT_EQ(stops[0]["reason"], reason);
-    EXPECT_EQ(stops[0]["status"], outcome.status);
+    EXPECT_EQ(stops[0]["status"], to_string(outcome.status));
   }
 
   testing::TempDir dir;
@@ -166,7 +166,7 @@ TEST_F(SupervisorLoop, MaxCyclesRunsThatManyCyclesAndRecordsEach) {
   state.options.budgets.max_cycles = 2;
   RunOutcome outcome = run_the_loop();
   expect_stop_written(outcome, "max_cycles");
-  EXPECT_EQ(outcome.status, "finished");
+  EXPECT_EQ(outcome.status, RunStatus::finished);
   EXPECT_EQ(outcome.exit_code, ExitCode::success);
   EXPECT_EQ(outcome.cycles, 2);
   for (int cycle : {1, 2}) {
@@ -185,7 +185,7 @@ TEST_F(SupervisorLoop, ATeamWithNothingLeftToTryStopsWithSearchExhausted) {
   state.options.budgets.max_cycles = 0;
   RunOutcome outcome = run_the_loop();
   expect_stop_written(outcome, "search_exhausted");
-  EXPECT_EQ(outcome.status, "finished");
+  EXPECT_EQ(outcome.status, RunStatus::finished);
   EXPECT_EQ(outcome.exit_code, ExitCode::success);
   EXPECT_LE(world.evaluations.load(), 8);  // the whole space, each point once
   EXPECT_LT(outcome.cycles, 20);
@@ -197,7 +197,7 @@ TEST_F(SupervisorLoop, ARunThatMeasuredNothingFailsWithInfraErrors) {
   world.infra = true;
   RunOutcome outcome = run_the_loop();
   expect_stop_written(outcome, "infra_errors");
-  EXPECT_EQ(outcome.status, "failed");
+  EXPECT_EQ(outcome.status, RunStatus::failed);
   EXPECT_EQ(outcome.exit_code, ExitCode::failure);
   EXPECT_EQ(run.read_run_json()["status"], "failed");
   EXPECT_LT(outcome.cycles, 20);
@@ -269,7 +269,7 @@ TEST_F(SupervisorLoop, TargetReachedFinishesWithSuccessAndAMissedTargetDoesNot) 
   missed_state.options.budgets.max_cycles = 1;
   RunOutcome missed = run_loop(config, missed_run, missed_state, context);
   EXPECT_EQ(to_string(missed.stop_reason), "max_cycles");
-  EXPECT_EQ(missed.status, "finished");
+  EXPECT_EQ(missed.status, RunStatus::finished);
   EXPECT_EQ(missed.exit_code, ExitCode::budget_exhausted);
 }
 
@@ -277,7 +277,7 @@ TEST_F(SupervisorLoop, InterruptDuringTheTeamStopsWithTheCycleUnfinished) {
   context.interrupted = [this] { return world.evaluations >= 2; };
   RunOutcome outcome = run_the_loop();
   expect_stop_written(outcome, "interrupted");
-  EXPECT_EQ(outcome.status, "stopped");
+  EXPECT_EQ(outcome.status, RunStatus::stopped);
   EXPECT_EQ(outcome.exit_code, ExitCode::interrupted);
   EXPECT_EQ(outcome.cycles, 0);
   EXPECT_EQ(run.read_run_json()["status"], "stopped");
@@ -292,7 +292,7 @@ TEST_F(SupervisorLoop, RooflineStopLeavesNoEmptyCycleDirectory) {
   world.roofline = 0.99;
   RunOutcome outcome = run_the_loop();
   expect_stop_written(outcome, "roofline");
-  EXPECT_EQ(outcome.status, "finished");
+  EXPECT_EQ(outcome.status, RunStatus::finished);
   EXPECT_EQ(outcome.cycles, 1);
   // The policy stopped the run before cycle 2: nothing of it exists (`evoteam show` would list an empty
   // cycle directory as a cycle whose team.json cannot be read).

@@ -134,5 +134,33 @@ TEST_F(SupervisorResume, OptimizeRefusesPublishedWorkloadsOfATaskWithoutAnyAndCr
   EXPECT_FALSE(fs::exists(options.runs_dir) && !fs::is_empty(options.runs_dir));
 }
 
+// A journal written by the main of 2026-12-04, before its records were typed, replays to the same history: the
+// builtin team's candidates, its trial with the device time of that trial and of the profile, the profiled best.
+TEST_F(SupervisorResume, AJournalWrittenBeforeTypedRecordsReplays) {
+  const fs::path old_run = fs::path(EVOTEAM_SOURCE_DIR) / "tests/data/runs_before_typed_records/builtin_run";
+  const RunState state =
+      replay_run_state(read_json_file(old_run / "run.json"), replay_journal(old_run / "journal.jsonl"),
+                       {"optimizer", "profiling-scientist", "debugger", "disciplinarian"});
+  EXPECT_EQ(state.history.evaluations.size(), 21u);
+  EXPECT_EQ(state.history.trials, 1);
+  EXPECT_GT(state.history.trial_device_s, 0.0);
+  EXPECT_EQ(state.last_finished_cycle, 3);
+  EXPECT_EQ(state.history.cycles.size(), 3u);
+  ASSERT_TRUE(state.history.best());
+  EXPECT_EQ(state.history.best()->candidate_id, "c0015");
+  int profiled = 0;
+  for (const EvaluationRecord& record : state.history.evaluations) profiled += record.profiled ? 1 : 0;
+  EXPECT_EQ(profiled, 1);
+
+  // The scripted run's ruling, journaled as text alone, replays with the kind its words name.
+  const fs::path scripted = fs::path(EVOTEAM_SOURCE_DIR) / "tests/data/runs_before_typed_records/scripted_run";
+  const RunState ruled = replay_run_state(read_json_file(scripted / "run.json"),
+                                          replay_journal(scripted / "journal.jsonl"), {"optimizer", "disciplinarian"});
+  const EvaluationRecord* rejected = ruled.history.find("c0002");
+  ASSERT_NE(rejected, nullptr);
+  EXPECT_TRUE(rejected->rejected);
+  EXPECT_TRUE(rejected->ruled(RulingKind::several_changes)) << rejected->ruling;
+}
+
 }  // namespace
 }  // namespace evoteam

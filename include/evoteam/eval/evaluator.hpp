@@ -114,10 +114,13 @@ std::string to_string(StageStatus status);
 std::optional<StageStatus> parse_stage_status(const std::string& text);
 
 struct StageRecord {
-  std::string name;  // a Stage name, or "reference" for the reference computation
+  std::string name;  // a Stage name, or the name of a step around one ("reference", "vendor", "sanitizer", ...)
   StageStatus status = StageStatus::passed;
   double wall_s = 0;
   std::string detail;
+
+  // The pipeline stage it records; nullopt for the steps around the stages.
+  std::optional<Stage> stage() const { return parse_stage(name); }
 };
 
 struct EvalResult {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <evoteam/eval/verdict.hpp>
+#include <evoteam/history/ruling.hpp>
 #include <evoteam/history/team_spec.hpp>
 
 namespace evoteam {
@@ -47,8 +48,9 @@ struct EvaluationRecord {
   // The task's once-adopted static constraints the candidate meets; absent when its build never got through the
   // static stage (nothing known). The lab rejects a candidate lacking one the run's best meets.
   std::optional<std::vector<std::string>> adopted_constraints;
-  bool rejected = false;  // a reviewer (Disciplinarian), a re-verification or the lab rejected it
-  std::string ruling;     // the reason
+  bool rejected = false;                        // a reviewer (Disciplinarian), a re-verification or the lab rejected it
+  std::string ruling;                           // the reason, for people
+  RulingKind ruling_kind = RulingKind::review;  // what the ruling decided on; meaningful when `ruling` is not empty
   double eval_seconds = 0;
   // Device time the evaluation held: the run stages' time (reference, correctness, timing, profile) on the GPU,
   // or on the CPU for the host target; 0 when served from the result cache. What --budget-gpu-seconds counts.
@@ -66,6 +68,9 @@ struct EvaluationRecord {
   bool passed() const { return evaluated() && counts_as_pass(verdict) && speedup.has_value(); }
   // Evaluated without passing, and not through the evaluator's own failure: the candidate's to answer for.
   bool failed() const { return evaluated() && !passed() && !is_infra(verdict); }
+  // Carries a ruling of this kind.
+  bool ruled(RulingKind kind) const { return !ruling.empty() && ruling_kind == kind; }
+  void set_ruling(bool accepted, const Ruling& given);
   // "PASS", "COMPILE_ERROR", ... for evaluated records; "PENDING", "BLOCKED" or "BUDGET" for the others.
   std::string verdict_text() const;
 

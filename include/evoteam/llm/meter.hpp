@@ -1,7 +1,8 @@
 #pragma once
 // The process-wide budget meter: tokens by kind, cost, calls and wall time of a run, with hard limits checked
-// before every LLM call. Each charge can be journaled (a "budget_tick" record with the running totals), and a
-// resumed run restores its totals from the last such record. Safe to use from several threads.
+// before every LLM call. Each charge hands the running totals to a sink (the run journals them as a tick through
+// the record layer, which the meter does not know), and a resumed run restores the last totals journaled. Safe to
+// use from several threads.
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -40,22 +41,18 @@ class Meter {
   // The first limit reached, checked in the order tokens, cost, wall time.
   LimitHit check() const;
 
-  // Adds one reply's usage and cost (and attempts that may have been billed), then hands a budget_tick
-  // record to the journal sink if one is set. The sink runs under no lock of the meter.
+  // Adds one reply's usage and cost (and attempts that may have been billed), then hands the running totals to the
+  // journal sink if one is set. The sink runs under no lock of the meter.
   void charge(const Usage& usage, double cost_usd, int unknown_cost_attempts = 0);
   // Counts attempts that failed after the request may have reached the model (no usage received).
   void charge_unknown(int unknown_cost_attempts);
 
   MeterTotals totals() const;
 
-  // Journals every charge through `sink` (e.g. a RunDir's Journal::append). Pass {} to stop.
-  void set_journal_sink(std::function<void(const nlohmann::json&)> sink);
-  // {"type":"budget_tick","tokens":{input,output,cache_read,cache_write},"cost_usd","calls",
-  //  "unknown_cost_attempts","wall_s"}: the running totals.
-  nlohmann::json budget_record() const;
-  // Sets the totals from the last budget_tick among `records` (other records are ignored); the wall clock
-  // continues from its wall_s. Throws InvalidInput when that record is malformed.
-  void restore(const std::vector<nlohmann::json>& records);
+  // Hands the totals after every charge to `sink` (the run journals them). Pass {} to stop.
+  void set_journal_sink(std::function<void(const MeterTotals&)> sink);
+  // Continues from recorded totals (a resumed run's last journaled ones); the wall clock continues from their wall_s.
+  void restore(const MeterTotals& totals);
   // Zero totals and a fresh wall clock (tests, a new run in the same process).
   void reset();
 
@@ -68,7 +65,7 @@ class Meter {
   MeterLimits m_limits;
   MeterTotals m_totals;  // wall_s holds the restored part only
   std::chrono::steady_clock::time_point m_start;
-  std::function<void(const nlohmann::json&)> m_sink;
+  std::function<void(const MeterTotals&)> m_sink;
 };
 
 // The one meter of this process (mini-swe-agent's GlobalModelStats, in C++).

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -98,6 +99,8 @@ inline constexpr const char* k_lock_name = "lock";
 
 enum class RunStatus { running, finished, stopped, failed };
 std::string to_string(RunStatus status);
+// The status a text names, or nullopt for any other text.
+std::optional<RunStatus> parse_run_status(std::string_view text);
 // Throws InvalidInput for an unknown status text.
 RunStatus run_status_from_string(const std::string& text);
 

@@ -13,7 +13,7 @@
 #include <evoteam/core/config.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/process.hpp>
-#include <evoteam/supervisor/stop_reason.hpp>
+#include <evoteam/history/stop_reason.hpp>
 #include <evoteam/supervisor/supervisor_policy.hpp>
 #include <evoteam/team/lab.hpp>
 
@@ -49,7 +49,7 @@ struct OptimizeOptions {
 
 struct RunOutcome {
   std::filesystem::path run_dir;
-  std::string status;  // finished | stopped (a failed run throws instead)
+  RunStatus status = RunStatus::finished;  // finished, stopped, or failed when it measured nothing (run_end)
   StopReason stop_reason = StopReason::max_cycles;
   std::string best_candidate;
   std::optional<double> best_speedup;

@@ -15,8 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include <evoteam/history/history.hpp>
+#include <evoteam/history/stop_reason.hpp>
 #include <evoteam/history/team_spec.hpp>
-#include <evoteam/supervisor/stop_reason.hpp>
 #include <evoteam/supervisor/supervisor_settings.hpp>
 #include <evoteam/team/knowledge.hpp>
 

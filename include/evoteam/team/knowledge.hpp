@@ -12,15 +12,11 @@
 #include <string>
 #include <vector>
 
+#include <evoteam/history/knowledge_kind.hpp>
+
 namespace evoteam {
 
 struct Task;
-
-enum class KnowledgeKind { strategy, failed_attempt, hardware, constraint, action_plan, role_record };
-
-std::string file_name(KnowledgeKind kind);  // "strategies.md", ...
-// Parses "strategy", "failed_attempt", ... (the agents' record_knowledge kinds); throws InvalidInput.
-KnowledgeKind knowledge_kind_from_string(const std::string& text);
 
 struct KnowledgeEntry {
   std::string title;

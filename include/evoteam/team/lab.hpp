@@ -114,7 +114,7 @@ class Lab {
   // static constraint, a later candidate that does not is rejected ("slid back from <name>: <message>"), for every
   // team alike. It is judged against the best of the recorded history, so a resumed run keeps holding to it, and
   // no reviewer's acceptance lifts it: rule() then records nothing and returns false.
-  bool rule(const std::string& candidate_id, bool accepted, const std::string& role, const std::string& reason);
+  bool rule(const std::string& candidate_id, bool accepted, const std::string& role, const Ruling& ruling);
 
   // Runs the evaluator on work in progress (an agent's compile/test/benchmark/profile tool) without recording a
   // candidate. Each trial counts against the evaluation limit and is journaled ("trial"); nothing once the limit
@@ -158,6 +158,22 @@ class Lab {
 
  private:
   LabOutcome evaluate_within(const LabRequest& request, int cycle, Screening screening, bool budgeted);
+  // evaluate_within's steps, in order. The *_locked ones need m_mutex held.
+  EvaluationRecord record_for(const LabRequest& request, int cycle) const;
+  // The earlier record of an identical candidate, lifting its several-changes rejection when `requested` reaches it
+  // by one change from its parent.
+  LabOutcome reuse_locked(const EvaluationRecord& earlier, const EvaluationRecord& requested);
+  void count_changes_locked(EvaluationRecord& record, const std::filesystem::path& sources_dir) const;
+  // Records the candidate as blocked when a recorded constraint matches its params.
+  std::optional<LabOutcome> block_locked(EvaluationRecord& record);
+  // candidates/<id>/: its sources, params.json and meta.json.
+  std::filesystem::path store_candidate(const std::filesystem::path& sources_dir, const EvaluationRecord& record) const;
+  // Runs the evaluator and completes the record, eval.json and build.log; returns the summary for agents.
+  std::string measure(const std::filesystem::path& dir, EvaluationRecord& record);
+  // A new failure signature goes into the knowledge base; a repeat is marked on the record.
+  void note_failure(EvaluationRecord& record);
+  // The record replaces its pending one, with the lab's slid-back ruling when it applies, and is journaled.
+  void commit_evaluation(EvaluationRecord& record);
   std::string next_candidate_id();
   std::string sources_hash(const std::filesystem::path& sources_dir) const;
   std::optional<std::string> blocking_constraint(const ParamValues& params) const;

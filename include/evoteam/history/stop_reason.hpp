@@ -8,6 +8,9 @@
 #include <string>
 #include <string_view>
 
+#include <evoteam/core/error.hpp>
+#include <evoteam/store/store.hpp>
+
 namespace evoteam {
 
 enum class StopReason {
@@ -30,5 +33,16 @@ std::string to_string(StopReason reason);
 bool is_budget(StopReason reason);
 // The reason a string names, or nullopt for any other text (e.g. a failed run's error message).
 std::optional<StopReason> parse_stop_reason(std::string_view text);
+
+// How a run that stopped for a reason ends: its status in run.json and the journal's stop record, and the process's
+// exit code. The one rule: the run loop sets it, and `evoteam wait` derives it for runs recorded before the code was.
+struct RunEnd {
+  RunStatus status = RunStatus::finished;
+  ExitCode exit_code = ExitCode::success;
+};
+// An interrupt stops the run (exit 130, resumable); a run that measured nothing failed (exit 1); any other reason
+// finishes it: as budget_exhausted (exit 5) when a budget ended it or a target speedup was set (`target_speedup` > 0)
+// and not reached, else as a success (the cycles asked for ran, or the search was exhausted).
+RunEnd run_end(StopReason reason, double target_speedup);
 
 }  // namespace evoteam

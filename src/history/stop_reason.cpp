@@ -1,4 +1,4 @@
-#include <evoteam/supervisor/stop_reason.hpp>
+#include <evoteam/history/stop_reason.hpp>
 
 #include <array>
 
@@ -44,6 +44,13 @@ std::optional<StopReason> parse_stop_reason(std::string_view text) {
   for (StopReason reason : k_all_stop_reasons)
     if (to_string(reason) == text) return reason;
   return std::nullopt;
+}
+
+RunEnd run_end(StopReason reason, double target_speedup) {
+  if (reason == StopReason::interrupted) return {RunStatus::stopped, ExitCode::interrupted};
+  if (reason == StopReason::infra_errors) return {RunStatus::failed, ExitCode::failure};
+  const bool target_missed = target_speedup > 0 && reason != StopReason::target_reached;
+  return {RunStatus::finished, target_missed || is_budget(reason) ? ExitCode::budget_exhausted : ExitCode::success};
 }
 
 }  // namespace evoteam
