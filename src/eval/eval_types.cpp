@@ -311,4 +311,21 @@ std::filesystem::path default_cache_dir(const EvalSettings& settings) {
   return "/tmp/evoteam-cache";
 }
 
+Measurement measurement_of(const EvalResult& result) {
+  Measurement measured;
+  measured.verdict = result.verdict;
+  measured.speedup = result.speedup;
+  measured.roofline = result.roofline_fraction;
+  measured.failure_signature = result.passed() ? "" : to_string(result.verdict) + ": " + result.reason.substr(0, 160);
+  measured.adopted_constraints = result.adopted_constraints;
+  if (!result.result_cache_hit)
+    for (const StageRecord& stage : result.stages) {
+      const bool ran = stage.status == StageStatus::passed || stage.status == StageStatus::failed;
+      const std::optional<Stage> pipeline_stage = stage.stage();
+      if (ran && pipeline_stage != Stage::static_checks && pipeline_stage != Stage::build)
+        measured.device_s += stage.wall_s;
+    }
+  return measured;
+}
+
 }  // namespace evoteam

@@ -1,5 +1,7 @@
 #include <evoteam/history/history.hpp>
 
+#include <utility>
+
 #include <evoteam/core/error.hpp>
 
 namespace evoteam {
@@ -90,6 +92,13 @@ EvaluationRecord EvaluationRecord::from_json(const nlohmann::json& value) {
   if (value.contains("adopted_constraints") && value["adopted_constraints"].is_array())
     record.adopted_constraints = value["adopted_constraints"].get<std::vector<std::string>>();
   return record;
+}
+
+void EvaluationRecord::take_measurement(const Measurement& measured, std::string measured_on) {
+  static_cast<Measurement&>(*this) = measured;
+  device = std::move(measured_on);
+  state = RecordState::evaluated;
+  if (passed()) failure_signature.clear();
 }
 
 void EvaluationRecord::set_ruling(bool accepted, const Ruling& given) {

@@ -204,16 +204,9 @@ std::string Lab::measure(const std::filesystem::path& dir, EvaluationRecord& rec
   const auto start = std::chrono::steady_clock::now();
   const CandidateEvaluator::Result result = m_evaluator.evaluate(dir / "src", record.params, Stage::timing, 0);
   record.eval_seconds = seconds_since(start);
-  record.device_s = result.device_s;
-  record.device = measured_on(result.eval_json);
-  record.state = RecordState::evaluated;
-  record.verdict = result.verdict;
-  record.speedup = result.speedup;
-  record.roofline = result.roofline;
-  record.adopted_constraints = result.adopted_constraints;
   // NOISY counts as a pass (outputs verified, timing usable but not converged); its verdict stays on record
   // so a person sees it.
-  record.failure_signature = record.passed() ? "" : result.failure_signature;
+  record.take_measurement(result, measured_on(result.eval_json));
   write_json_atomic(dir / "eval.json", result.eval_json);
   if (!result.build_log.empty()) write_file_atomic(dir / "build.log", result.build_log);
   return result.summary;

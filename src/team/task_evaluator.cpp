@@ -12,20 +12,6 @@ namespace evoteam {
 
 namespace {
 
-// The device time an evaluation held: its run stages (reference, correctness, timing, profile, sanitizer) as the
-// evaluator timed them — on the GPU for CUDA tasks, on the CPU for the host target, whose harness runs one thread.
-// The build and the static checks use no device; a result served from the cache ran nothing.
-double device_seconds(const EvalResult& result) {
-  if (result.result_cache_hit) return 0;
-  double seconds = 0;
-  for (const StageRecord& stage : result.stages) {
-    const bool ran = stage.status == StageStatus::passed || stage.status == StageStatus::failed;
-    const std::optional<Stage> pipeline_stage = stage.stage();
-    if (ran && pipeline_stage != Stage::static_checks && pipeline_stage != Stage::build) seconds += stage.wall_s;
-  }
-  return seconds;
-}
-
 class TaskEvaluator : public CandidateEvaluator {
  public:
   TaskEvaluator(const EvalSettings& settings, const std::filesystem::path& task_dir, ProcessRunner& runner,
@@ -55,15 +41,10 @@ class TaskEvaluator : public CandidateEvaluator {
     if (seed_salt != 0) options.result_cache = CachePolicy::refresh;
     EvalResult result = m_evaluator.evaluate(m_task, Candidate{sources_dir, params}, options);
     Result out;
-    out.verdict = result.verdict;
-    out.speedup = result.speedup;
-    out.roofline = result.roofline_fraction;
-    out.failure_signature = result.passed() ? "" : to_string(result.verdict) + ": " + result.reason.substr(0, 160);
-    out.eval_json = result.to_json();
-    out.build_log = result.build_log;
-    out.adopted_constraints = result.adopted_constraints;
+    static_cast<Measurement&>(out) = measurement_of(result);
     out.summary = describe_for_agent(result);
-    out.device_s = device_seconds(result);
+    out.eval_json = result.to_json();  // eval.json: the whole result the measurement was taken from
+    out.build_log = result.build_log;
     return out;
   }
 
@@ -78,7 +59,7 @@ class TaskEvaluator : public CandidateEvaluator {
     }
     if (profile.bound.empty()) profile.bound = "unknown";
     if (profile.summary.empty()) profile.summary = to_string(result.verdict) + " " + result.reason;
-    profile.device_s = device_seconds(result);
+    profile.device_s = measurement_of(result).device_s;
     return profile;
   }
 

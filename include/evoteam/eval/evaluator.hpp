@@ -15,6 +15,7 @@
 
 #include <evoteam/core/process.hpp>
 #include <evoteam/eval/eval_settings.hpp>
+#include <evoteam/eval/measurement.hpp>
 #include <evoteam/eval/oracle.hpp>
 #include <evoteam/eval/verdict.hpp>
 #include <evoteam/task/task.hpp>
@@ -162,6 +163,9 @@ struct EvalResult {
   nlohmann::json to_json() const;  // the content of candidates/<cid>/eval.json
   static EvalResult from_json(const nlohmann::json& value);
 };
+
+// The part of the result the team and the run's record read (eval/measurement.hpp), taken once, here.
+Measurement measurement_of(const EvalResult& result);
 
 // Why this machine cannot run the task's correctness and timing stages (a CUDA task without a GPU, with
 // eval.cuda.run off, or needing more GPUs (min_devices) than the machine has), or nullopt when it can. Cheap: looks at

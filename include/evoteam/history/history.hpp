@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <evoteam/eval/measurement.hpp>
 #include <evoteam/eval/verdict.hpp>
 #include <evoteam/history/ruling.hpp>
 #include <evoteam/history/team_spec.hpp>
@@ -25,8 +26,9 @@ enum class RecordState {
   over_budget,  // the run's evaluation budget was spent: not evaluated, never journaled
 };
 
-// One candidate, as journaled ("evaluation" records).
-struct EvaluationRecord {
+// One candidate, as journaled ("evaluation" records). It holds the evaluator's Measurement as it came (meaningful
+// only when the state is evaluated; a blocked record's failure signature names the constraint that blocked it).
+struct EvaluationRecord : Measurement {
   std::string candidate_id;  // c0001, c0002, ...
   std::string parent_id;     // empty for the starting kernel
   std::string author_role;   // optimizer, debugger, ... or "start"
@@ -38,23 +40,13 @@ struct EvaluationRecord {
   int changes = 0;                 // changed params plus edited code regions relative to the parent (source_diff)
   bool structural_change = false;  // sources differ from the parent's (an architecture change)
   RecordState state = RecordState::pending;
-  Verdict verdict = Verdict::infra_error;  // the evaluator's; meaningful only when state is evaluated
-  std::optional<double> speedup;           // geometric mean over workloads, PASS only
-  std::optional<double> roofline;          // fraction of the machine's roofline
-  std::string failure_signature;           // verdict + the first line of its evidence, stable across candidates
   bool profiled = false;
-  std::string profile_bound;               // memory | compute | latency, when profiled
-  bool repeated_recorded_failure = false;  // matched a failed attempt already in the knowledge base
-  // The task's once-adopted static constraints the candidate meets; absent when its build never got through the
-  // static stage (nothing known). The lab rejects a candidate lacking one the run's best meets.
-  std::optional<std::vector<std::string>> adopted_constraints;
+  std::string profile_bound;                    // memory | compute | latency, when profiled
+  bool repeated_recorded_failure = false;       // matched a failed attempt already in the knowledge base
   bool rejected = false;                        // a reviewer (Disciplinarian), a re-verification or the lab rejected it
   std::string ruling;                           // the reason, for people
   RulingKind ruling_kind = RulingKind::review;  // what the ruling decided on; meaningful when `ruling` is not empty
   double eval_seconds = 0;
-  // Device time the evaluation held: the run stages' time (reference, correctness, timing, profile) on the GPU,
-  // or on the CPU for the host target; 0 when served from the result cache. What --budget-gpu-seconds counts.
-  double device_s = 0;
   // What measured it: the evaluator's device ("host", "cuda:0"), with "@<host>/<worker>" when a Slurm worker did;
   // empty when nothing ran (blocked, reused) or in records written before it was kept.
   std::string device;
@@ -70,6 +62,9 @@ struct EvaluationRecord {
   bool failed() const { return evaluated() && !passed() && !is_infra(verdict); }
   // Carries a ruling of this kind.
   bool ruled(RulingKind kind) const { return !ruling.empty() && ruling_kind == kind; }
+  // Takes the evaluator's measurement as it came, made on `measured_on`: the record is evaluated. A result that
+  // passes (NOISY too) carries no failure signature.
+  void take_measurement(const Measurement& measured, std::string measured_on);
   void set_ruling(bool accepted, const Ruling& given);
   // "PASS", "COMPILE_ERROR", ... for evaluated records; "PENDING", "BLOCKED" or "BUDGET" for the others.
   std::string verdict_text() const;

@@ -28,17 +28,11 @@ class RunDir;
 // Seam between the team and the evaluator: the real adapter wraps the evaluator; tests use fakes.
 class CandidateEvaluator {
  public:
-  struct Result {
-    Verdict verdict = Verdict::infra_error;
-    std::optional<double> speedup;  // geometric mean, when timed
-    std::optional<double> roofline;
-    std::string failure_signature;  // stable across candidates that fail the same way
-    std::string summary;            // the write-up for agents (describe_for_agent)
-    nlohmann::json eval_json;       // the evaluator's full result (eval.json)
+  // The evaluator's measurement (the part the run's record holds), with what only agents and files need.
+  struct Result : Measurement {
+    std::string summary;       // the write-up for agents (describe_for_agent)
+    nlohmann::json eval_json;  // the evaluator's full result the measurement was taken from (eval.json)
     std::string build_log;
-    double device_s = 0;  // the device time it held (EvaluationRecord::device_s)
-    // The task's once-adopted constraints the build meets; absent when the build did not pass its static stage.
-    std::optional<std::vector<std::string>> adopted_constraints;
   };
   struct Profile {
     std::string bound;    // memory | compute | latency | unknown
