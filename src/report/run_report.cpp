@@ -58,7 +58,7 @@ struct Totals {
 };
 
 ReportCycle cycle_from_entry(const CycleStartEntry& entry, const Totals& totals, int evaluations) {
-  const nlohmann::json& team = entry.team;
+  const nlohmann::json team = entry.team.is_object() ? entry.team : nlohmann::json::object();
   ReportCycle cycle;
   cycle.cycle = entry.cycle;
   for (const nlohmann::json& role : team.value("roles", nlohmann::json::array()))
