@@ -15,6 +15,8 @@
 #include <evoteam/core/inventory.hpp>
 #include <evoteam/core/text.hpp>
 
+#include "cluster/executors.hpp"
+
 namespace evoteam {
 
 namespace cluster {
@@ -88,12 +90,12 @@ class DevicePool : public CandidateEvaluator {
   explicit DevicePool(std::vector<std::unique_ptr<CandidateEvaluator>> lanes)
       : m_lanes(std::move(lanes)), m_busy(m_lanes.size(), false) {}
 
-  Result evaluate(const std::filesystem::path& sources_dir, const ParamValues& params, Stage through,
+  Result evaluate(const std::filesystem::path& sources_dir, const ParamAssignment& params, Stage through,
                   std::uint64_t seed_salt) override {
     Lease lease(*this);
     return m_lanes[lease.lane]->evaluate(sources_dir, params, through, seed_salt);
   }
-  Profile profile(const std::filesystem::path& sources_dir, const ParamValues& params) override {
+  Profile profile(const std::filesystem::path& sources_dir, const ParamAssignment& params) override {
     Lease lease(*this);
     return m_lanes[lease.lane]->profile(sources_dir, params);
   }

@@ -17,6 +17,7 @@
 #include <evoteam/core/text.hpp>
 #include <evoteam/core/timestamp.hpp>
 
+#include "cluster/executors.hpp"
 #include "cluster/remote_result.hpp"
 #include "cluster/request_queue.hpp"
 #include "cluster/slurm.hpp"
@@ -95,7 +96,7 @@ class SlurmEvaluator : public CandidateEvaluator {
     }
   }
 
-  Result evaluate(const std::filesystem::path& sources_dir, const ParamValues& params, Stage through,
+  Result evaluate(const std::filesystem::path& sources_dir, const ParamAssignment& params, Stage through,
                   std::uint64_t seed_salt) override {
     if (m_settings.build_on_login) {
       // A candidate that does not build costs no job time; one that does is built again on the worker unless
@@ -109,7 +110,7 @@ class SlurmEvaluator : public CandidateEvaluator {
     return cluster::result_from_json(reply);
   }
 
-  Profile profile(const std::filesystem::path& sources_dir, const ParamValues& params) override {
+  Profile profile(const std::filesystem::path& sources_dir, const ParamAssignment& params) override {
     const nlohmann::json reply = dispatch({{"kind", "profile"}, {"params", params}}, sources_dir);
     return cluster::profile_from_json(reply);
   }

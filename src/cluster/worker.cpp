@@ -17,6 +17,7 @@
 #include <evoteam/core/timestamp.hpp>
 #include <evoteam/store/store.hpp>
 
+#include "cluster/executors.hpp"
 #include "cluster/remote_result.hpp"
 #include "cluster/request_queue.hpp"
 
@@ -49,7 +50,7 @@ WorkloadSelection workloads_of(const nlohmann::json& run_json) {
 // INFRA_ERROR so the daemon records it and goes on.
 nlohmann::json serve(CandidateEvaluator& evaluator, const cluster::Claim& claim, const std::string& worker) {
   const nlohmann::json& request = claim.request;
-  const ParamValues params = request.value("params", ParamValues{});
+  const ParamAssignment params = request.value("params", ParamAssignment{});
   const std::filesystem::path sources = claim.dir / "src";
   try {
     if (request.value("kind", "") == "profile") return cluster::profile_to_json(evaluator.profile(sources, params));
