@@ -26,6 +26,8 @@ ClusterSettings cluster_settings(const Config& config) {
   return settings;
 }
 
+ExecutorSettings executor_settings(const Config& config) { return {eval_settings(config), cluster_settings(config)}; }
+
 std::filesystem::path cluster_jobs_file(const std::filesystem::path& run_dir) {
   return run_dir / "cluster" / "jobs.json";
 }

@@ -137,21 +137,23 @@ class DevicePool : public CandidateEvaluator {
 
 }  // namespace cluster
 
-std::vector<std::string> local_devices(const Config& config, const Task& task, ProcessRunner& runner) {
+std::vector<std::string> local_devices(const ClusterSettings& settings, const Task& task, ProcessRunner& runner) {
   const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
   return cluster::resolve_devices(
-      cluster_settings(config).devices, task,
+      settings.devices, task,
       task.target == Target::cuda ? cluster::visible_gpus(runner) : std::vector<cluster::GpuInfo>{},
       visible != nullptr ? std::optional<std::string>(visible) : std::nullopt);
 }
 
-std::unique_ptr<CandidateEvaluator> make_local_evaluator(const Config& config, const std::filesystem::path& task_dir,
-                                                         ProcessRunner& runner, WorkloadSelection workloads) {
-  const std::vector<std::string> devices = local_devices(config, load_task(task_dir), runner);
-  if (devices.size() == 1 && devices.front().empty()) return make_task_evaluator(config, task_dir, runner, workloads);
+std::unique_ptr<CandidateEvaluator> make_local_evaluator(const ExecutorSettings& settings,
+                                                         const std::filesystem::path& task_dir, ProcessRunner& runner,
+                                                         WorkloadSelection workloads) {
+  const std::vector<std::string> devices = local_devices(settings.cluster, load_task(task_dir), runner);
+  if (devices.size() == 1 && devices.front().empty())
+    return make_task_evaluator(settings.eval, task_dir, runner, workloads);
   std::vector<std::unique_ptr<CandidateEvaluator>> lanes;
   for (const std::string& device : devices)
-    lanes.push_back(make_task_evaluator(config, task_dir, runner, workloads, device));
+    lanes.push_back(make_task_evaluator(settings.eval, task_dir, runner, workloads, device));
   return std::make_unique<cluster::DevicePool>(std::move(lanes));
 }
 

@@ -8,12 +8,14 @@ namespace evoteam {
 
 namespace {
 
-std::unique_ptr<CandidateEvaluator> make_local_executor(const Config& config, const ExecutorRequest& request) {
-  return make_local_evaluator(config, request.run_dir / "task", request.runner, request.workloads);
+std::unique_ptr<CandidateEvaluator> make_local_executor(const ExecutorSettings& settings,
+                                                        const ExecutorRequest& request) {
+  return make_local_evaluator(settings, request.run_dir / "task", request.runner, request.workloads);
 }
 
-std::unique_ptr<CandidateEvaluator> make_slurm_executor(const Config& config, const ExecutorRequest& request) {
-  return make_slurm_evaluator(config, request.run_dir, request.runner, request.workloads, request.interrupted);
+std::unique_ptr<CandidateEvaluator> make_slurm_executor(const ExecutorSettings& settings,
+                                                        const ExecutorRequest& request) {
+  return make_slurm_evaluator(settings, request.run_dir, request.runner, request.workloads, request.interrupted);
 }
 
 }  // namespace
@@ -46,8 +48,8 @@ Executor executor_from_string(const std::string& name) {
   throw InvalidInput("unknown executor '" + name + "' (one of: " + join(executor_names(), ", ") + ")");
 }
 
-std::unique_ptr<CandidateEvaluator> make_executor(const Config& config, const ExecutorRequest& request) {
-  return executor_kind(cluster_settings(config).executor).make(config, request);
+std::unique_ptr<CandidateEvaluator> make_executor(const ExecutorSettings& settings, const ExecutorRequest& request) {
+  return executor_kind(settings.cluster.executor).make(settings, request);
 }
 
 }  // namespace evoteam

@@ -11,12 +11,14 @@ namespace evoteam {
 
 // This machine's evaluator: the plain task evaluator on the default device, or a device pool (device_pool.cpp).
 // The run's workers use it too, on their node.
-std::unique_ptr<CandidateEvaluator> make_local_evaluator(const Config& config, const std::filesystem::path& task_dir,
-                                                         ProcessRunner& runner, WorkloadSelection workloads);
+std::unique_ptr<CandidateEvaluator> make_local_evaluator(const ExecutorSettings& settings,
+                                                         const std::filesystem::path& task_dir, ProcessRunner& runner,
+                                                         WorkloadSelection workloads);
 
 // Slurm worker jobs fed through the run directory (slurm_evaluator.cpp).
-std::unique_ptr<CandidateEvaluator> make_slurm_evaluator(const Config& config, const std::filesystem::path& run_dir,
-                                                         ProcessRunner& runner, WorkloadSelection workloads,
+std::unique_ptr<CandidateEvaluator> make_slurm_evaluator(const ExecutorSettings& settings,
+                                                         const std::filesystem::path& run_dir, ProcessRunner& runner,
+                                                         WorkloadSelection workloads,
                                                          std::function<bool()> interrupted);
 
 }  // namespace evoteam

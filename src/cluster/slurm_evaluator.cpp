@@ -57,13 +57,13 @@ struct WorkerJob {
 
 class SlurmEvaluator : public CandidateEvaluator {
  public:
-  SlurmEvaluator(const Config& config, const std::filesystem::path& run_dir, ProcessRunner& runner,
+  SlurmEvaluator(const ExecutorSettings& settings, const std::filesystem::path& run_dir, ProcessRunner& runner,
                  WorkloadSelection workloads, std::function<bool()> interrupted)
-      : m_settings(cluster_settings(config).slurm),
+      : m_settings(settings.cluster.slurm),
         m_run_dir(std::filesystem::absolute(run_dir)),
         m_slurm(m_settings, runner),
         m_queue(m_run_dir / "cluster"),
-        m_local(make_task_evaluator(config, m_run_dir / "task", runner, workloads)),
+        m_local(make_task_evaluator(settings.eval, m_run_dir / "task", runner, workloads)),
         m_interrupted(std::move(interrupted)),
         m_binary(evoteam_binary(m_settings)) {
     cancel_jobs_of_an_earlier_daemon();
@@ -278,10 +278,11 @@ class SlurmEvaluator : public CandidateEvaluator {
 
 }  // namespace
 
-std::unique_ptr<CandidateEvaluator> make_slurm_evaluator(const Config& config, const std::filesystem::path& run_dir,
-                                                         ProcessRunner& runner, WorkloadSelection workloads,
+std::unique_ptr<CandidateEvaluator> make_slurm_evaluator(const ExecutorSettings& settings,
+                                                         const std::filesystem::path& run_dir, ProcessRunner& runner,
+                                                         WorkloadSelection workloads,
                                                          std::function<bool()> interrupted) {
-  return std::make_unique<SlurmEvaluator>(config, run_dir, runner, workloads, std::move(interrupted));
+  return std::make_unique<SlurmEvaluator>(settings, run_dir, runner, workloads, std::move(interrupted));
 }
 
 }  // namespace evoteam

@@ -94,12 +94,12 @@ class TaskEvaluator : public CandidateEvaluator {
 
 }  // namespace
 
-std::unique_ptr<CandidateEvaluator> make_task_evaluator(const Config& config, const std::filesystem::path& task_dir,
-                                                        ProcessRunner& runner, WorkloadSelection workloads,
-                                                        const std::string& device) {
-  EvalSettings settings = eval_settings(config);
-  settings.device = device;
-  return std::make_unique<TaskEvaluator>(settings, task_dir, runner, workloads);
+std::unique_ptr<CandidateEvaluator> make_task_evaluator(const EvalSettings& settings,
+                                                        const std::filesystem::path& task_dir, ProcessRunner& runner,
+                                                        WorkloadSelection workloads, const std::string& device) {
+  EvalSettings on_device = settings;
+  on_device.device = device;
+  return std::make_unique<TaskEvaluator>(on_device, task_dir, runner, workloads);
 }
 
 }  // namespace evoteam

@@ -82,7 +82,7 @@ std::unique_ptr<CandidateEvaluator> make_evaluator(const Config& config, const R
                                                    const OptimizeOptions& options, RunContext& context) {
   const std::filesystem::path task_dir = run.path() / "task";
   if (context.make_evaluator) return context.make_evaluator(config, task_dir);
-  return make_executor(config, {run.path(), context.runner, options.workloads, context.interrupted});
+  return make_executor(executor_settings(config), {run.path(), context.runner, options.workloads, context.interrupted});
 }
 
 std::filesystem::path knowledge_dir_of(const OptimizeOptions& options, const RunDir& run) {

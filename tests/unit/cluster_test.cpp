@@ -253,14 +253,14 @@ TEST(ClusterExecutors, TheLocalExecutorIsTheTaskEvaluatorOrAPoolOfOnePerListedDe
   Config config;
   config.overlay_assignment("eval.cache_dir=" + (dir / "cache").string(), "--set");
   const std::unique_ptr<CandidateEvaluator> plain =
-      make_executor(config, {run_dir, system_runner(), WorkloadSelection::all, nullptr});
+      make_executor(executor_settings(config), {run_dir, system_runner(), WorkloadSelection::all, nullptr});
   ASSERT_NE(plain->task(), nullptr);
   EXPECT_EQ(plain->task()->name, "host_matmul");
   EXPECT_EQ(plain->parallel_width(), 1);
 
   config.overlay_assignment("cluster.devices=0,1", "--set");
   const std::unique_ptr<CandidateEvaluator> pool =
-      make_executor(config, {run_dir, system_runner(), WorkloadSelection::all, nullptr});
+      make_executor(executor_settings(config), {run_dir, system_runner(), WorkloadSelection::all, nullptr});
   EXPECT_EQ(pool->parallel_width(), 2);
 }
 

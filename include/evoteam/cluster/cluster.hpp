@@ -47,6 +47,14 @@ struct ClusterSettings {
 };
 ClusterSettings cluster_settings(const Config& config);
 
+// What a run's evaluations need from its configuration, typed once where the run starts (from its frozen
+// configuration) and passed down: the evaluator's settings and where evaluations go.
+struct ExecutorSettings {
+  EvalSettings eval;
+  ClusterSettings cluster;
+};
+ExecutorSettings executor_settings(const Config& config);
+
 // What a run's evaluator needs from the run: its directory (the frozen task is its task/), the runner of its
 // children, the workloads it evaluates, and the interrupt flag long waits poll.
 struct ExecutorRequest {
@@ -64,7 +72,7 @@ struct ExecutorKind {
   std::string_view name;
   std::string_view description;
   bool evaluates_here;
-  std::unique_ptr<CandidateEvaluator> (*make)(const Config& config, const ExecutorRequest& request);
+  std::unique_ptr<CandidateEvaluator> (*make)(const ExecutorSettings& settings, const ExecutorRequest& request);
 };
 const std::vector<ExecutorKind>& executors();
 const ExecutorKind& executor_kind(Executor executor);
@@ -73,7 +81,7 @@ std::string to_string(Executor executor);
 Executor executor_from_string(const std::string& name);
 std::vector<std::string> executor_names();
 
-// The one factory of a run's evaluator, for the executor of cluster.executor:
+// The one factory of a run's evaluator, for the executor of the settings (cluster.executor):
 // - local: the task evaluator on the machine's default device, or a pool of one per device of cluster.devices, each
 //   evaluation on a free one (parallel_width() is their number). Throws InvalidInput for a device list the machine
 //   cannot honour (cluster/device_pool.hpp says which).
@@ -81,11 +89,11 @@ std::vector<std::string> executor_names();
 //   when sbatch refuses the allocation, and from evaluate() when no worker starts within start_timeout_s (naming
 //   Slurm's reason) or workers keep being lost. `interrupted` is polled while waiting: an interrupted wait answers
 //   INFRA_ERROR at once. Cancels its jobs when destroyed.
-std::unique_ptr<CandidateEvaluator> make_executor(const Config& config, const ExecutorRequest& request);
+std::unique_ptr<CandidateEvaluator> make_executor(const ExecutorSettings& settings, const ExecutorRequest& request);
 
 // The devices of this machine a run evaluates on ("" alone: the default device, no pool). Throws InvalidInput
 // for a device list the machine cannot honour; optimize asks before the run exists.
-std::vector<std::string> local_devices(const Config& config, const Task& task, ProcessRunner& runner);
+std::vector<std::string> local_devices(const ClusterSettings& settings, const Task& task, ProcessRunner& runner);
 
 // `evoteam worker`: serves a run's evaluation requests until the run asks its workers to stop, nothing arrives for
 // idle_exit_s, or it is interrupted; with `request_id`, serves that one request and exits (srun mode). `name`

@@ -10,7 +10,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <evoteam/core/config.hpp>
 #include <evoteam/core/process.hpp>
 #include <evoteam/eval/eval_settings.hpp>
 #include <evoteam/eval/verdict.hpp>
@@ -55,11 +54,12 @@ class CandidateEvaluator {
   virtual int parallel_width() const { return 1; }
 };
 
-// The real evaluator on a task (the frozen copy in the run directory), running its children through `runner`,
-// over the task's workloads of the selected origin (`optimize --workloads`), on `device` (EvalSettings::device;
-// "": the machine's default). Throws InvalidInput for a bad task or a selection that leaves no workload.
-std::unique_ptr<CandidateEvaluator> make_task_evaluator(const Config& config, const std::filesystem::path& task_dir,
-                                                        ProcessRunner& runner,
+// The real evaluator on a task (the frozen copy in the run directory) with the run's eval settings, running its
+// children through `runner`, over the task's workloads of the selected origin (`optimize --workloads`), on `device`
+// (EvalSettings::device; "": the machine's default). Throws InvalidInput for a bad task or a selection that leaves
+// no workload.
+std::unique_ptr<CandidateEvaluator> make_task_evaluator(const EvalSettings& settings,
+                                                        const std::filesystem::path& task_dir, ProcessRunner& runner,
                                                         WorkloadSelection workloads = WorkloadSelection::all,
                                                         const std::string& device = "");
 
