@@ -80,9 +80,9 @@ std::unique_ptr<LlmTeam> make_llm_team(const Config& config, const OptimizeOptio
 
 std::unique_ptr<CandidateEvaluator> make_evaluator(const Config& config, const RunDir& run,
                                                    const OptimizeOptions& options, RunContext& context) {
-  const std::filesystem::path task_dir = run.path() / "task";
-  if (context.make_evaluator) return context.make_evaluator(config, task_dir);
-  return make_executor(executor_settings(config), {run.path(), context.runner, options.workloads, context.interrupted});
+  const ExecutorSettings settings = executor_settings(config);
+  if (context.make_evaluator) return context.make_evaluator(settings, run.path() / "task");
+  return make_executor(settings, {run.path(), context.runner, options.workloads, context.interrupted});
 }
 
 std::filesystem::path knowledge_dir_of(const OptimizeOptions& options, const RunDir& run) {
@@ -181,7 +181,6 @@ class SupervisorLoop {
   bool did_work(int cycle, const std::map<std::string, TurnOutcome>& turns) const;
   double elapsed_s() const;
 
-  const Config& m_config;
   const SupervisorSettings m_supervisor;
   const TeamSettings m_team;
   RunDir& m_run;
@@ -202,8 +201,7 @@ class SupervisorLoop {
 };
 
 SupervisorLoop::SupervisorLoop(const Config& config, RunDir& run, RunState& state, RunContext& context)
-    : m_config(config),
-      m_supervisor(supervisor_settings(config)),
+    : m_supervisor(supervisor_settings(config)),
       m_team(team_settings(config)),
       m_run(run),
       m_state(state),
