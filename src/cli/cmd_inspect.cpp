@@ -6,6 +6,7 @@
 #include <evoteam/core/inventory.hpp>
 #include <evoteam/eval/oracle.hpp>
 #include <evoteam/eval/vendor_sources.hpp>
+#include <evoteam/llm/provider_table.hpp>
 #include <evoteam/report/report.hpp>
 
 #include "cli/command.hpp"
@@ -44,7 +45,7 @@ void add_doctor(CLI::App& sub, CommandContext& context) {
   sub.add_flag("--json", *json, "Print one JSON object");
   sub.callback([&context, json] {
     context.action = [&context, json] {
-      std::vector<ToolProbe> probes = probe_inventory(system_runner());
+      std::vector<ToolProbe> probes = probe_inventory(system_runner(), provider_key_variables());
       const PythonProbe python = probe_python(system_runner(), eval_settings(context.config).oracle);
       for (ToolProbe& row : oracle_rows(python)) probes.push_back(std::move(row));
       probes.push_back(flashinfer_row(eval_settings(context.config)));

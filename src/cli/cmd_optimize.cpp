@@ -12,6 +12,7 @@
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/log.hpp>
 #include <evoteam/core/process.hpp>
+#include <evoteam/core/text.hpp>
 #include <evoteam/llm/meter.hpp>
 #include <evoteam/report/report.hpp>
 #include <evoteam/report/run_report.hpp>
@@ -151,9 +152,13 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
                  "ours, or all (default)")
       ->check(CLI::IsMember({"published", "ours", "all"}));
   sub.add_option("--executor", flags->executor,
-                 "Where evaluations run: local (this machine) or slurm (worker jobs; see cluster.slurm in the "
-                 "configuration). Default: cluster.executor")
-      ->check(CLI::IsMember({"local", "slurm"}));
+                 "Where evaluations run: " +
+                     join(executors(), " or ",
+                          [](const ExecutorKind& kind) {
+                            return std::string(kind.name) + " (" + std::string(kind.description) + ")";
+                          }) +
+                     ". Default: cluster.executor")
+      ->check(CLI::IsMember(executor_names()));
   sub.add_option("--devices", flags->devices,
                  "Devices that evaluate at once: all (default: every visible GPU) or a list such as 0,2 "
                  "(cluster.devices)");

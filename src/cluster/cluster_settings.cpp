@@ -6,7 +6,7 @@ namespace evoteam {
 ClusterSettings cluster_settings(const Config& config) {
   ClusterSettings settings;
   // The configuration's rules hold each value to its closed set, so one comparison decides each enum.
-  settings.executor = config.get<std::string>("cluster.executor") == "slurm" ? Executor::slurm : Executor::local;
+  settings.executor = executor_from_string(config.get<std::string>("cluster.executor"));
   settings.devices = config.get<std::string>("cluster.devices");
   SlurmSettings& slurm = settings.slurm;
   slurm.mode = config.get<std::string>("cluster.slurm.mode") == "srun" ? SlurmMode::srun : SlurmMode::worker;
@@ -25,6 +25,8 @@ ClusterSettings cluster_settings(const Config& config) {
   slurm.evoteam = config.get<std::string>("cluster.slurm.evoteam");
   return settings;
 }
+
+ExecutorSettings executor_settings(const Config& config) { return {eval_settings(config), cluster_settings(config)}; }
 
 std::filesystem::path cluster_jobs_file(const std::filesystem::path& run_dir) {
   return run_dir / "cluster" / "jobs.json";

@@ -15,6 +15,8 @@
 #include <evoteam/core/inventory.hpp>
 #include <evoteam/core/text.hpp>
 
+#include "cluster/executors.hpp"
+
 namespace evoteam {
 
 namespace cluster {
@@ -88,12 +90,12 @@ class DevicePool : public CandidateEvaluator {
   explicit DevicePool(std::vector<std::unique_ptr<CandidateEvaluator>> lanes)
       : m_lanes(std::move(lanes)), m_busy(m_lanes.size(), false) {}
 
-  Result evaluate(const std::filesystem::path& sources_dir, const ParamValues& params, Stage through,
+  Result evaluate(const std::filesystem::path& sources_dir, const ParamAssignment& params, Stage through,
                   std::uint64_t seed_salt) override {
     Lease lease(*this);
     return m_lanes[lease.lane]->evaluate(sources_dir, params, through, seed_salt);
   }
-  Profile profile(const std::filesystem::path& sources_dir, const ParamValues& params) override {
+  Profile profile(const std::filesystem::path& sources_dir, const ParamAssignment& params) override {
     Lease lease(*this);
     return m_lanes[lease.lane]->profile(sources_dir, params);
   }
@@ -135,21 +137,23 @@ class DevicePool : public CandidateEvaluator {
 
 }  // namespace cluster
 
-std::vector<std::string> local_devices(const Config& config, const Task& task, ProcessRunner& runner) {
+std::vector<std::string> local_devices(const ClusterSettings& settings, const Task& task, ProcessRunner& runner) {
   const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
   return cluster::resolve_devices(
-      cluster_settings(config).devices, task,
+      settings.devices, task,
       task.target == Target::cuda ? cluster::visible_gpus(runner) : std::vector<cluster::GpuInfo>{},
       visible != nullptr ? std::optional<std::string>(visible) : std::nullopt);
 }
 
-std::unique_ptr<CandidateEvaluator> make_local_evaluator(const Config& config, const std::filesystem::path& task_dir,
-                                                         ProcessRunner& runner, WorkloadSelection workloads) {
-  const std::vector<std::string> devices = local_devices(config, load_task(task_dir), runner);
-  if (devices.size() == 1 && devices.front().empty()) return make_task_evaluator(config, task_dir, runner, workloads);
+std::unique_ptr<CandidateEvaluator> make_local_evaluator(const ExecutorSettings& settings,
+                                                         const std::filesystem::path& task_dir, ProcessRunner& runner,
+                                                         WorkloadSelection workloads) {
+  const std::vector<std::string> devices = local_devices(settings.cluster, load_task(task_dir), runner);
+  if (devices.size() == 1 && devices.front().empty())
+    return make_task_evaluator(settings.eval, task_dir, runner, workloads);
   std::vector<std::unique_ptr<CandidateEvaluator>> lanes;
   for (const std::string& device : devices)
-    lanes.push_back(make_task_evaluator(config, task_dir, runner, workloads, device));
+    lanes.push_back(make_task_evaluator(settings.eval, task_dir, runner, workloads, device));
   return std::make_unique<cluster::DevicePool>(std::move(lanes));
 }
 

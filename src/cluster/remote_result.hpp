@@ -2,7 +2,7 @@
 // A CandidateEvaluator's answers as JSON, so they can cross from a worker to the daemon through result.json.
 #include <nlohmann/json.hpp>
 
-#include <evoteam/team/lab.hpp>
+#include <evoteam/eval/candidate_evaluator.hpp>
 
 namespace evoteam::cluster {
 

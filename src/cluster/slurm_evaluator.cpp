@@ -17,6 +17,7 @@
 #include <evoteam/core/text.hpp>
 #include <evoteam/core/timestamp.hpp>
 
+#include "cluster/executors.hpp"
 #include "cluster/remote_result.hpp"
 #include "cluster/request_queue.hpp"
 #include "cluster/slurm.hpp"
@@ -56,13 +57,13 @@ struct WorkerJob {
 
 class SlurmEvaluator : public CandidateEvaluator {
  public:
-  SlurmEvaluator(const Config& config, const std::filesystem::path& run_dir, ProcessRunner& runner,
+  SlurmEvaluator(const ExecutorSettings& settings, const std::filesystem::path& run_dir, ProcessRunner& runner,
                  WorkloadSelection workloads, std::function<bool()> interrupted)
-      : m_settings(cluster_settings(config).slurm),
+      : m_settings(settings.cluster.slurm),
         m_run_dir(std::filesystem::absolute(run_dir)),
         m_slurm(m_settings, runner),
         m_queue(m_run_dir / "cluster"),
-        m_local(make_task_evaluator(config, m_run_dir / "task", runner, workloads)),
+        m_local(make_task_evaluator(settings.eval, m_run_dir / "task", runner, workloads)),
         m_interrupted(std::move(interrupted)),
         m_binary(evoteam_binary(m_settings)) {
     cancel_jobs_of_an_earlier_daemon();
@@ -95,7 +96,7 @@ class SlurmEvaluator : public CandidateEvaluator {
     }
   }
 
-  Result evaluate(const std::filesystem::path& sources_dir, const ParamValues& params, Stage through,
+  Result evaluate(const std::filesystem::path& sources_dir, const ParamAssignment& params, Stage through,
                   std::uint64_t seed_salt) override {
     if (m_settings.build_on_login) {
       // A candidate that does not build costs no job time; one that does is built again on the worker unless
@@ -109,7 +110,7 @@ class SlurmEvaluator : public CandidateEvaluator {
     return cluster::result_from_json(reply);
   }
 
-  Profile profile(const std::filesystem::path& sources_dir, const ParamValues& params) override {
+  Profile profile(const std::filesystem::path& sources_dir, const ParamAssignment& params) override {
     const nlohmann::json reply = dispatch({{"kind", "profile"}, {"params", params}}, sources_dir);
     return cluster::profile_from_json(reply);
   }
@@ -277,10 +278,11 @@ class SlurmEvaluator : public CandidateEvaluator {
 
 }  // namespace
 
-std::unique_ptr<CandidateEvaluator> make_slurm_evaluator(const Config& config, const std::filesystem::path& run_dir,
-                                                         ProcessRunner& runner, WorkloadSelection workloads,
+std::unique_ptr<CandidateEvaluator> make_slurm_evaluator(const ExecutorSettings& settings,
+                                                         const std::filesystem::path& run_dir, ProcessRunner& runner,
+                                                         WorkloadSelection workloads,
                                                          std::function<bool()> interrupted) {
-  return std::make_unique<SlurmEvaluator>(config, run_dir, runner, workloads, std::move(interrupted));
+  return std::make_unique<SlurmEvaluator>(settings, run_dir, runner, workloads, std::move(interrupted));
 }
 
 }  // namespace evoteam

@@ -17,6 +17,7 @@
 #include <evoteam/core/timestamp.hpp>
 #include <evoteam/store/store.hpp>
 
+#include "cluster/executors.hpp"
 #include "cluster/remote_result.hpp"
 #include "cluster/request_queue.hpp"
 
@@ -49,7 +50,7 @@ WorkloadSelection workloads_of(const nlohmann::json& run_json) {
 // INFRA_ERROR so the daemon records it and goes on.
 nlohmann::json serve(CandidateEvaluator& evaluator, const cluster::Claim& claim, const std::string& worker) {
   const nlohmann::json& request = claim.request;
-  const ParamValues params = request.value("params", ParamValues{});
+  const ParamAssignment params = request.value("params", ParamAssignment{});
   const std::filesystem::path sources = claim.dir / "src";
   try {
     if (request.value("kind", "") == "profile") return cluster::profile_to_json(evaluator.profile(sources, params));
@@ -72,12 +73,12 @@ nlohmann::json serve(CandidateEvaluator& evaluator, const cluster::Claim& claim,
 int run_worker(const Config& config, const std::filesystem::path& run_dir, const WorkerOptions& options,
                ProcessRunner& runner) {
   const nlohmann::json run_json = read_run_json(run_dir);
-  const Config frozen = frozen_config(config, run_dir, run_json);
-  const SlurmSettings settings = cluster_settings(frozen).slurm;
+  const ExecutorSettings executor = executor_settings(frozen_config(config, run_dir, run_json));
+  const SlurmSettings& settings = executor.cluster.slurm;
   const std::string name = options.name.empty() ? "local-" + std::to_string(::getpid()) : options.name;
   // The node's own devices: a job given several GPUs serves as many requests at once.
   std::unique_ptr<CandidateEvaluator> evaluator =
-      make_local_evaluator(frozen, run_dir / "task", runner, workloads_of(run_json));
+      make_local_evaluator(executor, run_dir / "task", runner, workloads_of(run_json));
   cluster::RequestQueue queue(run_dir / "cluster");
   const int lanes = options.request_id.empty() ? evaluator->parallel_width() : 1;
   spdlog::info("worker {} on {} serving {} with {} device(s)", name, host_name(), run_dir.string(), lanes);

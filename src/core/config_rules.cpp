@@ -102,6 +102,7 @@ std::vector<ConfigRule> make_rules() {
       any("eval.host.harness_flags"),
       at_least("eval.host.compile_jobs", 0),          // 0: one per core
       at_least("eval.host.max_address_space_mb", 0),  // 0: unlimited
+      above("eval.host.harness_build_timeout_s", 0),
       any("eval.cuda.flags"),
       any("eval.cuda.harness_flags"),
       any("eval.cuda.allowed_host_symbols"),
@@ -110,6 +111,7 @@ std::vector<ConfigRule> make_rules() {
       at_least("eval.cuda.peak_gbytes_per_s", 0),
       one_of("eval.cuda.sanitizer_tools", {"memcheck", "racecheck", "synccheck", "initcheck"}),
       any("eval.cuda.flashinfer"),
+      above("eval.cuda.harness_build_timeout_s", 0),
       any("eval.static.allowed_symbols"),
       any("eval.static.forbidden_instructions"),
       any("eval.static.forbid_writable_data"),

@@ -164,7 +164,7 @@ std::optional<std::string> detect_gpu(ProcessRunner& runner) {
   return line.substr(0, comma) + ", driver" + line.substr(comma + 1);
 }
 
-std::vector<ToolProbe> probe_inventory(ProcessRunner& runner) {
+std::vector<ToolProbe> probe_inventory(ProcessRunner& runner, const std::vector<std::string>& key_variables) {
   std::vector<ToolProbe> probes;
   ToolProbe cxx = probe_version(runner, "c++ compiler", "c++", "--version", "apt-get install g++");
   cxx.required = true;
@@ -186,8 +186,7 @@ std::vector<ToolProbe> probe_inventory(ProcessRunner& runner) {
   probes.push_back(probe_slurm(runner));
   probes.push_back(probe_version(runner, "perf", "perf", "--version",
                                  "apt-get install linux-perf (host profiles then use timing only)"));
-  probes.push_back(probe_key("ANTHROPIC_API_KEY"));
-  probes.push_back(probe_key("OPENAI_API_KEY"));
+  for (const std::string& variable : key_variables) probes.push_back(probe_key(variable));
   return probes;
 }
 

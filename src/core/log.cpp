@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <regex>
+#include <set>
 #include <vector>
 
 #include <spdlog/sinks/ansicolor_sink.h>
@@ -60,9 +61,15 @@ spdlog::level::level_enum console_level(Verbosity verbosity) {
   return spdlog::level::info;
 }
 
-const std::vector<std::string>& secret_variable_names() {
-  static const std::vector<std::string> names = {"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_AUTH_TOKEN"};
-  return names;
+// The registered secret variables (add_secret_variables), behind one lock: registration happens as the library
+// loads, redaction from any thread.
+struct SecretVariables {
+  std::mutex mutex;
+  std::set<std::string> names;
+};
+SecretVariables& secret_variables_registry() {
+  static SecretVariables registry;
+  return registry;
 }
 
 }  // namespace
@@ -91,9 +98,21 @@ void add_log_file(const std::filesystem::path& path) {
 
 void remove_log_file() { root_sink()->set_file(nullptr); }
 
+void add_secret_variables(const std::vector<std::string>& names) {
+  SecretVariables& registry = secret_variables_registry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  registry.names.insert(names.begin(), names.end());
+}
+
+std::vector<std::string> secret_variables() {
+  SecretVariables& registry = secret_variables_registry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  return {registry.names.begin(), registry.names.end()};
+}
+
 std::string redact(std::string_view text) {
   std::string result(text);
-  for (const std::string& name : secret_variable_names()) {
+  for (const std::string& name : secret_variables()) {
     const char* value = std::getenv(name.c_str());
     if (value == nullptr || std::string_view(value).size() < 8) continue;
     for (std::size_t pos; (pos = result.find(value)) != std::string::npos;)

@@ -105,14 +105,14 @@ LlmResult parse_anthropic_reply(const std::string& body) {
   if (reply.is_discarded())
     return malformed_reply("anthropic", "body is not JSON (" + std::to_string(body.size()) + " bytes)");
   if (!reply.is_object()) return malformed_reply("anthropic", "body is not an object");
-  if (string_or_empty(reply, "type") == "error")
+  if (text_or(reply, "type") == "error")
     return malformed_reply("anthropic", "error object in a 200 reply: " + reply.dump().substr(0, 200));
   if (!reply.contains("content") || !reply.at("content").is_array())
     return malformed_reply("anthropic", "no content array");
   LlmResponse response;
   for (const nlohmann::json& item : reply.at("content")) {
     if (!item.is_object()) return malformed_reply("anthropic", "content item is not an object");
-    const std::string type = string_or_empty(item, "type");
+    const std::string type = text_or(item, "type");
     if (type == "text") {
       if (!item.contains("text") || !item.at("text").is_string())
         return malformed_reply("anthropic", "text block without text");

@@ -2,7 +2,9 @@
 // keys; the provider's key and base URL come from the environment, never from a file.
 #include <evoteam/core/config.hpp>
 #include <evoteam/core/error.hpp>
+#include <evoteam/core/text.hpp>
 #include <evoteam/llm/llm.hpp>
+#include <evoteam/llm/provider_table.hpp>
 
 namespace evoteam {
 
@@ -13,25 +15,29 @@ std::string env_value(const std::map<std::string, std::string>& environment, con
   return found == environment.end() ? std::string() : found->second;
 }
 
-// The provider's endpoint and key; a network provider without its key is refused here, before any run exists.
+// "anthropic, openai, scripted or builtin".
+std::string provider_list() {
+  const std::vector<std::string> names = provider_names();
+  if (names.size() < 2) return join(names, ", ");
+  return join(std::vector<std::string>(names.begin(), names.end() - 1), ", ") + " or " + names.back();
+}
+
+// The provider's endpoint and key from the variables its row names; a network provider without its key is
+// refused here, before any run exists.
 void add_endpoint(ProviderSettings& settings, const std::map<std::string, std::string>& environment) {
-  if (settings.provider == "anthropic") {
-    settings.api_key = env_value(environment, "ANTHROPIC_API_KEY");
-    settings.base_url = env_value(environment, "ANTHROPIC_BASE_URL");
-    if (settings.base_url.empty()) settings.base_url = "https://api.anthropic.com";
-    if (settings.api_key.empty()) throw InvalidInput("llm.provider anthropic: ANTHROPIC_API_KEY is not set");
-  } else if (settings.provider == "openai") {
-    settings.api_key = env_value(environment, "OPENAI_API_KEY");
-    settings.base_url = env_value(environment, "OPENAI_BASE_URL");
-    if (settings.base_url.empty()) settings.base_url = "https://api.openai.com/v1";
-    if (settings.api_key.empty())
-      throw InvalidInput("llm.provider openai: OPENAI_API_KEY is not set (local servers accept any value)");
-  } else if (settings.provider == "scripted") {
-    if (settings.scripted_file.empty()) throw InvalidInput("llm.provider scripted: llm.scripted_file names no file");
-  } else if (settings.provider != "builtin") {
-    throw InvalidInput("llm.provider: unknown provider '" + settings.provider +
-                       "' (expected auto, anthropic, openai, scripted or builtin)");
-  }
+  const ProviderInfo* provider = find_provider(settings.provider);
+  if (provider == nullptr)
+    throw InvalidInput("llm.provider: unknown provider '" + settings.provider + "' (expected auto, " + provider_list() +
+                       ")");
+  if (!provider->key_variable.empty()) settings.api_key = env_value(environment, std::string(provider->key_variable));
+  if (!provider->base_url_variable.empty())
+    settings.base_url = env_value(environment, std::string(provider->base_url_variable));
+  if (settings.base_url.empty()) settings.base_url = provider->default_base_url;
+  if (!provider->key_variable.empty() && settings.api_key.empty())
+    throw InvalidInput("llm.provider " + settings.provider + ": " + std::string(provider->key_variable) +
+                       " is not set" + std::string(provider->missing_key_hint));
+  if (provider->protocol == ProviderProtocol::scripted && settings.scripted_file.empty())
+    throw InvalidInput("llm.provider scripted: llm.scripted_file names no file");
   while (!settings.base_url.empty() && settings.base_url.back() == '/') settings.base_url.pop_back();
 }
 
@@ -40,8 +46,9 @@ void add_endpoint(ProviderSettings& settings, const std::map<std::string, std::s
 std::string configured_provider(const Config& config, const std::map<std::string, std::string>& environment) {
   const std::string provider = config.get<std::string>("llm.provider");
   if (provider != "auto") return provider;
-  if (!env_value(environment, "ANTHROPIC_API_KEY").empty()) return "anthropic";
-  if (!env_value(environment, "OPENAI_API_KEY").empty()) return "openai";
+  for (const ProviderInfo& known : llm_providers())
+    if (!known.key_variable.empty() && !env_value(environment, std::string(known.key_variable)).empty())
+      return std::string(known.name);
   return "builtin";
 }
 

@@ -1,6 +1,7 @@
 // Provider factory and the reply bookkeeping shared by providers.
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/log.hpp>
+#include <evoteam/llm/provider_table.hpp>
 
 #include "llm/providers.hpp"
 
@@ -19,16 +20,23 @@ std::unique_ptr<LlmProvider> make_provider(const ProviderSettings& settings, con
   ProviderSettings resolved = settings;
   resolved.base_url = without_trailing_slash(resolved.base_url);
   if (resolved.model.empty()) resolved.model = prices.default_model(resolved.provider);
-  if (resolved.provider == "scripted") {
+  const ProviderInfo* provider = find_provider(resolved.provider);
+  const ProviderProtocol protocol = provider != nullptr ? provider->protocol : ProviderProtocol::none;
+  if (protocol == ProviderProtocol::scripted) {
     return make_scripted_provider(resolved.scripted_file, resolved.model.empty() ? "scripted" : resolved.model, prices);
   }
-  if (resolved.provider != "anthropic" && resolved.provider != "openai")
+  if (protocol == ProviderProtocol::none)
     throw InvalidInput("llm.provider: '" + resolved.provider + "' is not an LLM provider");
   if (resolved.model.empty()) throw InvalidInput("llm.model: no model given and no default for " + resolved.provider);
   // Fail before the first call, not after the first reply, when the model has no price.
   prices.cost(resolved.model, Usage{});
-  if (resolved.provider == "anthropic") return make_anthropic_provider(resolved, prices);
-  return make_openai_provider(resolved, prices);
+  switch (protocol) {
+    case ProviderProtocol::anthropic_messages: return make_anthropic_provider(resolved, prices);
+    case ProviderProtocol::openai_chat_completions: return make_openai_provider(resolved, prices);
+    case ProviderProtocol::scripted:
+    case ProviderProtocol::none: break;
+  }
+  throw_check_failure(__FILE__, __LINE__, "a provider protocol without a maker");
 }
 
 LlmFailure failure_from(const http::Outcome& outcome, const std::string& provider) {

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <evoteam/core/json_fields.hpp>  // text_or: a reply's string field; servers are untrusted input
 #include <evoteam/llm/llm.hpp>
 
 #include "llm/http.hpp"
@@ -42,13 +43,6 @@ inline std::uint64_t token_count(const nlohmann::json& object, const char* key) 
       object.at(key).get<std::int64_t>() < 0)
     return 0;
   return object.at(key).get<std::uint64_t>();
-}
-
-// A reply's string field, or "" when it is absent or of another type: servers are untrusted input, and
-// nlohmann's value() throws a library exception on a field of the wrong type.
-inline std::string string_or_empty(const nlohmann::json& object, const char* key) {
-  if (!object.is_object() || !object.contains(key) || !object.at(key).is_string()) return "";
-  return object.at(key).get<std::string>();
 }
 
 // The failure for an HTTP outcome that brought no usable reply, with the error body's message.

@@ -14,11 +14,6 @@ std::optional<double> optional_number(const nlohmann::json& object, const char* 
   return object.at(key).get<double>();
 }
 
-std::string text_or(const nlohmann::json& object, const char* key) {
-  if (!object.is_object() || !object.contains(key) || !object.at(key).is_string()) return "";
-  return object.at(key).get<std::string>();
-}
-
 double token_total(const nlohmann::json& tokens) {
   double total = 0;
   for (const char* kind : {"input", "output", "cache_read", "cache_write"}) total += number_or(tokens, kind, 0);

@@ -6,10 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <evoteam/core/json_fields.hpp>  // text_or
+
 namespace evoteam {
 
 double number_or(const nlohmann::json& object, const char* key, double fallback);
-std::string text_or(const nlohmann::json& object, const char* key);
 std::optional<double> optional_number(const nlohmann::json& object, const char* key);
 
 // Input, output and cache tokens together, as the token budget counts them.

@@ -54,7 +54,7 @@ ProviderSettings run_provider_settings(const Config& config, const OptimizeOptio
 }
 
 void check_llm_setup(const Config& config, const OptimizeOptions& options) {
-  if (options.provider == "builtin") return;
+  if (member_kind_of_provider(options.provider) != MemberKind::llm) return;
   const PriceTable prices = PriceTable::from_config(config);
   make_provider(run_provider_settings(config, options, prices, current_environment()), prices);
   load_roles(default_roles_dir());
@@ -81,11 +81,9 @@ std::unique_ptr<LlmTeam> make_llm_team(const Config& config, const OptimizeOptio
 
 std::unique_ptr<CandidateEvaluator> make_evaluator(const Config& config, const RunDir& run,
                                                    const OptimizeOptions& options, RunContext& context) {
-  const std::filesystem::path task_dir = run.path() / "task";
-  if (context.make_evaluator) return context.make_evaluator(config, task_dir);
-  if (cluster_settings(config).executor == Executor::slurm)
-    return make_slurm_evaluator(config, run.path(), context.runner, options.workloads, context.interrupted);
-  return make_local_evaluator(config, task_dir, context.runner, options.workloads);
+  const ExecutorSettings settings = executor_settings(config);
+  if (context.make_evaluator) return context.make_evaluator(settings, run.path() / "task");
+  return make_executor(settings, {run.path(), context.runner, options.workloads, context.interrupted});
 }
 
 std::filesystem::path knowledge_dir_of(const OptimizeOptions& options, const RunDir& run) {
@@ -184,7 +182,6 @@ class SupervisorLoop {
   bool did_work(int cycle, const std::map<std::string, TurnOutcome>& turns) const;
   double elapsed_s() const;
 
-  const Config& m_config;
   const SupervisorSettings m_supervisor;
   const TeamSettings m_team;
   RunDir& m_run;
@@ -195,7 +192,8 @@ class SupervisorLoop {
   KnowledgeBase m_knowledge;
   Lab m_lab;
   CycleBudget m_cycle_budget;
-  std::unique_ptr<LlmTeam> m_llm;
+  const MemberKind m_member_kind;
+  std::unique_ptr<LlmTeam> m_llm;  // the LLM members' provider and role files; the LLM policy's too
   bool m_llm_supervisor = false;
   std::map<std::string, int> m_clear_streak;
   TeamSpec m_previous;                // the team of the last cycle (or the initial one)
@@ -204,8 +202,7 @@ class SupervisorLoop {
 };
 
 SupervisorLoop::SupervisorLoop(const Config& config, RunDir& run, RunState& state, RunContext& context)
-    : m_config(config),
-      m_supervisor(supervisor_settings(config)),
+    : m_supervisor(supervisor_settings(config)),
       m_team(team_settings(config)),
       m_run(run),
       m_state(state),
@@ -215,7 +212,8 @@ SupervisorLoop::SupervisorLoop(const Config& config, RunDir& run, RunState& stat
       m_knowledge(knowledge_dir_of(state.options, run), run_provenance(run, m_evaluator->task())),
       m_lab(run, *m_evaluator, m_knowledge, state.history),
       m_cycle_budget{m_team.evaluations_per_cycle},
-      m_llm(state.options.provider == "builtin" ? nullptr : make_llm_team(config, state.options, run, context.meter)),
+      m_member_kind(member_kind_of_provider(state.options.provider)),
+      m_llm(m_member_kind == MemberKind::llm ? make_llm_team(config, state.options, run, context.meter) : nullptr),
       m_clear_streak(state.clear_streak),
       m_previous(state.history.cycles.empty() ? initial_team(state.options.mode, m_supervisor)
                                               : state.history.cycles.back().team) {
@@ -339,10 +337,7 @@ void SupervisorLoop::start_cycle(int cycle, const TeamChoice& choice) {
 std::map<std::string, TurnOutcome> SupervisorLoop::run_members(int cycle, const TeamSpec& team) {
   m_lab.ensure_start(cycle);
   read_lab_records();
-  auto make_member = [this](const RoleAssignment& role) -> std::unique_ptr<TeamMember> {
-    if (m_llm) return m_llm->make_member(role);
-    return make_builtin_member(role.name, m_team.reverify_ratio);
-  };
+  const MemberFactory make_member = member_factory(m_member_kind, {m_team.reverify_ratio, m_llm.get()});
   const CycleBudget budget = budget_of_this_cycle(cycle);
   if (budget.evaluations <= 0) {
     spdlog::info("cycle {}: its evaluations were spent before the run was interrupted; the cycle ends", cycle);

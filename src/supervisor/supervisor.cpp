@@ -75,10 +75,11 @@ RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunCon
   check_llm_setup(config, options);
   // A search whose every evaluation must stop after the build would only burn its budget. Slurm workers run on
   // other machines: what this one lacks says nothing about them.
-  const bool evaluates_here = cluster_settings(config).executor == Executor::local;
-  if (evaluates_here) (void)local_devices(config, task, context.runner);  // a bad --devices leaves no run behind
-  if (std::optional<std::string> why =
-          evaluates_here ? run_stages_unavailable(task, eval_settings(config)) : std::nullopt)
+  const ExecutorSettings executor = executor_settings(config);
+  const bool evaluates_here = executor_kind(executor.cluster.executor).evaluates_here;
+  // A bad --devices leaves no run behind.
+  if (evaluates_here) (void)local_devices(executor.cluster, task, context.runner);
+  if (std::optional<std::string> why = evaluates_here ? run_stages_unavailable(task, executor.eval) : std::nullopt)
     throw Error("cannot optimize " + task.name + " here: " + *why +
                 ". Candidates need correctness and timing on a GPU; " + "`evoteam eval " + options.task_dir.string() +
                 " --stages static,build` checks builds on this machine");

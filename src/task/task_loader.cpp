@@ -452,23 +452,19 @@ std::string content_hash(const Task& task, const std::string& task_text, const s
   return sha256_hex(material);
 }
 
-}  // namespace
-
-Task load_task(const std::filesystem::path& task_dir) {
+// The task directory's task.json; refused when there is none.
+std::filesystem::path task_json_of(const std::filesystem::path& task_dir, std::filesystem::path& dir) {
   std::error_code error;
-  std::filesystem::path dir = std::filesystem::absolute(task_dir, error).lexically_normal();
+  dir = std::filesystem::absolute(task_dir, error).lexically_normal();
   if (dir.has_filename() == false) dir = dir.parent_path();
   const std::filesystem::path file = dir / "task.json";
   if (!std::filesystem::is_regular_file(file))
     throw InvalidInput(file.string() + ": no such file (is " + task_dir.string() + " a task directory?)");
-  const std::string text = read_file(file);
-  const nlohmann::json root = read_json_file(file);
-  FieldReader reader(file.string());
-  reader.object_of(root, "");
-  reader.only_keys(root, k_top_level_keys, "");
+  return file;
+}
 
-  Task task;
-  task.dir = dir;
+// What the task is called, what it says of itself, and what it targets.
+void read_task_identity(const FieldReader& reader, const nlohmann::json& root, Task& task) {
   task.name = reader.string_of(reader.require(root, "name", ""), "name");
   if (task.name.empty() ||
       task.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
@@ -493,7 +489,10 @@ Task load_task(const std::filesystem::path& task_dir) {
   } else if (root.contains("archs")) {
     reader.fail("archs", "only cuda tasks have archs");
   }
+}
 
+// The kernel's interface: axes, tensors, scalars, the constraints over them and the entry point.
+void read_task_interface(const FieldReader& reader, const nlohmann::json& root, Task& task) {
   task.axes = parse_axes(reader, reader.require(root, "axes", ""));
   task.inputs = parse_tensors(reader, reader.require(root, "inputs", ""), TensorRole::input, task);
   task.outputs = parse_tensors(reader, reader.require(root, "outputs", ""), TensorRole::output, task);
@@ -504,7 +503,10 @@ Task load_task(const std::filesystem::path& task_dir) {
   check_expressions(reader, task);
   if (root.contains("scalars")) task.scalars = parse_scalars(reader, root["scalars"], task);
   task.entry = parse_entry(reader, reader.require(root, "entry", ""), task);
+}
 
+// The files the task names: the reference, the editable kernel files, the Python reference and the input hooks.
+void read_task_files(const FieldReader& reader, const nlohmann::json& root, Task& task) {
   task.reference_file =
       require_file(reader, task, reader.string_of(reader.require(root, "reference", ""), "reference"), "reference");
   task.kernel_files = parse_kernel_files(reader, reader.require(root, "kernel", ""), task);
@@ -517,7 +519,10 @@ Task load_task(const std::filesystem::path& task_dir) {
   for (const TensorSpec& input : task.inputs)
     if (input.generator.kind == InputGenerator::Kind::hook && task.hooks_file.empty())
       reader.fail("inputs." + input.name + ".generate", "a hook generator needs \"hooks\": \"FILE\"");
+}
 
+// How candidates are checked and rated: input distributions, tolerances, and the work a call does (flops, bytes).
+void read_task_checks(const FieldReader& reader, const nlohmann::json& root, Task& task) {
   if (root.contains("distributions")) {
     task.distributions = reader.strings_of(root["distributions"], "distributions");
     for (std::size_t i = 0; i < task.distributions.size(); ++i)
@@ -528,6 +533,10 @@ Task load_task(const std::filesystem::path& task_dir) {
   task.tolerances = parse_tolerances(reader, root.contains("tolerances") ? &root["tolerances"] : nullptr, task);
   if (root.contains("flops")) task.flops = reader.string_of(root["flops"], "flops");
   if (root.contains("bytes")) task.bytes = reader.string_of(root["bytes"], "bytes");
+}
+
+// What the team may vary and what its code must keep: params, their constraints, static constraints.
+void read_task_search_space(const FieldReader& reader, const nlohmann::json& root, Task& task) {
   if (root.contains("params")) task.params = task_detail::parse_params(reader, root["params"]);
   for (const ParamSpec& param : task.params)
     if (task.find_axis(param.name) || task.find_tensor(param.name) || param.name == task.entry.name)
@@ -537,6 +546,10 @@ Task load_task(const std::filesystem::path& task_dir) {
   task_detail::check_param_constraints(reader, task);
   if (root.contains("static_constraints"))
     task.static_constraints = parse_static_constraints(reader, root["static_constraints"], task);
+}
+
+// What it runs on and is compared with: tensor cores, libraries, baselines, determinism, devices.
+void read_task_platform(const FieldReader& reader, const nlohmann::json& root, Task& task) {
   if (root.contains("expects_tensor_cores")) {
     task.expects_tensor_cores = reader.boolean_of(root["expects_tensor_cores"], "expects_tensor_cores");
     if (task.expects_tensor_cores && task.target != Target::cuda)
@@ -554,7 +567,26 @@ Task load_task(const std::filesystem::path& task_dir) {
       reader.fail("min_devices", "only cuda tasks can need several devices");
     task.min_devices = static_cast<int>(devices);
   }
+}
 
+}  // namespace
+
+// Each part reads after the parts it checks against (tensors after axes, params after tensors and the entry point).
+Task load_task(const std::filesystem::path& task_dir) {
+  Task task;
+  const std::filesystem::path file = task_json_of(task_dir, task.dir);
+  const std::string text = read_file(file);
+  const nlohmann::json root = read_json_file(file);
+  FieldReader reader(file.string());
+  reader.object_of(root, "");
+  reader.only_keys(root, k_top_level_keys, "");
+
+  read_task_identity(reader, root, task);
+  read_task_interface(reader, root, task);
+  read_task_files(reader, root, task);
+  read_task_checks(reader, root, task);
+  read_task_search_space(reader, root, task);
+  read_task_platform(reader, root, task);
   std::string workloads_text;
   task.workloads = task_detail::parse_workloads(reader, reader.require(root, "workloads", ""), task, &workloads_text);
   task.ranks_axis =

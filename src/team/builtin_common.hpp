@@ -1,7 +1,7 @@
 #pragma once
 // Helpers shared by the builtin rule-based roles: moves in the param space, the Profiling Scientist's advice,
-// and the model-guided search over the declared params (a surrogate of log speedup fit on what the lab
-// measured, and the rule that picks the next point from it).
+// and the model-guided search over the declared params (the rule that picks the next point from a surrogate of
+// log speedup fit on what the lab measured; the surrogate itself is in builtin_surrogate.hpp).
 #include <functional>
 #include <map>
 #include <optional>
@@ -11,6 +11,8 @@
 
 #include <evoteam/core/text.hpp>
 #include <evoteam/team/team.hpp>
+
+#include "team/builtin_surrogate.hpp"
 
 namespace evoteam::builtin {
 
@@ -35,14 +37,6 @@ std::vector<std::string> current_focus(const TurnContext& context);
 // Passing, not rejected; the record the lineage continues from.
 std::optional<EvaluationRecord> lineage_head(const TurnContext& context);
 
-// One attempted point of the param space.
-struct Measurement {
-  enum class Outcome { passed, failed, pending };
-  ParamValues params;
-  Outcome outcome = Outcome::pending;
-  double speedup = 0;  // passed only
-};
-
 // Every attempt evaluated on these sources (the params are what varies between them): passing ones with their
 // speedup, failures, and attempts still running. Blocked attempts cost nothing and are left out.
 std::vector<Measurement> measurements_of(const RunHistory& history, const std::string& sources_hash);
@@ -57,33 +51,6 @@ std::map<std::string, double> param_effects(const std::vector<ParamSpec>& space,
 // whose effect is still unknown.
 std::map<std::string, double> relevance_of(const std::vector<ParamSpec>& space,
                                            const std::map<std::string, double>& effects);
-
-// A Gaussian-process model of log speedup over categorical params: two points are alike in proportion to the
-// values and the value pairs they share. A failed point counts as the worst passing one, so the model steers
-// away from failing regions. Needs two measurements, one of them passing (check `usable()`).
-class Surrogate {
- public:
-  Surrogate(const std::vector<ParamSpec>& space, const std::vector<Measurement>& measured);
-
-  struct Prediction {
-    double mean = 0;  // log speedup
-    double sd = 0;
-  };
-  bool usable() const { return m_points.size() >= 2; }
-  Prediction predict(const ParamValues& params) const;
-  double spread() const { return m_scale; }  // prior standard deviation of log speedup
-
- private:
-  double kernel(const std::vector<int>& a, const std::vector<int>& b) const;
-  std::vector<int> encode(const ParamValues& params) const;
-
-  std::vector<ParamSpec> m_space;
-  std::vector<std::vector<int>> m_points;  // value indices
-  std::vector<double> m_alpha;             // (K + noise)^-1 (y - mean)
-  std::vector<double> m_chol;              // lower Cholesky factor of K + noise, row-major
-  double m_mean = 0;
-  double m_scale = 1;
-};
 
 enum class ProposalKind {
   cover,   // a root that measures param values no attempt has had yet

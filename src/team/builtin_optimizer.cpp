@@ -27,11 +27,47 @@ const char* kind_name(ProposalKind kind) {
   return "jump";
 }
 
+// Which points may still be proposed. A point the task declares invalid, or one a recorded constraint screens out,
+// would only buy a rejection or a block; one answered without an evaluation (screened or already known) is
+// skipped; none is proposed twice, since a batch is proposed before any of it is measured.
+class AdmissiblePoints {
+ public:
+  AdmissiblePoints(const Task* task, std::vector<std::string> constraints)
+      : m_task(task), m_constraints(std::move(constraints)) {}
+
+  bool operator()(const ParamValues& params) const {
+    const std::string key = describe_params(params);
+    if (m_refused.count(key) || m_proposed.count(key) || (m_task != nullptr && param_error(*m_task, params)))
+      return false;
+    for (const std::string& when : m_constraints)
+      if (constraint_matches(when, params)) return false;
+    return true;
+  }
+  void proposed(const ParamValues& params) { m_proposed.insert(describe_params(params)); }
+  void refused(const ParamValues& params) { m_refused.insert(describe_params(params)); }
+
+ private:
+  const Task* m_task;
+  std::vector<std::string> m_constraints;
+  std::set<std::string> m_refused;
+  std::set<std::string> m_proposed;
+};
+
+// The turn so far: its head (the best it reached), what it spent and on which kinds of proposal, and why it stops.
+struct ClimbProgress {
+  EvaluationRecord head;
+  bool new_lineage = false;  // the next point is a root away from the best (a stagnation directive)
+  int spent = 0;
+  int improved = 0;
+  std::map<ProposalKind, int> kinds;
+  std::string log;
+  std::string stop = "budget spent";
+};
+
 class Optimizer : public TeamMember {
  public:
   TurnOutcome act(TurnContext& context) override {
     TurnOutcome outcome;
-    std::mt19937_64 rng(context.seed);
     Lab& lab = *context.lab;
     const std::vector<ParamSpec> space = lab.param_space();
     std::optional<EvaluationRecord> head = lineage_head(context);
@@ -39,109 +75,125 @@ class Optimizer : public TeamMember {
       outcome.summary = "nothing to optimise (no params or no starting candidate)";
       return outcome;
     }
-    // Proposing a point the task declares invalid, or one a recorded constraint screens out, would only buy a
-    // rejection or a block: such points are never candidates.
-    const Task* task = lab.task();
+    std::mt19937_64 rng(context.seed);
     const Lab::Screening screening = context.screening();
-    std::vector<std::string> constraints;
-    if (screening == Lab::Screening::against_knowledge) constraints = context.knowledge->constraint_conditions();
-    std::set<std::string> refused;   // answered without an evaluation (screened or already known): skip them
-    std::set<std::string> proposed;  // never proposed twice: a batch is proposed before any of it is measured
-    auto admissible = [&](const ParamValues& params) {
-      const std::string key = describe_params(params);
-      if (refused.count(key) || proposed.count(key) || (task != nullptr && param_error(*task, params))) return false;
-      for (const std::string& when : constraints)
-        if (constraint_matches(when, params)) return false;
-      return true;
-    };
+    AdmissiblePoints admissible(lab.task(), screening == Lab::Screening::against_knowledge
+                                                ? context.knowledge->constraint_conditions()
+                                                : std::vector<std::string>{});
     const ProfilerAdvice advice = current_advice(context);
-    bool new_lineage = context.directive_active("Stagnation");
+    ClimbProgress progress;
+    progress.head = *head;
+    progress.new_lineage = context.directive_active("Stagnation");
     // As many proposals at a time as the evaluator runs at once (the devices of a pool, a cluster's workers); one
     // device gives the classic one-at-a-time climb.
     const int width = std::max(1, lab.parallel_width());
-
-    int spent = 0, improved = 0;
-    std::map<ProposalKind, int> kinds;
-    std::string log, stop = "budget spent";
-    while (spent < context.evaluation_budget) {
+    while (progress.spent < context.evaluation_budget) {
       if (interrupted()) {
-        stop = "interrupted";
+        progress.stop = "interrupted";
         break;
       }
-      const RunHistory history = lab.snapshot();
-      std::vector<Proposal> batch;
-      while (static_cast<int>(batch.size()) < std::min(width, context.evaluation_budget - spent)) {
-        SearchRequest search{space,
-                             measurements_of(history, head->sources_hash),
-                             head->params,
-                             head->speedup,
-                             admissible,
-                             advice.relevance,
-                             new_lineage ? SearchMode::new_lineage : SearchMode::climb};
-        std::optional<Proposal> proposal = propose_next(search, rng);
-        if (!proposal) break;
-        proposed.insert(describe_params(proposal->params));
-        batch.push_back(*proposal);
-      }
+      const SearchRequest search{space,
+                                 measurements_of(lab.snapshot(), progress.head.sources_hash),
+                                 progress.head.params,
+                                 progress.head.speedup,
+                                 [&admissible](const ParamValues& params) { return admissible(params); },
+                                 advice.relevance,
+                                 progress.new_lineage ? SearchMode::new_lineage : SearchMode::climb};
+      const std::vector<Proposal> batch =
+          propose_batch(search, std::min(width, context.evaluation_budget - progress.spent), admissible, rng);
       if (batch.empty()) {
-        stop = "every admissible point is measured";
+        progress.stop = "every admissible point is measured";
         break;
       }
-      auto request_for = [&](const Proposal& proposal) {
-        LabRequest request;
-        // A root starts a new lineage (no parent): it is a sample of the space, not a change to review.
-        request.parent_id = proposal.kind == ProposalKind::change ? head->candidate_id : "";
-        request.author_role = context.role.name;
-        request.lineage = context.role.lineage;
-        request.hypothesis = proposal.rationale;
-        request.params = proposal.params;
-        request.sources_dir = lab.sources_of(head->candidate_id);
-        return request;
-      };
-      std::vector<std::future<LabOutcome>> pending;
-      for (const Proposal& proposal : batch)
-        pending.push_back(std::async(batch.size() == 1 ? std::launch::deferred : std::launch::async,
-                                     [&lab, &context, screening, request = request_for(proposal)] {
-                                       return lab.evaluate(request, context.cycle, screening);
-                                     }));
-      std::optional<EvaluationRecord> best_of_batch;
-      bool budget_spent = false;
-      for (std::size_t i = 0; i < batch.size(); ++i) {
-        LabOutcome result = pending[i].get();
-        if (result.record.state == RecordState::over_budget) {
-          budget_spent = true;
-          continue;
-        }
-        if (result.reused || result.record.blocked()) {
-          refused.insert(describe_params(batch[i].params));
-          continue;
-        }
-        ++spent;
-        ++kinds[batch[i].kind];
-        new_lineage = false;  // one root away from the best answers the directive; the search goes on from there
-        const EvaluationRecord& record = result.record;
-        log += record.candidate_id + " " + kind_name(batch[i].kind) + " " + record.verdict_text() +
-               (record.speedup ? " " + fixed(*record.speedup, 2) + "x" : "") + "; ";
-        const std::optional<double> bar = best_of_batch ? best_of_batch->speedup : head->speedup;
-        if (record.passed() && !record.rejected && bar && *record.speedup > *bar) best_of_batch = record;
-      }
-      if (best_of_batch) {
-        head = best_of_batch;
-        ++improved;
-      }
-      if (budget_spent) {
-        stop = "the run's evaluation budget is spent";
+      if (!take_results(batch, evaluate_batch(context, progress.head, batch, screening), admissible, progress)) {
+        progress.stop = "the run's evaluation budget is spent";
         break;
       }
     }
-    outcome.usage.evaluations = spent;
-    outcome.summary = "spent " + std::to_string(spent) + " evaluations (" + std::to_string(kinds[ProposalKind::cover]) +
-                      " to cover values, " + std::to_string(kinds[ProposalKind::change]) + " single changes, " +
-                      std::to_string(kinds[ProposalKind::jump]) + " jumps), improved " + std::to_string(improved) +
-                      " times; head " + head->candidate_id +
-                      (head->speedup ? " " + fixed(*head->speedup, 2) + "x" : "") + "; stopped: " + stop;
-    outcome.handoff_note = outcome.summary + (log.empty() ? "" : "; results: " + log);
+    outcome.usage.evaluations = progress.spent;
+    outcome.summary = summary_of(progress);
+    outcome.handoff_note = outcome.summary + (progress.log.empty() ? "" : "; results: " + progress.log);
     return outcome;
+  }
+
+ private:
+  // Up to `size` points from the search, each marked proposed as it is taken.
+  static std::vector<Proposal> propose_batch(const SearchRequest& search, int size, AdmissiblePoints& admissible,
+                                             std::mt19937_64& rng) {
+    std::vector<Proposal> batch;
+    while (static_cast<int>(batch.size()) < size) {
+      std::optional<Proposal> proposal = propose_next(search, rng);
+      if (!proposal) break;
+      admissible.proposed(proposal->params);
+      batch.push_back(*proposal);
+    }
+    return batch;
+  }
+
+  // The batch evaluated by the lab, all at once when it holds several (the lab spreads them over its devices).
+  static std::vector<LabOutcome> evaluate_batch(const TurnContext& context, const EvaluationRecord& head,
+                                                const std::vector<Proposal>& batch, Lab::Screening screening) {
+    Lab& lab = *context.lab;
+    std::vector<std::future<LabOutcome>> pending;
+    for (const Proposal& proposal : batch) {
+      LabRequest request;
+      // A root starts a new lineage (no parent): it is a sample of the space, not a change to review.
+      request.parent_id = proposal.kind == ProposalKind::change ? head.candidate_id : "";
+      request.author_role = context.role.name;
+      request.lineage = context.role.lineage;
+      request.hypothesis = proposal.rationale;
+      request.params = proposal.params;
+      request.sources_dir = lab.sources_of(head.candidate_id);
+      pending.push_back(std::async(batch.size() == 1 ? std::launch::deferred : std::launch::async,
+                                   [&lab, &context, screening, request = std::move(request)] {
+                                     return lab.evaluate(request, context.cycle, screening);
+                                   }));
+    }
+    std::vector<LabOutcome> results;
+    for (std::future<LabOutcome>& result : pending) results.push_back(result.get());
+    return results;
+  }
+
+  // Counts the batch's evaluations into the progress and moves the head to the batch's best improvement. Returns
+  // false when the run's evaluation budget turned a request away.
+  static bool take_results(const std::vector<Proposal>& batch, const std::vector<LabOutcome>& results,
+                           AdmissiblePoints& admissible, ClimbProgress& progress) {
+    std::optional<EvaluationRecord> best_of_batch;
+    bool budget_spent = false;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      const LabOutcome& result = results[i];
+      if (result.record.state == RecordState::over_budget) {
+        budget_spent = true;
+        continue;
+      }
+      if (result.reused || result.record.blocked()) {
+        admissible.refused(batch[i].params);
+        continue;
+      }
+      ++progress.spent;
+      ++progress.kinds[batch[i].kind];
+      progress.new_lineage = false;  // one root away from the best answers the directive; the search goes on
+      const EvaluationRecord& record = result.record;
+      progress.log += record.candidate_id + " " + kind_name(batch[i].kind) + " " + record.verdict_text() +
+                      (record.speedup ? " " + fixed(*record.speedup, 2) + "x" : "") + "; ";
+      const std::optional<double> bar = best_of_batch ? best_of_batch->speedup : progress.head.speedup;
+      if (record.passed() && !record.rejected && bar && *record.speedup > *bar) best_of_batch = record;
+    }
+    if (best_of_batch) {
+      progress.head = *best_of_batch;
+      ++progress.improved;
+    }
+    return !budget_spent;
+  }
+
+  static std::string summary_of(ClimbProgress& progress) {
+    const EvaluationRecord& head = progress.head;
+    return "spent " + std::to_string(progress.spent) + " evaluations (" +
+           std::to_string(progress.kinds[ProposalKind::cover]) + " to cover values, " +
+           std::to_string(progress.kinds[ProposalKind::change]) + " single changes, " +
+           std::to_string(progress.kinds[ProposalKind::jump]) + " jumps), improved " +
+           std::to_string(progress.improved) + " times; head " + head.candidate_id +
+           (head.speedup ? " " + fixed(*head.speedup, 2) + "x" : "") + "; stopped: " + progress.stop;
   }
 };
 

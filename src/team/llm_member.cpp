@@ -4,7 +4,6 @@
 #include <evoteam/team/llm_team.hpp>
 
 #include <algorithm>
-#include <cstdio>
 
 #include <evoteam/agent/agent.hpp>
 #include <evoteam/agent/tools.hpp>
@@ -14,6 +13,7 @@
 #include <evoteam/store/store.hpp>
 
 #include "team/lab_tool_backend.hpp"
+#include "team/turn_setup.hpp"
 
 namespace evoteam {
 
@@ -77,71 +77,25 @@ class LlmMember : public TeamMember {
   LlmMember(LlmTeam& team, RoleDefinition role) : m_team(team), m_role(std::move(role)) {}
 
   TurnOutcome act(TurnContext& context) override {
-    Lab& lab = *context.lab;
-    const Task* task = lab.task();
-    EVOTEAM_CHECK(task != nullptr, "LLM agents need a task");
-    RunHistory history = lab.snapshot();
-    std::optional<EvaluationRecord> head = history.best();
-    // The failing lineage's head is the latest candidate that failed: evaluated, so never a parallel member's
-    // evaluation still under way (pending, its sources not yet stored), nor the evaluator's own failure.
-    if (context.role.lineage == "failing")
-      for (auto it = history.evaluations.rbegin(); it != history.evaluations.rend(); ++it)
-        if (it->failed() && !it->rejected) {
-          head = *it;
-          break;
-        }
-    if (!head && !history.evaluations.empty()) head = history.evaluations.front();
-    EVOTEAM_CHECK(head.has_value(), "no candidate to start from");
-
-    char cycle_name[16];
-    std::snprintf(cycle_name, sizeof cycle_name, "%04d", context.cycle);
-    std::filesystem::path agent_dir = m_team.run_dir / "cycles" / cycle_name / "agents" / m_role.name;
-    std::vector<WorkspaceFile> editable, read_only;
-    for (const std::string& file : task->kernel_files)
-      editable.push_back({file, lab.sources_of(head->candidate_id) / file});
-    if (std::filesystem::exists(task->dir / "README.md")) read_only.push_back({"README.md", task->dir / "README.md"});
-    read_only.push_back({task->reference_file, task->dir / task->reference_file});
-    Workspace workspace = Workspace::create(agent_dir / "workspace", editable, read_only, m_team.workspace_limits);
-
-    std::map<std::string, std::string> values = {
-        {"task_name", task->name},
-        {"task_readme",
-         std::filesystem::exists(task->dir / "README.md") ? read_file(task->dir / "README.md") : task->description},
-        {"target", to_string(task->target) + (task->archs.empty() ? "" : " " + join(task->archs, ", "))},
-        {"editable_files", join(task->kernel_files, ", ")},
-        {"params", describe_param_space(*task)},
-        {"constraints", describe_static_constraints(*task)},
-        {"directives", context.team->directives.empty() ? "none" : "- " + join(context.team->directives, "\n- ")},
-        {"knowledge_digest", context.team->knowledge == KnowledgeMode::none
-                                 ? "(not shared this cycle)"
-                                 : context.knowledge->digest(m_team.digest_chars)},
-        {"best_summary", describe_record(*head)},
-        {"handoff_note", context.handoff_note},
-        {"cycle", std::to_string(context.cycle)},
-        {"budget", std::to_string(m_team.settings_for(m_role).limits.max_steps) + " steps, " +
-                       std::to_string(context.evaluation_budget) + " candidate submission(s)"},
-        {"team", to_string(context.team->pattern) + ": " + join(context.team->role_names(), ", ")}};
-    AgentPrompt prompt{render(m_role, values),
+    TurnSetup turn = prepare_turn(context, {m_team.run_dir, m_role.name, m_team.workspace_limits, m_team.digest_chars,
+                                            std::to_string(m_team.settings_for(m_role).limits.max_steps) + " steps"});
+    const Task& task = *turn.task;
+    AgentPrompt prompt{render(m_role, turn.prompt_values),
                        "Cycle " + std::to_string(context.cycle) + ". Your workspace holds " +
-                           join(task->kernel_files, ", ") + " of " + head->candidate_id +
+                           join(task.kernel_files, ", ") + " of " + turn.head.candidate_id +
                            ". Work as your role says; call submit with a one-paragraph summary when done." +
                            (has_tool(m_role, "record_candidate")
                                 ? " record_candidate records a version as a candidate and lets you go on working."
                                 : "")};
 
-    SubmissionTarget target{m_role.name,
-                            context.role.lineage,
-                            context.cycle,
-                            context.screening(),
-                            std::max(1, context.evaluation_budget),
-                            agent_dir / "submitted"};
-    LabToolBackend backend(lab, *head, task->kernel_files, target);
-    KnowledgeBaseAccess knowledge(*context.knowledge, m_role.name, m_team.digest_chars, head->candidate_id);
+    Lab& lab = *context.lab;
+    LabToolBackend backend(lab, turn.head, task.kernel_files, turn.submission);
+    KnowledgeBaseAccess knowledge(*context.knowledge, m_role.name, m_team.digest_chars, turn.head.candidate_id);
     LabReview review(lab, *context.knowledge, m_role.name);
-    Toolbox tools(workspace, &backend, &knowledge, m_role.tools, m_team.tool_settings, &review);
+    Toolbox tools(turn.workspace, &backend, &knowledge, m_role.tools, m_team.tool_settings, &review);
     tools.set_budget_check([&lab] { return lab.budget_spent(); });
     AgentResult result = run_agent(m_team.settings_for(m_role), prompt, *m_team.provider, tools, *m_team.meter,
-                                   agent_dir / "transcript.jsonl");
+                                   turn.member_dir / "transcript.jsonl");
 
     TurnOutcome outcome;
     outcome.usage.tokens = static_cast<long long>(result.usage.total());

@@ -1,10 +1,13 @@
-// The Slurm executor's parts that need no cluster: the request queue's moves, squeue's lines, and the results
-// that cross from a worker to the daemon. tests/e2e/slurm_test.cpp runs the whole executor on a real Slurm.
+// The executor table and its factory, and the Slurm executor's parts that need no cluster: the request queue's
+// moves, squeue's lines, and the results that cross from a worker to the daemon. tests/e2e/slurm_test.cpp runs the
+// whole executor on a real Slurm.
 #include <gtest/gtest.h>
 
 #include <set>
 #include <thread>
 
+#include <evoteam/cluster/cluster.hpp>
+#include <evoteam/core/config_rules.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 
@@ -224,6 +227,41 @@ TEST(ClusterDevices, TheHostIsOneDeviceUnlessAListSimulatesMore) {
   // A multi-GPU task's group uses every GPU itself.
   EXPECT_EQ(cluster::resolve_devices("all", task_for(Target::cuda, "ranks"), k_two_h100, std::nullopt),
             std::vector<std::string>{""});
+}
+
+TEST(ClusterExecutors, EachExecutorHasOneNameAndTheConfigurationAcceptsExactlyThose) {
+  std::set<std::string> names;
+  for (const ExecutorKind& kind : executors()) {
+    EXPECT_TRUE(names.insert(std::string(kind.name)).second) << kind.name << " is named twice";
+    EXPECT_EQ(executor_from_string(std::string(kind.name)), kind.executor);
+    EXPECT_EQ(to_string(kind.executor), kind.name);
+  }
+  EXPECT_THROW(executor_from_string("ssh"), InvalidInput);
+  const ConfigRule* rule = find_config_rule("cluster.executor");
+  ASSERT_NE(rule, nullptr);
+  EXPECT_EQ(rule->choices, executor_names());
+  EXPECT_TRUE(executor_kind(Executor::local).evaluates_here);
+  EXPECT_FALSE(executor_kind(Executor::slurm).evaluates_here);
+}
+
+TEST(ClusterExecutors, TheLocalExecutorIsTheTaskEvaluatorOrAPoolOfOnePerListedDevice) {
+  testing::TempDir dir;
+  const std::filesystem::path run_dir = dir / "run";
+  std::filesystem::create_directories(run_dir);
+  std::filesystem::copy(std::filesystem::path(EVOTEAM_SOURCE_DIR) / "kernels" / "host_matmul", run_dir / "task",
+                        std::filesystem::copy_options::recursive);
+  Config config;
+  config.overlay_assignment("eval.cache_dir=" + (dir / "cache").string(), "--set");
+  const std::unique_ptr<CandidateEvaluator> plain =
+      make_executor(executor_settings(config), {run_dir, system_runner(), WorkloadSelection::all, nullptr});
+  ASSERT_NE(plain->task(), nullptr);
+  EXPECT_EQ(plain->task()->name, "host_matmul");
+  EXPECT_EQ(plain->parallel_width(), 1);
+
+  config.overlay_assignment("cluster.devices=0,1", "--set");
+  const std::unique_ptr<CandidateEvaluator> pool =
+      make_executor(executor_settings(config), {run_dir, system_runner(), WorkloadSelection::all, nullptr});
+  EXPECT_EQ(pool->parallel_width(), 2);
 }
 
 }  // namespace

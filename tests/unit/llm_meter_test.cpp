@@ -1,14 +1,20 @@
 // Prices, the budget meter, the retry policy pieces and provider settings.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <set>
 #include <thread>
 
 #include <evoteam/core/config.hpp>
+#include <evoteam/core/config_rules.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
+#include <evoteam/core/log.hpp>
 #include <evoteam/history/journal_records.hpp>
 #include <evoteam/llm/llm.hpp>
 #include <evoteam/llm/meter.hpp>
+#include <evoteam/llm/provider_table.hpp>
 #include <evoteam/store/store.hpp>
 
 #include "llm/http.hpp"
@@ -181,6 +187,52 @@ TEST(LlmSettings, FactoryRefusesUnpricedModelsAndBuiltin) {
   EXPECT_EQ(make_provider(settings, prices)->name(), "openai");
   settings.provider = "builtin";
   EXPECT_THROW(make_provider(settings, prices), InvalidInput);
+}
+
+// The provider table is the one list: the configuration's choices, each keyed provider's settings and the
+// secrets redaction hides all come from its rows.
+TEST(LlmProviderTable, TheConfigurationOffersAutoAndEveryProvider) {
+  const ConfigRule* rule = find_config_rule("llm.provider");
+  ASSERT_NE(rule, nullptr);
+  std::vector<std::string> expected = {"auto"};
+  for (const std::string& name : provider_names()) expected.push_back(name);
+  EXPECT_EQ(std::set<std::string>(rule->choices.begin(), rule->choices.end()),
+            std::set<std::string>(expected.begin(), expected.end()));
+}
+
+TEST(LlmProviderTable, EachKeyedProviderReadsTheVariablesItsRowNames) {
+  for (const ProviderInfo& provider : llm_providers()) {
+    if (provider.key_variable.empty()) continue;
+    const std::string name(provider.name);
+    Config config;
+    try {
+      provider_settings_for(name, config, {});
+      FAIL() << name << " started without its key";
+    } catch (const InvalidInput& error) {
+      EXPECT_NE(std::string(error.what()).find(provider.key_variable), std::string::npos) << error.what();
+    }
+    const ProviderSettings settings =
+        provider_settings_for(name, config,
+                              {{std::string(provider.key_variable), "key-of-" + name},
+                               {std::string(provider.base_url_variable), "http://localhost:9/" + name + "/"}});
+    EXPECT_EQ(settings.api_key, "key-of-" + name);
+    EXPECT_EQ(settings.base_url, "http://localhost:9/" + name);
+    EXPECT_EQ(provider_settings_for(name, config, {{std::string(provider.key_variable), "k"}}).base_url,
+              provider.default_base_url);
+  }
+}
+
+TEST(LlmProviderTable, EveryProviderCredentialIsRedactedFromLogs) {
+  const std::vector<std::string> registered = secret_variables();
+  const std::vector<std::string> credentials = provider_secret_variables();
+  ASSERT_FALSE(credentials.empty());
+  for (const std::string& variable : credentials) {
+    EXPECT_NE(std::find(registered.begin(), registered.end(), variable), registered.end()) << variable;
+    ::setenv(variable.c_str(), "credential-value-31415926", 1);
+    const std::string text = redact("sent credential-value-31415926");
+    ::unsetenv(variable.c_str());
+    EXPECT_EQ(text, "sent [REDACTED]") << variable;
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Secrets never reach a log: key values from the environment, bearer tokens and key headers are redacted.
 #include <evoteam/core/log.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include <gtest/gtest.h>
@@ -36,6 +37,17 @@ TEST(Log, LogFileHoldsMessagesWithoutSecrets) {
   std::string text = read_file(dir / "evoteam.log");
   EXPECT_NE(text.find("calling the provider"), std::string::npos) << text;
   EXPECT_EQ(text.find("another-secret-0987654321"), std::string::npos) << text;
+}
+
+TEST(Log, RedactsTheValueOfAVariableRegisteredAsASecretOnly) {
+  ::setenv("EVOTEAM_TEST_LOG_CREDENTIAL", "registered-secret-2718281828", 1);
+  EXPECT_EQ(redact("value registered-secret-2718281828"), "value registered-secret-2718281828");
+  add_secret_variables({"EVOTEAM_TEST_LOG_CREDENTIAL", "EVOTEAM_TEST_LOG_CREDENTIAL"});
+  const std::string text = redact("value registered-secret-2718281828");
+  ::unsetenv("EVOTEAM_TEST_LOG_CREDENTIAL");
+  EXPECT_EQ(text, "value [REDACTED]");
+  const std::vector<std::string> names = secret_variables();
+  EXPECT_EQ(std::count(names.begin(), names.end(), "EVOTEAM_TEST_LOG_CREDENTIAL"), 1);
 }
 
 }  // namespace

@@ -123,7 +123,7 @@ class SupervisorLoop : public ::testing::Test {
     state.options.budgets.max_cycles = 5;  // a bound for every test; each one expects to stop earlier or here
     context.now = [this] { return world.clock.now(); };
     context.interrupted = [] { return false; };
-    context.make_evaluator = [this](const Config&, const std::filesystem::path&) {
+    context.make_evaluator = [this](const ExecutorSettings&, const std::filesystem::path&) {
       return std::make_unique<FakeEvaluator>(world);
     };
   }

@@ -230,5 +230,30 @@ TEST_F(RunTeam, TheBudgetSplitRoundsDownToAtLeastOneAndAtMostTheCycles) {
   EXPECT_EQ(m_log.seen.at("optimizer").evaluation_budget, 1);
 }
 
+// The member factory: the run's provider picks the kind, and the kind makes a member for each of its roles.
+TEST(TeamMembers, TheProviderPicksTheKindAndTheBuiltinKindPlaysEveryBuiltinRole) {
+  EXPECT_EQ(member_kind_of_provider("builtin"), MemberKind::builtin);
+  EXPECT_EQ(member_kind_of_provider("anthropic"), MemberKind::llm);
+  EXPECT_EQ(member_kind_of_provider("openai"), MemberKind::llm);
+  EXPECT_EQ(member_kind_of_provider("scripted"), MemberKind::llm);
+  const MemberFactory make_member = member_factory(MemberKind::builtin, {0.5, nullptr});
+  for (const char* role : {"optimizer", "debugger", "profiling-scientist", "knowledge-integrator", "disciplinarian"})
+    EXPECT_NE(make_member({role, 1.0, "best"}), nullptr) << role;
+  try {
+    make_member({"poet", 1.0, "best"});
+    FAIL() << "a role the builtin team does not have was made";
+  } catch (const InvalidInput& error) {
+    EXPECT_NE(std::string(error.what()).find("it has optimizer, debugger"), std::string::npos) << error.what();
+  }
+}
+
+TEST(TeamMembers, EveryKindHasOneNameAndAnLlmMemberNeedsTheRunsLlmTeam) {
+  std::set<std::string> names;
+  for (const MemberKindInfo& kind : member_kinds())
+    EXPECT_TRUE(names.insert(to_string(kind.kind)).second) << kind.name << " is named twice";
+  EXPECT_EQ(names, (std::set<std::string>{"builtin", "llm"}));
+  EXPECT_THROW(member_factory(MemberKind::llm, {})({"optimizer", 1.0, "best"}), Error);
+}
+
 }  // namespace
 }  // namespace evoteam

@@ -26,7 +26,9 @@ std::optional<std::filesystem::path> find_program(const std::string& name);
 // The GPU visible through nvidia-smi, if any: "NVIDIA H200, driver 570.1".
 std::optional<std::string> detect_gpu(ProcessRunner& runner);
 
-std::vector<ToolProbe> probe_inventory(ProcessRunner& runner);
+// Every tool, then whether each of `key_variables` is set (the providers' keys: the LLM provider table names them;
+// core knows no provider).
+std::vector<ToolProbe> probe_inventory(ProcessRunner& runner, const std::vector<std::string>& key_variables = {});
 nlohmann::json to_json(const std::vector<ToolProbe>& probes);
 
 }  // namespace evoteam

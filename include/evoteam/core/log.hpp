@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
@@ -20,8 +21,14 @@ void setup_console_logging(Verbosity verbosity);
 void add_log_file(const std::filesystem::path& path);
 void remove_log_file();
 
-// Replaces secrets in text: values of known key variables present in the environment, "Bearer ..." tokens,
-// x-api-key / Authorization header values, and sk-... shaped keys.
+// The environment variables whose values are secrets. Core knows no provider: the module that reads a secret
+// registers its variable (the LLM provider table registers every provider's key as the library loads). A name
+// registered twice counts once.
+void add_secret_variables(const std::vector<std::string>& names);
+std::vector<std::string> secret_variables();
+
+// Replaces secrets in text: values of the registered secret variables present in the environment, "Bearer ..."
+// tokens, x-api-key / Authorization header values, and sk-... shaped keys.
 std::string redact(std::string_view text);
 
 }  // namespace evoteam

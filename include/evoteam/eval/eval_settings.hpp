@@ -58,6 +58,7 @@ struct HostSettings {
   std::vector<std::string> harness_flags;  // the trusted harness's
   int compile_jobs = 0;                    // 0: one per CPU core
   std::uint64_t max_address_space_mb = 0;  // 0: unlimited
+  double harness_build_timeout_s = 0;      // one compile of the trusted harness or the peaks probe
 
   std::uint64_t max_address_space_bytes() const { return max_address_space_mb << 20; }
 };
@@ -71,6 +72,7 @@ struct CudaSettings {
   double peak_gbytes_per_s = 0;
   std::vector<std::string> sanitizer_tools;  // empty: no compute-sanitizer
   std::string flashinfer;  // FlashInfer's sources for vendor baselines; empty: found (eval/vendor_baseline.hpp)
+  double harness_build_timeout_s = 0;  // one nvcc compile of the trusted CUDA harness
 };
 
 // eval.static: the host candidate's static checks.
@@ -182,9 +184,10 @@ void from_json(const nlohmann::json& in, PerfMode& perf);
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StageTimeout, timeout_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TimingStageTimeouts, timeout_s, lock_timeout_s)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(HostSettings, compiler, flags, harness_flags, compile_jobs, max_address_space_mb)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(HostSettings, compiler, flags, harness_flags, compile_jobs, max_address_space_mb,
+                                   harness_build_timeout_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CudaSettings, flags, harness_flags, allowed_host_symbols, run, peak_gflops,
-                                   peak_gbytes_per_s, sanitizer_tools, flashinfer)
+                                   peak_gbytes_per_s, sanitizer_tools, flashinfer, harness_build_timeout_s)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StaticCheckSettings, allowed_symbols, forbidden_instructions, forbid_writable_data)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CorrectnessSettings, seeds, distributions, secret_scope, edge_values, edge_base,
                                    guard_bytes, determinism, call_deadline_factor, call_deadline_min_s)

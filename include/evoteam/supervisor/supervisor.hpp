@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <evoteam/cluster/cluster.hpp>
 #include <evoteam/core/config.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/process.hpp>
@@ -69,8 +70,8 @@ class Meter;
 // flag and the evaluator. The CLI passes the process-wide ones; tests pass fakes, so the loop runs without them.
 struct RunContext {
   using Clock = std::chrono::steady_clock;
-  using EvaluatorFactory =
-      std::function<std::unique_ptr<CandidateEvaluator>(const Config& config, const std::filesystem::path& task_dir)>;
+  using EvaluatorFactory = std::function<std::unique_ptr<CandidateEvaluator>(const ExecutorSettings& settings,
+                                                                             const std::filesystem::path& task_dir)>;
 
   RunContext(ProcessRunner& runner_, Meter& meter_) : runner(runner_), meter(meter_) {}
 

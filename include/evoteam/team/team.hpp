@@ -6,6 +6,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <evoteam/history/history.hpp>
@@ -43,6 +44,31 @@ class TeamMember {
 
 // Builds the member for a role name (the builtin rule-based roles, or LLM agents).
 using MemberFactory = std::function<std::unique_ptr<TeamMember>(const RoleAssignment& role)>;
+
+// Who acts for a role in a turn. builtin: the rule-based roles (no LLM, no key); llm: an agent per role, driven by
+// the run's LLM provider. Every kind but builtin starts its turn from the same TurnSetup (src/team/turn_setup.hpp).
+enum class MemberKind { builtin, llm };
+std::string to_string(MemberKind kind);
+// The kind a run's provider calls for: the builtin team without an LLM provider, agents with one.
+MemberKind member_kind_of_provider(const std::string& provider);
+
+struct LlmTeam;
+// What members draw on within a run; each kind takes its part.
+struct MemberSupport {
+  double reverify_ratio = 0;  // the builtin disciplinarian's share of candidates it re-verifies
+  LlmTeam* llm = nullptr;     // the run's provider, meter and role files (llm members)
+};
+
+// One row per member kind: its name and the maker of its member for a role.
+struct MemberKindInfo {
+  MemberKind kind;
+  std::string_view name;
+  std::unique_ptr<TeamMember> (*make)(const RoleAssignment& role, const MemberSupport& support);
+};
+const std::vector<MemberKindInfo>& member_kinds();
+
+// The one factory of a run's members: its kind's maker over the run's support.
+MemberFactory member_factory(MemberKind kind, MemberSupport support);
 
 struct CycleBudget {
   int evaluations = 8;  // evaluations the whole team may spend this cycle

@@ -7,10 +7,10 @@
 #include <evoteam/core/inventory.hpp>
 
 #include <algorithm>
-#include <future>
 
 #include "eval/cuda/cuda_tools.hpp"
 #include "eval/glue.hpp"
+#include "eval/harness_build.hpp"
 #include "eval/sandbox.hpp"
 
 namespace evoteam::eval {
@@ -35,12 +35,6 @@ std::string last_line(const std::string& text) {
   while (!trimmed.empty() && (trimmed.back() == '\n' || trimmed.back() == '\r')) trimmed.pop_back();
   const std::size_t at = trimmed.rfind('\n');
   return at == std::string::npos ? trimmed : trimmed.substr(at + 1);
-}
-
-void publish(const fs::path& temporary, const fs::path& final_dir) {
-  std::error_code rename_error;
-  fs::rename(temporary, final_dir, rename_error);
-  if (rename_error) fs::remove_all(temporary, rename_error);  // another process finished first
 }
 
 }  // namespace
@@ -98,6 +92,13 @@ ProcessResult CudaBuilder::run_tool(const std::vector<std::string>& argv, const 
   return run_compile_tool(m_runner, m_slots, argv, cwd, timeout_s, sandbox, writable, 0);
 }
 
+HarnessTool CudaBuilder::harness_tool() {
+  const double timeout_s = m_settings.cuda.harness_build_timeout_s;
+  return [this, timeout_s](const std::vector<std::string>& argv, const fs::path& dir) {
+    return run_tool(argv, dir, timeout_s, SandboxMode::none, dir);
+  };
+}
+
 fs::path CudaBuilder::harness_objects(const std::vector<std::string>& archs) {
   const CudaToolchain& tools = toolchain();
   std::string key_material = "cuda-harness\n" + harness_version() + "\n" + tools.identity;
@@ -108,32 +109,12 @@ fs::path CudaBuilder::harness_objects(const std::vector<std::string>& archs) {
   std::shared_ptr<std::mutex> lock = m_locks.get(objects.string());
   std::lock_guard<std::mutex> guard(*lock);
   if (fs::is_directory(objects)) return objects;
-  evoteam::create_directories(dir);
-  const fs::path temporary = unique_sibling(objects);
-  evoteam::create_directories(temporary);
   const std::vector<std::string> gencode = gencode_flags_for(archs);
-  std::vector<std::future<ProcessResult>> compiles;
-  for (const fs::path& source : cuda_harness_sources()) {
-    std::vector<std::string> argv = {tools.nvcc};
-    argv.insert(argv.end(), tools.harness_flags.begin(), tools.harness_flags.end());
-    argv.insert(argv.end(), gencode.begin(), gencode.end());
-    argv.insert(argv.end(), {"-cudart", "shared", "-I", harness_source_dir().string(), "-c", source.string(), "-o",
-                             (temporary / (source.stem().string() + ".o")).string()});
-    compiles.push_back(std::async(std::launch::async, [this, argv, temporary] {
-      return run_tool(argv, temporary, 900, SandboxMode::none, temporary);
-    }));
-  }
-  std::string failures;
-  for (auto& compile : compiles) {
-    ProcessResult result = compile.get();
-    if (!result.ok()) failures += result.describe() + "\n" + result.err.text + "\n";
-  }
-  if (!failures.empty()) {
-    std::error_code ignored;
-    fs::remove_all(temporary, ignored);
-    throw Error("cannot build the CUDA harness: " + failures);
-  }
-  publish(temporary, objects);
+  std::vector<std::string> compile = {tools.nvcc};
+  compile.insert(compile.end(), tools.harness_flags.begin(), tools.harness_flags.end());
+  compile.insert(compile.end(), gencode.begin(), gencode.end());
+  compile.insert(compile.end(), {"-cudart", "shared", "-I", harness_source_dir().string()});
+  compile_harness_objects(objects, cuda_harness_sources(), compile, harness_tool(), "the CUDA harness");
   return objects;
 }
 
@@ -147,29 +128,16 @@ fs::path CudaBuilder::harness(const Task& task) {
   std::shared_ptr<std::mutex> lock = m_locks.get(dir.string());
   std::lock_guard<std::mutex> guard(*lock);
   if (fs::is_regular_file(executable)) return executable;
-  evoteam::create_directories(dir.parent_path());
-  const fs::path temporary = unique_sibling(dir);
-  evoteam::create_directories(temporary);
-  write_file_atomic(temporary / "glue.cpp", glue);
-  std::vector<std::string> argv = {tools.nvcc};
-  argv.insert(argv.end(), tools.harness_flags.begin(), tools.harness_flags.end());
-  argv.insert(argv.end(), {"-cudart", "shared", "-I", harness_source_dir().string(), "glue.cpp"});
-  if (!hooks.empty()) argv.push_back((task.dir / task.hooks_file).string());
-  for (const auto& entry : fs::directory_iterator(objects)) argv.push_back(entry.path().string());
+  std::vector<std::string> link = {tools.nvcc};
+  link.insert(link.end(), tools.harness_flags.begin(), tools.harness_flags.end());
+  link.insert(link.end(), {"-cudart", "shared", "-I", harness_source_dir().string()});
   // cuBLAS for the peaks probe only (implementations never see it unless their task allows it); CUPTI for the
   // kernel trace of timing runs.
-  argv.insert(argv.end(), {"-o", "harness", "-lcublas", "-lcupti", "-ldl"});
+  std::vector<std::string> libraries = {"-lcublas", "-lcupti", "-ldl"};
   // A task with a ranks axis: the glue creates the harness's communicator and passes it to every call.
-  if (!task.ranks_axis.empty()) argv.push_back("-lnccl");
-  const ProcessResult result = run_tool(argv, temporary, 900, SandboxMode::none, temporary);
-  if (!result.ok()) {
-    std::error_code ignored;
-    fs::remove_all(temporary, ignored);
-    throw Error("cannot build the CUDA harness for task " + task.name + ": " + result.describe() + "\n" +
-                result.err.text);
-  }
-  publish(temporary, dir);
-  return executable;
+  if (!task.ranks_axis.empty()) libraries.push_back("-lnccl");
+  return link_task_harness(dir, glue, hooks.empty() ? fs::path() : task.dir / task.hooks_file, objects, link, libraries,
+                           harness_tool(), "the CUDA harness for task " + task.name);
 }
 
 }  // namespace evoteam::eval

@@ -47,6 +47,8 @@ class CudaBuilder : public TargetBackend {
   ProcessResult run_tool(const std::vector<std::string>& argv, const std::filesystem::path& cwd, double timeout_s,
                          SandboxMode sandbox, const std::filesystem::path& writable);
   std::filesystem::path harness_objects(const std::vector<std::string>& archs);
+  // The nvcc runs of the trusted harness, under eval.cuda.harness_build_timeout_s.
+  HarnessTool harness_tool();
   BuildOutcome compile_and_check(const BuildRequest& request, SandboxMode sandbox, const std::filesystem::path& dir);
   // The static stage on compiled objects: per-arch signals judged against the task's policy and constraints.
   void judge_objects(const BuildRequest& request, const std::filesystem::path& dir,

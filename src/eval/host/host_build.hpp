@@ -19,6 +19,7 @@
 #include <evoteam/task/task.hpp>
 
 #include "eval/build_cache.hpp"
+#include "eval/harness_build.hpp"
 #include "eval/target_backend.hpp"
 
 namespace evoteam::eval {
@@ -70,6 +71,8 @@ class HostBuilder : public TargetBackend {
   ProcessResult run_tool(const std::vector<std::string>& argv, const std::filesystem::path& cwd, double timeout_s,
                          SandboxMode sandbox, const std::filesystem::path& writable);
   std::filesystem::path harness_objects();
+  // The compiler runs of the trusted programs, under eval.host.harness_build_timeout_s.
+  HarnessTool harness_tool();
   BuildOutcome compile_and_check(const BuildRequest& request, SandboxMode sandbox, const std::filesystem::path& dir);
 
   EvalSettings m_settings;

@@ -12,13 +12,13 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
-#include <future>
 #include <map>
 #include <memory>
 #include <random>
 #include <thread>
 
 #include "eval/glue.hpp"
+#include "eval/harness_build.hpp"
 #include "eval/host/host_build.hpp"
 #include "eval/sandbox.hpp"
 
@@ -180,6 +180,13 @@ ProcessResult HostBuilder::run_tool(const std::vector<std::string>& argv, const 
   return run_compile_tool(m_runner, m_slots, argv, cwd, timeout_s, sandbox, writable, toolchain().max_address_space);
 }
 
+HarnessTool HostBuilder::harness_tool() {
+  const double timeout_s = m_settings.host.harness_build_timeout_s;
+  return [this, timeout_s](const std::vector<std::string>& argv, const fs::path& dir) {
+    return run_tool(argv, dir, timeout_s, SandboxMode::none, dir);
+  };
+}
+
 fs::path HostBuilder::harness_objects() {
   const HostToolchain& tools = toolchain();
   std::string key_material = harness_version() + "\n" + tools.identity;
@@ -189,32 +196,10 @@ fs::path HostBuilder::harness_objects() {
   std::shared_ptr<std::mutex> lock = m_locks.get(objects.string());
   std::lock_guard<std::mutex> guard(*lock);
   if (fs::is_directory(objects)) return objects;
-  evoteam::create_directories(dir);
-  const fs::path temporary = unique_sibling(objects);
-  evoteam::create_directories(temporary);
-  std::vector<std::future<ProcessResult>> compiles;
-  for (const fs::path& source : harness_sources()) {
-    std::vector<std::string> argv = {tools.compiler};
-    argv.insert(argv.end(), tools.harness_flags.begin(), tools.harness_flags.end());
-    argv.insert(argv.end(), {"-I", harness_source_dir().string(), "-c", source.string(), "-o",
-                             (temporary / (source.stem().string() + ".o")).string()});
-    compiles.push_back(std::async(std::launch::async, [this, argv, temporary] {
-      return run_tool(argv, temporary, 600, SandboxMode::none, temporary);
-    }));
-  }
-  std::string failures;
-  for (auto& compile : compiles) {
-    ProcessResult result = compile.get();
-    if (!result.ok()) failures += result.describe() + "\n" + result.err.text + "\n";
-  }
-  if (!failures.empty()) {
-    std::error_code ignored;
-    fs::remove_all(temporary, ignored);
-    throw Error("cannot build the harness: " + failures);
-  }
-  std::error_code rename_error;
-  fs::rename(temporary, objects, rename_error);
-  if (rename_error) fs::remove_all(temporary, rename_error);  // another process finished first
+  std::vector<std::string> compile = {tools.compiler};
+  compile.insert(compile.end(), tools.harness_flags.begin(), tools.harness_flags.end());
+  compile.insert(compile.end(), {"-I", harness_source_dir().string()});
+  compile_harness_objects(objects, harness_sources(), compile, harness_tool(), "the harness");
   return objects;
 }
 
@@ -228,26 +213,11 @@ fs::path HostBuilder::harness(const Task& task) {
   std::shared_ptr<std::mutex> lock = m_locks.get(dir.string());
   std::lock_guard<std::mutex> guard(*lock);
   if (fs::is_regular_file(executable)) return executable;
-  evoteam::create_directories(dir.parent_path());
-  const fs::path temporary = unique_sibling(dir);
-  evoteam::create_directories(temporary);
-  write_file_atomic(temporary / "glue.cpp", glue);
-  std::vector<std::string> argv = {tools.compiler};
-  argv.insert(argv.end(), tools.harness_flags.begin(), tools.harness_flags.end());
-  argv.insert(argv.end(), {"-I", harness_source_dir().string(), "glue.cpp"});
-  if (!hooks.empty()) argv.push_back((task.dir / task.hooks_file).string());
-  for (const auto& entry : fs::directory_iterator(objects)) argv.push_back(entry.path().string());
-  argv.insert(argv.end(), {"-o", "harness", "-ldl"});
-  ProcessResult result = run_tool(argv, temporary, 600, SandboxMode::none, temporary);
-  if (!result.ok()) {
-    std::error_code ignored;
-    fs::remove_all(temporary, ignored);
-    throw Error("cannot build the harness for task " + task.name + ": " + result.describe() + "\n" + result.err.text);
-  }
-  std::error_code rename_error;
-  fs::rename(temporary, dir, rename_error);
-  if (rename_error) fs::remove_all(temporary, rename_error);
-  return executable;
+  std::vector<std::string> link = {tools.compiler};
+  link.insert(link.end(), tools.harness_flags.begin(), tools.harness_flags.end());
+  link.insert(link.end(), {"-I", harness_source_dir().string()});
+  return link_task_harness(dir, glue, hooks.empty() ? fs::path() : task.dir / task.hooks_file, objects, link, {"-ldl"},
+                           harness_tool(), "the harness for task " + task.name);
 }
 
 fs::path HostBuilder::peaks_program() {
@@ -266,15 +236,13 @@ fs::path HostBuilder::peaks_program() {
   argv.insert(argv.end(), tools.flags.begin(), tools.flags.end());
   argv.insert(argv.end(),
               {"-ffp-contract=fast", (harness_source_dir() / "host" / "peaks_main.cpp").string(), "-o", "peaks"});
-  ProcessResult result = run_tool(argv, temporary, 600, SandboxMode::none, temporary);
+  ProcessResult result = harness_tool()(argv, temporary);
   if (!result.ok()) {
     std::error_code ignored;
     fs::remove_all(temporary, ignored);
     throw Error("cannot build the peaks probe: " + result.describe() + "\n" + result.err.text);
   }
-  std::error_code rename_error;
-  fs::rename(temporary, dir, rename_error);
-  if (rename_error) fs::remove_all(temporary, rename_error);
+  publish_build(temporary, dir);
   return program;
 }
 

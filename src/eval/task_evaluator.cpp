@@ -1,12 +1,12 @@
-// Adapter from the team's CandidateEvaluator seam to the evaluator on a task directory.
+// Adapter from the CandidateEvaluator seam to the evaluator on a task directory.
 #include <atomic>
 
 #include <unistd.h>
 
 #include <evoteam/core/process.hpp>
+#include <evoteam/eval/candidate_evaluator.hpp>
 #include <evoteam/eval/eval_writeup.hpp>
 #include <evoteam/eval/evaluator.hpp>
-#include <evoteam/team/lab.hpp>
 
 namespace evoteam {
 
@@ -34,7 +34,7 @@ class TaskEvaluator : public CandidateEvaluator {
     std::filesystem::remove_all(m_start_dir, ignored);
   }
 
-  Result evaluate(const std::filesystem::path& sources_dir, const ParamValues& params, Stage through,
+  Result evaluate(const std::filesystem::path& sources_dir, const ParamAssignment& params, Stage through,
                   std::uint64_t seed_salt) override {
     EvalOptions options = EvalOptions::through(through);
     // Re-verification must not be served from the result cache: it exists to run fresh seeds.
@@ -48,7 +48,7 @@ class TaskEvaluator : public CandidateEvaluator {
     return out;
   }
 
-  Profile profile(const std::filesystem::path& sources_dir, const ParamValues& params) override {
+  Profile profile(const std::filesystem::path& sources_dir, const ParamAssignment& params) override {
     EvalResult result =
         m_evaluator.evaluate(m_task, Candidate{sources_dir, params}, EvalOptions::through(Stage::profile));
     Profile profile;
@@ -76,12 +76,12 @@ class TaskEvaluator : public CandidateEvaluator {
 
 }  // namespace
 
-std::unique_ptr<CandidateEvaluator> make_task_evaluator(const Config& config, const std::filesystem::path& task_dir,
-                                                        ProcessRunner& runner, WorkloadSelection workloads,
-                                                        const std::string& device) {
-  EvalSettings settings = eval_settings(config);
-  settings.device = device;
-  return std::make_unique<TaskEvaluator>(settings, task_dir, runner, workloads);
+std::unique_ptr<CandidateEvaluator> make_task_evaluator(const EvalSettings& settings,
+                                                        const std::filesystem::path& task_dir, ProcessRunner& runner,
+                                                        WorkloadSelection workloads, const std::string& device) {
+  EvalSettings on_device = settings;
+  on_device.device = device;
+  return std::make_unique<TaskEvaluator>(on_device, task_dir, runner, workloads);
 }
 
 }  // namespace evoteam

@@ -1,0 +1,87 @@
+// A member's turn, prepared the same way for every member kind (turn_setup.hpp).
+#include "team/turn_setup.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include <evoteam/core/error.hpp>
+#include <evoteam/core/fs.hpp>
+#include <evoteam/core/text.hpp>
+
+namespace evoteam {
+
+namespace {
+
+// The head a member works from: the run's best; on the failing lineage, the latest candidate that failed —
+// evaluated, so never a parallel member's evaluation still under way (pending, its sources not yet stored), nor
+// the evaluator's own failure. Without either, the first candidate.
+EvaluationRecord head_of_lineage(const RunHistory& history, const std::string& lineage) {
+  std::optional<EvaluationRecord> head = history.best();
+  if (lineage == "failing")
+    for (auto it = history.evaluations.rbegin(); it != history.evaluations.rend(); ++it)
+      if (it->failed() && !it->rejected) {
+        head = *it;
+        break;
+      }
+  if (!head && !history.evaluations.empty()) head = history.evaluations.front();
+  EVOTEAM_CHECK(head.has_value(), "no candidate to start from");
+  return *head;
+}
+
+std::filesystem::path member_dir_of(const std::filesystem::path& run_dir, int cycle, const std::string& role) {
+  char cycle_name[16];
+  std::snprintf(cycle_name, sizeof cycle_name, "%04d", cycle);
+  return run_dir / "cycles" / cycle_name / "agents" / role;
+}
+
+Workspace workspace_of_head(const Lab& lab, const Task& task, const EvaluationRecord& head,
+                            const std::filesystem::path& member_dir, const WorkspaceLimits& limits) {
+  std::vector<WorkspaceFile> editable, read_only;
+  for (const std::string& file : task.kernel_files)
+    editable.push_back({file, lab.sources_of(head.candidate_id) / file});
+  if (std::filesystem::exists(task.dir / "README.md")) read_only.push_back({"README.md", task.dir / "README.md"});
+  read_only.push_back({task.reference_file, task.dir / task.reference_file});
+  return Workspace::create(member_dir / "workspace", editable, read_only, limits);
+}
+
+std::map<std::string, std::string> prompt_values_of(const TurnContext& context, const Task& task,
+                                                    const EvaluationRecord& head, const TurnSetupInputs& inputs) {
+  return {
+      {"task_name", task.name},
+      {"task_readme",
+       std::filesystem::exists(task.dir / "README.md") ? read_file(task.dir / "README.md") : task.description},
+      {"target", to_string(task.target) + (task.archs.empty() ? "" : " " + join(task.archs, ", "))},
+      {"editable_files", join(task.kernel_files, ", ")},
+      {"params", describe_param_space(task)},
+      {"constraints", describe_static_constraints(task)},
+      {"directives", context.team->directives.empty() ? "none" : "- " + join(context.team->directives, "\n- ")},
+      {"knowledge_digest", context.team->knowledge == KnowledgeMode::none
+                               ? "(not shared this cycle)"
+                               : context.knowledge->digest(inputs.digest_chars)},
+      {"best_summary", describe_record(head)},
+      {"handoff_note", context.handoff_note},
+      {"cycle", std::to_string(context.cycle)},
+      {"budget", inputs.step_allowance + ", " + std::to_string(context.evaluation_budget) + " candidate submission(s)"},
+      {"team", to_string(context.team->pattern) + ": " + join(context.team->role_names(), ", ")}};
+}
+
+}  // namespace
+
+TurnSetup prepare_turn(const TurnContext& context, const TurnSetupInputs& inputs) {
+  Lab& lab = *context.lab;
+  const Task* task = lab.task();
+  EVOTEAM_CHECK(task != nullptr, "a member's turn needs a task");
+  EvaluationRecord head = head_of_lineage(lab.snapshot(), context.role.lineage);
+  const std::filesystem::path member_dir = member_dir_of(inputs.run_dir, context.cycle, inputs.role);
+  Workspace workspace = workspace_of_head(lab, *task, head, member_dir, inputs.workspace_limits);
+  std::map<std::string, std::string> values = prompt_values_of(context, *task, head, inputs);
+  SubmissionTarget submission{inputs.role,
+                              context.role.lineage,
+                              context.cycle,
+                              context.screening(),
+                              std::max(1, context.evaluation_budget),
+                              member_dir / "submitted"};
+  return TurnSetup{task, std::move(head), member_dir, std::move(workspace), std::move(values), std::move(submission)};
+}
+
+}  // namespace evoteam
