@@ -40,12 +40,13 @@ LimitHit Meter::check() const {
   return LimitHit::none;
 }
 
-void Meter::charge(const Usage& usage, double cost_usd, int unknown_cost_attempts) {
+void Meter::charge(const Usage& usage, double cost_usd, int unknown_cost_attempts, bool estimated) {
   {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_totals.tokens += usage;
     m_totals.cost_usd += cost_usd;
     m_totals.calls += 1;
+    m_totals.estimated_calls += estimated ? 1 : 0;
     m_totals.unknown_cost_attempts += static_cast<std::uint64_t>(std::max(0, unknown_cost_attempts));
   }
   journal_totals();
@@ -84,6 +85,7 @@ nlohmann::json Meter::budget_record() const {
           {"cost_usd", totals.cost_usd},
           {"calls", totals.calls},
           {"unknown_cost_attempts", totals.unknown_cost_attempts},
+          {"estimated_calls", totals.estimated_calls},
           {"wall_s", totals.wall_s}};
 }
 
@@ -98,6 +100,7 @@ void Meter::restore(const std::vector<nlohmann::json>& records) {
     totals.cost_usd = last->at("cost_usd").get<double>();
     totals.calls = last->at("calls").get<std::uint64_t>();
     totals.unknown_cost_attempts = last->value("unknown_cost_attempts", std::uint64_t{0});
+    totals.estimated_calls = last->value("estimated_calls", std::uint64_t{0});
     totals.wall_s = last->at("wall_s").get<double>();
   } catch (const nlohmann::json::exception& error) {
     throw InvalidInput("budget_tick record " + last->dump() + ": " + error.what());

@@ -26,6 +26,7 @@ struct MeterTotals {
   double cost_usd = 0;
   std::uint64_t calls = 0;                  // replies received
   std::uint64_t unknown_cost_attempts = 0;  // attempts that may have been billed without a reply
+  std::uint64_t estimated_calls = 0;        // replies without usage, their tokens estimated from the text
   double wall_s = 0;                        // restored wall time plus this process's time since start
 };
 
@@ -42,7 +43,8 @@ class Meter {
 
   // Adds one reply's usage and cost (and attempts that may have been billed), then hands a budget_tick
   // record to the journal sink if one is set. The sink runs under no lock of the meter.
-  void charge(const Usage& usage, double cost_usd, int unknown_cost_attempts = 0);
+  // `estimated`: the server sent no usage and `usage` is an estimate (LlmResponse::usage_estimated).
+  void charge(const Usage& usage, double cost_usd, int unknown_cost_attempts = 0, bool estimated = false);
   // Counts attempts that failed after the request may have reached the model (no usage received).
   void charge_unknown(int unknown_cost_attempts);
 
@@ -51,7 +53,7 @@ class Meter {
   // Journals every charge through `sink` (e.g. a RunDir's Journal::append). Pass {} to stop.
   void set_journal_sink(std::function<void(const nlohmann::json&)> sink);
   // {"type":"budget_tick","tokens":{input,output,cache_read,cache_write},"cost_usd","calls",
-  //  "unknown_cost_attempts","wall_s"}: the running totals.
+  //  "unknown_cost_attempts","estimated_calls","wall_s"}: the running totals.
   nlohmann::json budget_record() const;
   // Sets the totals from the last budget_tick among `records` (other records are ignored); the wall clock
   // continues from its wall_s. Throws InvalidInput when that record is malformed.
