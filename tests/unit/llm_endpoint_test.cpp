@@ -117,7 +117,7 @@ TEST_F(LlmEndpoint, AnUnpricedModelCostsZeroOnALocalEndpointOnlyAndNoKeyIsSent) 
   EXPECT_THROW(make_provider(public_endpoint, m_prices), InvalidInput);
 }
 
-// llm.openai_tool_choice goes with the tools (llama.cpp then constrains every reply to a well-formed call).
+// llm.openai_tool_choice goes with the tools.
 TEST_F(LlmEndpoint, TheConfiguredToolChoiceGoesWithTheTools) {
   Config config = config_with_base_url(m_server.base_url());
   config.overlay({{"llm", {{"openai_tool_choice", "required"}}}}, "test");

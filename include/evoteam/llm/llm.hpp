@@ -232,8 +232,7 @@ struct ProviderSettings {
   bool prompt_caching = true;  // anthropic: cache_control on the stable prefix
   std::string anthropic_version = "2023-06-01";
   std::string openai_max_tokens_field = "max_completion_tokens";  // or "max_tokens" for older servers
-  // openai: tool_choice sent with the tools ("" sends none: the server's default, "auto"). "required" makes a
-  // server that constrains tool calls by a grammar (llama.cpp --jinja) answer every turn with a well-formed call.
+  // openai: tool_choice sent with the tools ("" sends none: the server's default, "auto"; or "required").
   std::string openai_tool_choice;
   std::filesystem::path scripted_file;
 };
