@@ -21,6 +21,8 @@ constexpr const char* k_not_run_after_budget = "error: not run: the run's budget
 constexpr const char* k_not_run_after_crash = "error: not run: the daemon stopped before this tool ran; call it again";
 constexpr const char* k_resumed = "The session was resumed after an interruption; continue with the task.";
 constexpr std::size_t k_keep_recent_messages = 6;
+// After the server said the conversation does not fit its window: clear all but the latest exchange.
+constexpr std::size_t k_keep_after_overflow = 2;
 
 // Why the loop ends, with its one-line detail.
 struct Ending {
@@ -89,6 +91,7 @@ class AgentLoop {
   std::chrono::steady_clock::time_point m_started;  // where the time not yet in m_state.elapsed_s begins
   std::vector<ToolSpec> m_specs;
   int m_malformed_in_a_row = 0;
+  bool m_shortened_after_overflow = false;  // the conversation was shortened once since the last reply
 };
 
 AgentLoop::AgentLoop(const AgentSettings& settings, LlmProvider& provider, Toolbox& tools, Meter& meter,
@@ -187,6 +190,13 @@ std::optional<Ending> AgentLoop::record_failed_call(const LlmFailure& failure) {
                        {"message", failure.message},
                        {"attempts", failure.attempts}});
   if (failure.kind == FailureKind::interrupted) return Ending{Stop::interrupted, failure.message};
+  // Too long for the window: shorten it as for the window share (harder), ask once more, then end the turn.
+  if (failure.kind == FailureKind::context_overflow) {
+    if (m_shortened_after_overflow) return Ending{Stop::context_overflow, failure.message};
+    m_shortened_after_overflow = true;
+    clear_old_tool_results(m_state.messages, k_keep_after_overflow);
+    return std::nullopt;
+  }
   if (failure.kind != FailureKind::malformed_reply) return Ending{Stop::provider_failed, failure.message};
   // Nothing the model can be shown: count it and ask again.
   if (++m_malformed_in_a_row >= m_settings.limits.max_consecutive_malformed)
@@ -196,7 +206,8 @@ std::optional<Ending> AgentLoop::record_failed_call(const LlmFailure& failure) {
 
 // Charges the reply and records it; an empty reply is kept out of the conversation.
 void AgentLoop::record_reply(const LlmResponse& response) {
-  m_meter.charge(response.usage, response.cost_usd, response.unknown_cost_attempts);
+  m_meter.charge(response.usage, response.cost_usd, response.unknown_cost_attempts, response.usage_estimated);
+  m_shortened_after_overflow = false;
   m_result.usage += response.usage;
   m_result.cost_usd += response.cost_usd;
   m_state.last_prompt_tokens = response.usage.prompt();
@@ -210,6 +221,7 @@ void AgentLoop::record_reply(const LlmResponse& response) {
                  {"request_id", response.request_id},
                  {"attempts", response.attempts},
                  {"agent_elapsed_s", elapsed_s()}});
+  if (response.usage_estimated) record["usage_estimated"] = true;
   m_transcript.append(record);
   if (!said.content.empty()) m_state.messages.push_back(std::move(said));
 }

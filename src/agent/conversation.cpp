@@ -19,7 +19,7 @@ const std::vector<std::pair<Stop, const char*>>& stop_words() {
       {Stop::token_limit, "token_limit"},   {Stop::cost_limit, "cost_limit"},
       {Stop::time_limit, "time_limit"},     {Stop::malformed_replies, "malformed_replies"},
       {Stop::interrupted, "interrupted"},   {Stop::provider_failed, "provider_failed"},
-      {Stop::budget_spent, "budget_spent"},
+      {Stop::budget_spent, "budget_spent"}, {Stop::context_overflow, "context_overflow"},
   };
   return words;
 }

@@ -3,9 +3,11 @@
 #include <iostream>
 #include <memory>
 
+#include <evoteam/core/error.hpp>
 #include <evoteam/core/inventory.hpp>
 #include <evoteam/eval/oracle.hpp>
 #include <evoteam/eval/vendor_sources.hpp>
+#include <evoteam/llm/endpoint.hpp>
 #include <evoteam/llm/provider_table.hpp>
 #include <evoteam/report/report.hpp>
 
@@ -38,13 +40,82 @@ ToolProbe flashinfer_row(const EvalSettings& settings) {
   return {"flashinfer", false, "not installed (the FlashInfer tasks are measured without it)", why, false};
 }
 
+// What `doctor --provider/--base-url` asks of a model server.
+struct EndpointFlags {
+  std::string provider;
+  std::string base_url;
+  std::string model;
+};
+
+// `doctor --provider openai --base-url URL [--model NAME]`: the server's models (GET /models), whether it serves
+// the model (the first one it lists when none is named), its context window, and whether it accepts tool calls.
+// Exit 1 when it does not answer, does not serve the model, or refuses tools.
+int doctor_endpoint(const Config& base_config, const EndpointFlags& flags, bool json) {
+  Config config = base_config;
+  if (!flags.base_url.empty()) config.overlay({{"llm", {{"base_url", flags.base_url}}}}, "--base-url");
+  const std::string provider = flags.provider.empty() ? "openai" : flags.provider;
+  if (provider != "openai")
+    throw Error("doctor --provider: only openai-compatible servers are asked (got '" + provider + "')",
+                ExitCode::usage);
+  ProviderSettings settings = provider_settings_for(provider, config, current_environment());
+  if (!flags.model.empty()) settings.model = flags.model;
+  const ServedModels served = list_served_models(settings);
+  if (settings.model.empty() && !served.models.empty()) settings.model = served.models.front();
+  const bool serves = served.answered && served.serves(settings.model);
+  std::optional<std::uint64_t> window;
+  ToolsProbe tools;
+  if (serves) {
+    window = served_context_window(settings, served, settings.model);
+    tools = probe_tool_calls(settings);
+  }
+  const bool ok = serves && tools.accepted;
+  if (json) {
+    print_json({{"url", served.url},
+                {"answered", served.answered},
+                {"problem", served.problem},
+                {"models", served.models},
+                {"model", settings.model},
+                {"serves_model", serves},
+                {"context_window", window ? nlohmann::json(*window) : nlohmann::json(nullptr)},
+                {"local", settings.local_endpoint},
+                {"tools_accepted", tools.accepted},
+                {"tools_called", tools.called},
+                {"tools_detail", tools.detail},
+                {"ok", ok}});
+    return ok ? 0 : 1;
+  }
+  auto line = [](bool good, const std::string& name, const std::string& detail) {
+    std::cout << (good ? "  ok   " : "  FAIL ") << std::left << std::setw(20) << name << detail << "\n";
+  };
+  line(served.answered, "endpoint", served.url + (served.answered ? " answered" : ": " + served.problem));
+  if (!served.answered) return 1;
+  line(true, "models", served.models_text());
+  line(serves, "model", settings.model + (serves ? " is served" : " is not served"));
+  if (!serves) return 1;
+  line(true, "context window",
+       window ? std::to_string(*window) + " tokens (reported by the server)" : "not reported (llm.context_window)");
+  line(true, "pricing",
+       settings.local_endpoint ? "local endpoint: a model without a price costs 0" : "the price table's");
+  line(tools.accepted, "tool calls",
+       tools.accepted ? (tools.called ? "accepted; the model called the tool" : "accepted; the model did not call it")
+                      : "refused: " + tools.detail);
+  return ok ? 0 : 1;
+}
+
 }  // namespace
 
 void add_doctor(CLI::App& sub, CommandContext& context) {
   auto json = std::make_shared<bool>(false);
+  auto endpoint = std::make_shared<EndpointFlags>();
   sub.add_flag("--json", *json, "Print one JSON object");
-  sub.callback([&context, json] {
-    context.action = [&context, json] {
+  sub.add_option("--provider", endpoint->provider, "Ask this provider's server instead (openai)");
+  sub.add_option("--base-url", endpoint->base_url,
+                 "Ask the model server at this URL (e.g. http://127.0.0.1:8080/v1) for its models and tool calls");
+  sub.add_option("--model", endpoint->model, "The model it should serve (default: llm.model, else its first)");
+  sub.callback([&context, json, endpoint] {
+    context.action = [&context, json, endpoint] {
+      if (!endpoint->provider.empty() || !endpoint->base_url.empty())
+        return doctor_endpoint(context.config, *endpoint, *json);
       std::vector<ToolProbe> probes = probe_inventory(system_runner(), provider_key_variables());
       const PythonProbe python = probe_python(system_runner(), eval_settings(context.config).oracle);
       for (ToolProbe& row : oracle_rows(python)) probes.push_back(std::move(row));

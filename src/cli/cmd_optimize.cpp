@@ -29,6 +29,7 @@ struct OptimizeFlags {
   std::string task_dir;
   std::string provider;
   std::string model;
+  std::string base_url;
   std::string team;
   std::optional<int> max_cycles;
   std::optional<long long> tokens;
@@ -128,6 +129,9 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
   sub.add_option("--provider", flags->provider,
                  "builtin (offline team), anthropic, openai or scripted (default: builtin unless a key is set)");
   sub.add_option("--model", flags->model, "Model name for LLM providers");
+  sub.add_option("--base-url", flags->base_url,
+                 "The provider's server, e.g. http://127.0.0.1:8080/v1 for a local OpenAI-compatible one "
+                 "(llm.base_url); it must answer and serve the model before the run starts");
   sub.add_option("--team", flags->team, "evolving (default), fixed or single");
   sub.add_option("--max-cycles", flags->max_cycles, "Stop after this many cycles (0: no limit)")
       ->check(k_finite_non_negative);
@@ -173,6 +177,7 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
       Config config = context.config;
       if (!flags->executor.empty()) config.overlay({{"cluster", {{"executor", flags->executor}}}}, "--executor");
       if (!flags->devices.empty()) config.overlay({{"cluster", {{"devices", flags->devices}}}}, "--devices");
+      if (!flags->base_url.empty()) config.overlay({{"llm", {{"base_url", flags->base_url}}}}, "--base-url");
       const TeamSettings team = team_settings(config);
       OptimizeOptions options;
       options.task_dir = flags->task_dir;

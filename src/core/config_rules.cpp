@@ -153,7 +153,9 @@ std::vector<ConfigRule> make_rules() {
       above("eval.oracle.timeout_s", 0),
 
       one_of("llm.provider", {"auto", "anthropic", "openai", "scripted", "builtin"}),
-      any("llm.model"),  // "": the provider's default
+      any("llm.model"),                                  // "": the provider's default
+      any("llm.base_url"),                               // "": the environment's, else the provider's own
+      at_least("llm.context_window", 0).wide_integer(),  // 0: the server's, the models file's, or a default
       any("llm.models_file"),
       any("llm.allow_unpriced_models"),
       any("llm.scripted_file"),
@@ -161,6 +163,7 @@ std::vector<ConfigRule> make_rules() {
       any("llm.temperature").at_most(2),  // negative: the server's default; no provider accepts above 2
       any("llm.prompt_caching"),
       one_of("llm.openai_max_tokens_field", {"max_completion_tokens", "max_tokens"}),
+      one_of("llm.openai_tool_choice", {"", "auto", "required"}),
       above("llm.connect_timeout_s", 0),
       above("llm.request_timeout_s", 0),
       at_least("llm.max_retries", 0),

@@ -162,6 +162,7 @@ nlohmann::json fields_of(const BudgetTickEntry& entry) {
           {"cost_usd", totals.cost_usd},
           {"calls", totals.calls},
           {"unknown_cost_attempts", totals.unknown_cost_attempts},
+          {"estimated_calls", totals.estimated_calls},
           {"wall_s", totals.wall_s}};
 }
 void read_fields(const nlohmann::json& value, BudgetTickEntry& entry) {
@@ -171,6 +172,7 @@ void read_fields(const nlohmann::json& value, BudgetTickEntry& entry) {
   totals.cost_usd = value.at("cost_usd").get<double>();
   totals.calls = record_field_or(value, "calls", std::uint64_t{0});
   totals.unknown_cost_attempts = record_field_or(value, "unknown_cost_attempts", std::uint64_t{0});
+  totals.estimated_calls = record_field_or(value, "estimated_calls", std::uint64_t{0});
   totals.wall_s = record_field_or(value, "wall_s", 0.0);
 }
 

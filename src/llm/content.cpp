@@ -82,6 +82,7 @@ std::string to_string(FailureKind kind) {
     case FailureKind::malformed_reply: return "malformed_reply";
     case FailureKind::interrupted: return "interrupted";
     case FailureKind::script_ended: return "script_ended";
+    case FailureKind::context_overflow: return "context_overflow";
   }
   return "network";
 }

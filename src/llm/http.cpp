@@ -57,7 +57,16 @@ struct Attempt {
   Response response;
 };
 
-Attempt perform(const Request& request, const HttpSettings& settings) {
+// Which limit a timed-out exchange ran into, so the error names the setting to raise: no connection within the
+// connect timeout, or no whole reply within the request timeout (a slow first token looks like this).
+std::string timeout_limit_text(bool connected, const HttpSettings& settings) {
+  if (!connected)
+    return "no connection within llm.connect_timeout_s = " + fmt::format("{:g}", settings.connect_timeout_s) + " s";
+  return "no whole reply within llm.request_timeout_s = " + fmt::format("{:g}", settings.request_timeout_s) + " s";
+}
+
+// One exchange: a POST of the request's body, or a GET when `get` is set.
+Attempt perform(const Request& request, const HttpSettings& settings, bool get = false) {
   Attempt attempt;
   CURL* curl = curl_easy_init();
   if (curl == nullptr) {
@@ -71,9 +80,13 @@ Attempt perform(const Request& request, const HttpSettings& settings) {
   headers = curl_slist_append(headers, "Expect:");
   char error_buffer[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
-  curl_easy_setopt(curl, CURLOPT_POST, 1L);
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
-  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+  if (get) {
+    curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+  } else {
+    curl_easy_setopt(curl, CURLOPT_POST, 1L);
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+  }
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &attempt.response.body);
@@ -94,6 +107,11 @@ Attempt perform(const Request& request, const HttpSettings& settings) {
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &attempt.response.status);
   } else {
     attempt.error = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(attempt.code);
+    if (attempt.code == CURLE_OPERATION_TIMEDOUT) {
+      curl_off_t connect_us = 0;
+      curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connect_us);
+      attempt.error += " (" + timeout_limit_text(connect_us > 0, settings) + ")";
+    }
   }
   curl_slist_free_all(headers);
   curl_easy_cleanup(curl);
@@ -171,6 +189,25 @@ std::optional<double> retry_after_seconds(const std::map<std::string, std::strin
 double backoff_delay(int retry, const HttpSettings& settings, double jitter_factor) {
   double delay = settings.backoff_initial_s * std::pow(2.0, retry);
   return std::min(delay, settings.backoff_max_s) * jitter_factor;
+}
+
+Outcome get(const Request& request, const HttpSettings& settings) {
+  global_init();
+  Outcome outcome;
+  const auto started = std::chrono::steady_clock::now();
+  Attempt attempt = perform(request, settings, /*get=*/true);
+  outcome.attempts = 1;
+  outcome.latency_s = seconds_since(started);
+  if (attempt.code != CURLE_OK) {
+    outcome.failure = attempt.code == CURLE_ABORTED_BY_CALLBACK  ? Failure::interrupted
+                      : attempt.code == CURLE_OPERATION_TIMEDOUT ? Failure::timeout
+                                                                 : Failure::network;
+    outcome.error = redact(attempt.error);
+    return outcome;
+  }
+  outcome.response = std::move(attempt.response);
+  if (outcome.response.status < 200 || outcome.response.status >= 300) outcome.failure = Failure::http_status;
+  return outcome;
 }
 
 Outcome post(const Request& request, const HttpSettings& settings, const std::string& what) {

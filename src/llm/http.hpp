@@ -34,6 +34,10 @@ struct Outcome {
   double latency_s = 0;           // from the first attempt to the end
 };
 
+// One GET of `request.url` (its body is not sent), without retries: a question asked of a server before a run
+// (its models, its properties), whose failure is reported rather than waited out.
+Outcome get(const Request& request, const HttpSettings& settings);
+
 // Sends `request` and retries per the policy; `what` names the provider in log lines.
 Outcome post(const Request& request, const HttpSettings& settings, const std::string& what);
 

@@ -1,8 +1,10 @@
 // The "llm" section of the configuration: the provider's settings and the price table. The only reader of llm.*
-// keys; the provider's key and base URL come from the environment, never from a file.
+// keys; the provider's key comes from the environment, never from a file, and its base URL from llm.base_url or
+// the environment.
 #include <evoteam/core/config.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/text.hpp>
+#include <evoteam/llm/endpoint.hpp>
 #include <evoteam/llm/llm.hpp>
 #include <evoteam/llm/provider_table.hpp>
 
@@ -22,23 +24,29 @@ std::string provider_list() {
   return join(std::vector<std::string>(names.begin(), names.end() - 1), ", ") + " or " + names.back();
 }
 
-// The provider's endpoint and key from the variables its row names; a network provider without its key is
-// refused here, before any run exists.
-void add_endpoint(ProviderSettings& settings, const std::map<std::string, std::string>& environment) {
+// The provider's endpoint and key from the variables its row names (llm.base_url first); a network provider
+// without its key is refused here, before any run exists. An OpenAI-compatible server named by its base URL may
+// need no key; the provider's own endpoint always does.
+void add_endpoint(ProviderSettings& settings, const std::string& configured_base_url,
+                  const std::map<std::string, std::string>& environment) {
   const ProviderInfo* provider = find_provider(settings.provider);
   if (provider == nullptr)
     throw InvalidInput("llm.provider: unknown provider '" + settings.provider + "' (expected auto, " + provider_list() +
                        ")");
   if (!provider->key_variable.empty()) settings.api_key = env_value(environment, std::string(provider->key_variable));
-  if (!provider->base_url_variable.empty())
+  settings.base_url = configured_base_url;
+  if (settings.base_url.empty() && !provider->base_url_variable.empty())
     settings.base_url = env_value(environment, std::string(provider->base_url_variable));
-  if (settings.base_url.empty()) settings.base_url = provider->default_base_url;
-  if (!provider->key_variable.empty() && settings.api_key.empty())
+  const bool own_endpoint = settings.base_url.empty();
+  if (own_endpoint) settings.base_url = provider->default_base_url;
+  const bool key_optional = !own_endpoint && provider->protocol == ProviderProtocol::openai_chat_completions;
+  if (!provider->key_variable.empty() && settings.api_key.empty() && !key_optional)
     throw InvalidInput("llm.provider " + settings.provider + ": " + std::string(provider->key_variable) +
                        " is not set" + std::string(provider->missing_key_hint));
   if (provider->protocol == ProviderProtocol::scripted && settings.scripted_file.empty())
     throw InvalidInput("llm.provider scripted: llm.scripted_file names no file");
   while (!settings.base_url.empty() && settings.base_url.back() == '/') settings.base_url.pop_back();
+  settings.local_endpoint = !settings.base_url.empty() && is_local_endpoint(settings.base_url);
 }
 
 }  // namespace
@@ -57,6 +65,7 @@ ProviderSettings provider_settings_for(const std::string& provider, const Config
   ProviderSettings settings;
   settings.provider = provider;
   settings.model = config.get<std::string>("llm.model");
+  settings.context_window = config.get<std::uint64_t>("llm.context_window");
   settings.http.connect_timeout_s = config.get<double>("llm.connect_timeout_s");
   settings.http.request_timeout_s = config.get<double>("llm.request_timeout_s");
   settings.http.max_retries = config.get<int>("llm.max_retries");
@@ -65,8 +74,9 @@ ProviderSettings provider_settings_for(const std::string& provider, const Config
   settings.http.retry_after_max_s = config.get<double>("llm.retry_after_max_s");
   settings.prompt_caching = config.get<bool>("llm.prompt_caching");
   settings.openai_max_tokens_field = config.get<std::string>("llm.openai_max_tokens_field");
+  settings.openai_tool_choice = config.get<std::string>("llm.openai_tool_choice");
   settings.scripted_file = config.get<std::string>("llm.scripted_file");
-  add_endpoint(settings, environment);
+  add_endpoint(settings, config.get<std::string>("llm.base_url"), environment);
   return settings;
 }
 

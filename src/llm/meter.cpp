@@ -39,12 +39,13 @@ LimitHit Meter::check() const {
   return LimitHit::none;
 }
 
-void Meter::charge(const Usage& usage, double cost_usd, int unknown_cost_attempts) {
+void Meter::charge(const Usage& usage, double cost_usd, int unknown_cost_attempts, bool estimated) {
   {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_totals.tokens += usage;
     m_totals.cost_usd += cost_usd;
     m_totals.calls += 1;
+    m_totals.estimated_calls += estimated ? 1 : 0;
     m_totals.unknown_cost_attempts += static_cast<std::uint64_t>(std::max(0, unknown_cost_attempts));
   }
   journal_totals();

@@ -1,10 +1,15 @@
 // OpenAI Chat Completions with tool calls; also what vLLM, SGLang, llama.cpp's server and Ollama speak.
+#include <algorithm>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include <evoteam/core/text.hpp>
+#include <evoteam/llm/endpoint.hpp>
 
 #include "llm/providers.hpp"
 
@@ -56,10 +61,55 @@ ContentBlock tool_call_block(const std::string& id, const std::string& name, con
   return block;
 }
 
+// Models without native tool calling write their calls into the text, in the common (Hermes, Qwen) form
+// <tool_call>{"name": "...", "arguments": {...}}</tool_call>. Each tagged call becomes a tool_use block and leaves
+// the text; a tag whose inside is not such an object stays text, for the model to see what it wrote.
+void take_text_tool_calls(LlmResponse& response) {
+  constexpr std::string_view k_open = "<tool_call>", k_close = "</tool_call>";
+  std::vector<ContentBlock> blocks;
+  for (ContentBlock& block : response.content) {
+    if (block.kind != BlockKind::text || block.text.find(k_open) == std::string::npos) {
+      blocks.push_back(std::move(block));
+      continue;
+    }
+    std::string kept;
+    std::vector<ContentBlock> calls;
+    std::size_t from = 0;
+    for (std::size_t open; (open = block.text.find(k_open, from)) != std::string::npos;) {
+      const std::size_t body = open + k_open.size();
+      const std::size_t close = block.text.find(k_close, body);
+      const std::size_t end = close == std::string::npos ? block.text.size() : close + k_close.size();
+      const nlohmann::json call = nlohmann::json::parse(
+          block.text.substr(body, (close == std::string::npos ? block.text.size() : close) - body), nullptr, false);
+      if (call.is_object() && call.contains("name") && call.at("name").is_string()) {
+        kept += block.text.substr(from, open - from);
+        const char* key = call.contains("arguments") ? "arguments" : "parameters";
+        calls.push_back(tool_call_block("", call.at("name").get<std::string>(),
+                                        call.contains(key) ? call.at(key) : nlohmann::json("")));
+      } else {
+        kept += block.text.substr(from, end - from);
+      }
+      from = end;
+    }
+    kept += block.text.substr(std::min(from, block.text.size()));
+    if (kept.find_first_not_of(" \t\r\n") != std::string::npos) blocks.push_back(ContentBlock::make_text(trim(kept)));
+    for (ContentBlock& call : calls) blocks.push_back(std::move(call));
+  }
+  response.content = std::move(blocks);
+}
+
+// About 4 characters a token: what a reply without usage is counted as (see LlmResponse::usage_estimated).
+std::uint64_t estimated_tokens(std::size_t characters) { return (characters + 3) / 4; }
+
 class OpenAiProvider : public LlmProvider {
  public:
+  // On a local endpoint the provider prices with its own copy of the table, which lets unpriced models cost 0.
   OpenAiProvider(ProviderSettings settings, const PriceTable& prices)
-      : m_settings(std::move(settings)), m_prices(prices) {}
+      : m_settings(std::move(settings)),
+        m_local_prices(m_settings.local_endpoint ? std::optional<PriceTable>(prices) : std::nullopt),
+        m_prices(m_local_prices ? *m_local_prices : prices) {
+    if (m_local_prices) m_local_prices->allow_unpriced_models(true);
+  }
 
   std::string name() const override { return "openai"; }
 
@@ -68,12 +118,26 @@ class OpenAiProvider : public LlmProvider {
     if (effective.model.empty()) effective.model = m_settings.model;
     http::Request http_request;
     http_request.url = m_settings.base_url + "/chat/completions";
-    http_request.headers = {"content-type: application/json", "authorization: Bearer " + m_settings.api_key};
-    http_request.body = openai_request_body(effective, m_settings.openai_max_tokens_field)
-                            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    http_request.headers = {"content-type: application/json"};
+    // A server of one's own may need no key; an empty bearer would be refused by some.
+    if (!m_settings.api_key.empty()) http_request.headers.push_back("authorization: Bearer " + m_settings.api_key);
+    nlohmann::json body = openai_request_body(effective, m_settings.openai_max_tokens_field);
+    if (!m_settings.openai_tool_choice.empty() && body.contains("tools"))
+      body["tool_choice"] = m_settings.openai_tool_choice;
+    http_request.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     http::Outcome outcome = http::post(http_request, m_settings.http, "openai");
     if (outcome.failure != http::Failure::none) return failure_from(outcome, "openai");
     LlmResult parsed = parse_openai_reply(outcome.response.body);
+    // Without usage the prompt is counted from what was sent; parse_openai_reply counted the reply.
+    if (parsed.ok() && parsed.response().usage_estimated) {
+      parsed.response().usage.input = estimated_tokens(http_request.body.size());
+      std::call_once(m_warned_no_usage, [&] {
+        spdlog::warn(
+            "openai: {} sent a reply without usage: its tokens are estimated from the text (4 characters a "
+            "token), and the meter marks them estimated",
+            m_settings.base_url);
+      });
+    }
     if (parsed.ok()) {
       // Some local servers send no ids (or repeat them); the conversation needs unique ones. Parallel members
       // share the provider, so the ids seen are guarded; the request itself went out on its own connection.
@@ -87,7 +151,9 @@ class OpenAiProvider : public LlmProvider {
 
  private:
   ProviderSettings m_settings;
+  std::optional<PriceTable> m_local_prices;
   const PriceTable& m_prices;
+  std::once_flag m_warned_no_usage;
   std::mutex m_ids_mutex;
   std::set<std::string> m_seen_ids;
   int m_generated_ids = 0;
@@ -170,6 +236,22 @@ LlmResult parse_openai_reply(const std::string& body) {
   if (choice.contains("finish_reason") && choice.at("finish_reason").is_string()) {
     response.finish_raw = choice.at("finish_reason").get<std::string>();
     response.finish = openai_finish_reason(response.finish_raw);
+  }
+  bool called = false;
+  for (const ContentBlock& block : response.content) called |= block.kind == BlockKind::tool_use;
+  if (!called) {
+    take_text_tool_calls(response);
+    for (const ContentBlock& block : response.content)
+      if (block.kind == BlockKind::tool_use && response.finish == FinishReason::end_turn)
+        response.finish = FinishReason::tool_use;
+  }
+  if (!reply.contains("usage") || !reply.at("usage").is_object()) {
+    std::size_t characters = 0;
+    for (const ContentBlock& block : response.content)
+      characters += block.text.size() + block.name.size() +
+                    (block.input_valid() ? block.input.dump().size() : block.input_error_text.size());
+    response.usage_estimated = true;
+    response.usage.output = estimated_tokens(characters);
   }
   if (reply.contains("usage") && reply.at("usage").is_object()) {
     const nlohmann::json& usage = reply.at("usage");

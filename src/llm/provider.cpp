@@ -9,6 +9,16 @@ namespace evoteam {
 
 namespace {
 
+// The words servers use for a prompt longer than the context window: llama.cpp's error type and message, vLLM's
+// and OpenAI's "maximum context length", OpenAI's code, Anthropic's "prompt is too long".
+bool says_context_overflow(const std::string& body) {
+  for (const char* words :
+       {"exceed_context_size_error", "exceeds the available context size", "context_length_exceeded",
+        "maximum context length", "prompt is too long", "context window"})
+    if (body.find(words) != std::string::npos) return true;
+  return false;
+}
+
 std::string without_trailing_slash(std::string url) {
   while (!url.empty() && url.back() == '/') url.pop_back();
   return url;
@@ -28,8 +38,9 @@ std::unique_ptr<LlmProvider> make_provider(const ProviderSettings& settings, con
   if (protocol == ProviderProtocol::none)
     throw InvalidInput("llm.provider: '" + resolved.provider + "' is not an LLM provider");
   if (resolved.model.empty()) throw InvalidInput("llm.model: no model given and no default for " + resolved.provider);
-  // Fail before the first call, not after the first reply, when the model has no price.
-  prices.cost(resolved.model, Usage{});
+  // Fail before the first call, not after the first reply, when the model has no price; on a server of one's own
+  // (a local endpoint) an unpriced model costs 0.
+  if (!resolved.local_endpoint) prices.cost(resolved.model, Usage{});
   switch (protocol) {
     case ProviderProtocol::anthropic_messages: return make_anthropic_provider(resolved, prices);
     case ProviderProtocol::openai_chat_completions: return make_openai_provider(resolved, prices);
@@ -73,6 +84,8 @@ LlmFailure failure_from(const http::Outcome& outcome, const std::string& provide
   }
   failure.message = redact(provider + ": HTTP " + std::to_string(failure.http_status) + " " + detail + " (after " +
                            std::to_string(outcome.attempts) + " attempts)");
+  if (failure.http_status == 400 && says_context_overflow(outcome.response.body))
+    failure.kind = FailureKind::context_overflow;
   return failure;
 }
 

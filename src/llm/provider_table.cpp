@@ -18,7 +18,7 @@ const std::vector<ProviderInfo>& llm_providers() {
       {"openai",
        ProviderProtocol::openai_chat_completions,
        "OPENAI_API_KEY",
-       " (local servers accept any value)",
+       " (a server of your own needs none: name it with --base-url)",
        "OPENAI_BASE_URL",
        "https://api.openai.com/v1",
        {},

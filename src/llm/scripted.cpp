@@ -26,8 +26,9 @@ namespace evoteam {
 namespace {
 
 FailureKind failure_kind(const std::string& word, const std::string& where) {
-  for (FailureKind kind : {FailureKind::network, FailureKind::timeout, FailureKind::http_status,
-                           FailureKind::malformed_reply, FailureKind::interrupted, FailureKind::script_ended})
+  for (FailureKind kind :
+       {FailureKind::network, FailureKind::timeout, FailureKind::http_status, FailureKind::malformed_reply,
+        FailureKind::interrupted, FailureKind::script_ended, FailureKind::context_overflow})
     if (to_string(kind) == word) return kind;
   throw InvalidInput(where + ": unknown failure kind '" + word + "'");
 }

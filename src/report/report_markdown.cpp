@@ -35,6 +35,7 @@ void summary_section(std::ostringstream& out, const RunReport& report) {
   out << "| task | " << cell(report.task) << " |\n";
   out << "| target | " << cell(report.target + (report.archs.empty() ? "" : " (" + report.archs + ")")) << " |\n";
   out << "| provider | " << cell(report.provider + (report.model.empty() ? "" : " / " + report.model)) << " |\n";
+  if (!report.endpoint.empty()) out << "| endpoint | " << cell(report.endpoint) << " |\n";
   out << "| team mode | " << cell(report.team_mode) << " |\n";
   out << "| status | " << cell(report.status + (report.stop_reason.empty() ? "" : " (" + report.stop_reason + ")"))
       << " |\n";

@@ -37,6 +37,7 @@ struct Totals {
   double tokens = 0;
   double cost_usd = 0;
   double wall_s = 0;
+  double estimated_calls = 0;  // replies whose server sent no usage: their tokens are estimates
   std::optional<double> session_start;
   double session_base = 0;
 
@@ -53,6 +54,7 @@ struct Totals {
     if (const auto* tick = entry != nullptr ? std::get_if<BudgetTickEntry>(entry) : nullptr) {
       tokens = static_cast<double>(tick->totals.tokens.total());
       cost_usd = tick->totals.cost_usd;
+      estimated_calls = static_cast<double>(tick->totals.estimated_calls);
     }
   }
 };
@@ -144,6 +146,9 @@ void read_journal(RunReport& report) {
   report.total_tokens = totals.tokens;
   report.total_cost_usd = totals.cost_usd;
   report.total_wall_s = totals.wall_s;
+  if (totals.estimated_calls > 0)
+    report.warnings.push_back("tokens are estimated from the text for " + fixed(totals.estimated_calls, 0) +
+                              " replies: the server sent no usage");
   for (const ReportCandidate& candidate : report.candidates) {
     if (candidate.rejected)
       ++report.failures["REJECTED"];
@@ -271,6 +276,8 @@ RunReport load_run_report(const std::filesystem::path& run_dir) {
   const nlohmann::json provider = run.value("provider", nlohmann::json::object());
   report.provider = text_or(provider, "name");
   report.model = text_or(provider, "model");
+  report.endpoint = text_or(provider, "base_url");
+  if (provider.contains("pricing")) report.endpoint += "; priced at zero (local endpoint)";
   report.team_mode = text_or(run.value("options", nlohmann::json::object()), "team_mode");
   const nlohmann::json summary = run.value("summary", nlohmann::json::object());
   report.cycles_finished = static_cast<int>(number_or(summary, "cycles", 0));

@@ -114,7 +114,8 @@ Decision decide_by_llm(const LlmSupervisorInputs& inputs, LlmProvider& provider,
     meter.charge_unknown(result.failure().unknown_cost_attempts);
     return fall_back("provider failed: " + result.failure().message);
   }
-  meter.charge(result.response().usage, result.response().cost_usd, result.response().unknown_cost_attempts);
+  meter.charge(result.response().usage, result.response().cost_usd, result.response().unknown_cost_attempts,
+               result.response().usage_estimated);
   exchange["reply"] = reply_text(result.response());
   exchange["usage"] = to_json(result.response().usage);
   exchange["cost_usd"] = result.response().cost_usd;

@@ -11,6 +11,7 @@
 #include <evoteam/core/process.hpp>
 #include <evoteam/core/text.hpp>
 #include <evoteam/history/journal_records.hpp>
+#include <evoteam/llm/endpoint.hpp>
 #include <evoteam/supervisor/supervisor_llm.hpp>
 #include <evoteam/team/lab.hpp>
 #include <evoteam/team/llm_team.hpp>
@@ -53,11 +54,24 @@ ProviderSettings run_provider_settings(const Config& config, const OptimizeOptio
   return settings;
 }
 
-void check_llm_setup(const Config& config, const OptimizeOptions& options) {
-  if (member_kind_of_provider(options.provider) != MemberKind::llm) return;
+nlohmann::json check_llm_setup(const Config& config, const OptimizeOptions& options) {
+  if (member_kind_of_provider(options.provider) != MemberKind::llm) return nlohmann::json::object();
   const PriceTable prices = PriceTable::from_config(config);
-  make_provider(run_provider_settings(config, options, prices, current_environment()), prices);
+  const ProviderSettings settings = run_provider_settings(config, options, prices, current_environment());
+  make_provider(settings, prices);
   load_roles(default_roles_dir());
+  if (settings.provider != "openai" && settings.provider != "anthropic") return nlohmann::json::object();
+  // OpenAI's own endpoint is not asked: a project key may not list models. Every other server is.
+  if (settings.provider == "openai" && settings.base_url != "https://api.openai.com/v1")
+    check_endpoint_serves_model(settings);
+  nlohmann::json endpoint = {
+      {"model", settings.model}, {"base_url", displayed_url(settings.base_url)}, {"local", settings.local_endpoint}};
+  if (settings.local_endpoint && prices.find(settings.model) == nullptr && !prices.unpriced_models_allowed()) {
+    endpoint["pricing"] = "zero: local endpoint, model not in the price table";
+    spdlog::info("model {} at {} is priced at zero: a local endpoint, and the price table has no entry for it",
+                 settings.model, displayed_url(settings.base_url));
+  }
+  return endpoint;
 }
 
 namespace {
@@ -70,6 +84,12 @@ std::unique_ptr<LlmTeam> make_llm_team(const Config& config, const OptimizeOptio
   ProviderSettings settings = run_provider_settings(config, options, *team->prices, current_environment());
   team->model = settings.model;
   team->provider = make_provider(settings, *team->prices);  // members call it at once (see LlmProvider)
+  const ModelInfo* info = team->prices->find(settings.model);
+  const ContextWindow window =
+      resolve_context_window(settings, settings.context_window, info != nullptr ? info->max_input_tokens : 0);
+  team->context_window = window.tokens;
+  if (window.tokens > 0)
+    spdlog::info("context window of {}: {} tokens ({})", settings.model, window.tokens, window.source);
   team->meter = &meter;
   team->roles = load_roles(default_roles_dir());
   team->agent_settings = agent_settings_from_config(config);

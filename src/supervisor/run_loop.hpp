@@ -23,8 +23,10 @@ std::optional<StopReason> budget_stop(const Budgets& budgets, const RunState& st
 ProviderSettings run_provider_settings(const Config& config, const OptimizeOptions& options, const PriceTable& prices,
                                        const std::map<std::string, std::string>& environment);
 // Builds the run's provider once and reads the role files, so that an unknown provider, a missing key or an
-// unpriced model is invalid input before a run directory exists. Nothing for the builtin team.
-void check_llm_setup(const Config& config, const OptimizeOptions& options);
+// unpriced model is invalid input before a run directory exists; a server named by its base URL must answer and
+// serve the model. Returns what run.json records of the endpoint ({} for the builtin team): its URL and, when
+// the model has no price there, that it is priced at zero.
+nlohmann::json check_llm_setup(const Config& config, const OptimizeOptions& options);
 
 // Runs cycles until a stop reason. An error escapes as is (the caller marks the run failed); the meter's
 // journal sink, set for the loop, is detached either way.

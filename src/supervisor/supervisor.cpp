@@ -72,7 +72,7 @@ RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunCon
   validate_budgets(options.budgets);
   Task task = load_task(options.task_dir);    // validate before creating anything
   select_workloads(task, options.workloads);  // --workloads published on a task without any: refused here
-  check_llm_setup(config, options);
+  const nlohmann::json endpoint = check_llm_setup(config, options);
   // A search whose every evaluation must stop after the build would only burn its budget. Slurm workers run on
   // other machines: what this one lacks says nothing about them.
   const ExecutorSettings executor = executor_settings(config);
@@ -97,6 +97,7 @@ RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunCon
                          {"config", config.json()},
                          {"host", {{"target", to_string(task.target)}}}};
   if (earlier) info["from"] = earlier->run_id;
+  info["provider"].update(endpoint);
   // The frozen task and the earlier best are written before run.json: a full disk or a kill -9 while they are
   // copied must not leave a run that resume cannot load.
   RunDir run = RunDir::create(options.runs_dir, task.name, info, [&](const std::filesystem::path& run_path) {
@@ -107,8 +108,8 @@ RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunCon
   if (options.on_run_created) options.on_run_created(run.path());
   append_entry(run.journal(),
                RunStartEntry{task.name, options_to_json(state.options), earlier ? earlier->run_id : std::string()});
-  spdlog::info("run {} on {} with the {} team ({} provider)", run.id(), task.name, to_string(options.mode),
-               options.provider);
+  spdlog::info("run {} on {} with the {} team ({} provider{})", run.id(), task.name, to_string(options.mode),
+               options.provider, endpoint.contains("pricing") ? "; the model is priced at zero: a local endpoint" : "");
   return run_recording_failure(config, run, state, context);
 }
 

@@ -121,7 +121,9 @@ AgentSettings LlmTeam::settings_for(const RoleDefinition& role) const {
   AgentSettings settings = agent_settings;
   settings.role = role.name;
   settings.model = role.model.empty() ? model : role.model;
-  if (prices)
+  if (context_window > 0 && settings.model == model)
+    settings.context_window = context_window;
+  else if (prices)
     if (const ModelInfo* info = prices->find(settings.model); info != nullptr)
       settings.context_window = info->max_input_tokens;
   return settings;

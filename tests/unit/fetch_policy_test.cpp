@@ -25,10 +25,10 @@ std::string slurp(const fs::path& path) {
   return text.str();
 }
 
-// The shell scripts under `root`: scripts/, bench/, tests/gpu/ and .ci/ (by extension or shebang).
+// The shell scripts under `root`: scripts/, bench/, tests/gpu/, tests/local_llm/ and .ci/ (by extension or shebang).
 std::vector<fs::path> shipped_scripts(const fs::path& root) {
   std::vector<fs::path> scripts;
-  for (const char* dir : {"scripts", "bench", "tests/gpu", ".ci"}) {
+  for (const char* dir : {"scripts", "bench", "tests/gpu", "tests/local_llm", ".ci"}) {
     if (!fs::is_directory(root / dir)) continue;
     for (const auto& entry : fs::directory_iterator(root / dir)) {
       if (!entry.is_regular_file()) continue;

@@ -9,7 +9,8 @@
 
 #include "kernels/rmsnorm_h4096/cpu_reference.hpp"
 
-namespace {
+// Named, not anonymous: unity builds compile several test files as one, and helper names here repeat elsewhere.
+namespace rmsnorm_reference_test {
 
 namespace ref = evoteam_kernels::rmsnorm_h4096;
 
@@ -26,8 +27,6 @@ double rms(const double* values, std::int64_t count) {
   for (std::int64_t i = 0; i < count; ++i) sum += values[i] * values[i];
   return std::sqrt(sum / static_cast<double>(count));
 }
-
-}  // namespace
 
 TEST(RmsnormH4096CpuReference, TaskConstantsMatchTheDefinition) {
   EXPECT_EQ(ref::k_hidden_size, 4096);
@@ -127,3 +126,5 @@ TEST(RmsnormH4096CpuReference, RejectsNegativeSizesAndEps) {
   EXPECT_THROW(ref::rmsnorm(none.data(), none.data(), -1, 4, 0.0), std::invalid_argument);
   EXPECT_THROW(ref::rmsnorm(none.data(), none.data(), 0, 4, -1.0), std::invalid_argument);
 }
+
+}  // namespace rmsnorm_reference_test

@@ -29,7 +29,8 @@ enum class Stop {
   malformed_replies,
   interrupted,
   provider_failed,
-  budget_spent,  // a run budget the team shares (time, GPU-seconds, evaluations) ran out: ended at a tool call
+  budget_spent,      // a run budget the team shares (time, GPU-seconds, evaluations) ran out: ended at a tool call
+  context_overflow,  // the conversation did not fit the model's window, even shortened once
 };
 std::string to_string(Stop stop);
 // Throws InvalidInput for an unknown word.

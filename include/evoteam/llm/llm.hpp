@@ -94,6 +94,9 @@ struct LlmResponse {
   FinishReason finish = FinishReason::other;
   std::string finish_raw;  // the provider's own word ("end_turn", "tool_calls", ...)
   Usage usage;
+  // The server sent no usage (some local servers): `usage` is an estimate from the text, about 4 characters a
+  // token, which the meter counts and marks as estimated so a token budget still holds.
+  bool usage_estimated = false;
   double cost_usd = 0;     // from the usage received and the price table
   double latency_s = 0;    // from the first attempt to the reply, retries included
   std::string model;       // as the server named it
@@ -110,6 +113,9 @@ enum class FailureKind {
   malformed_reply,  // 200 with a body that is not a valid reply (truncated or malformed JSON, wrong shape)
   interrupted,      // the daemon was interrupted
   script_ended,     // the scripted provider has no reply left
+  // The request does not fit the model's context window: an HTTP 400 whose words say so (llama.cpp
+  // exceed_context_size_error, vLLM and OpenAI "maximum context length", context_length_exceeded).
+  context_overflow,
 };
 std::string to_string(FailureKind kind);
 
@@ -217,11 +223,17 @@ struct ProviderSettings {
   std::string provider;  // "anthropic", "openai", "scripted"
   std::string model;
   std::string base_url;  // anthropic: host without /v1; openai: ends in /v1
-  std::string api_key;
+  std::string api_key;   // may be empty for a server that needs none
+  // The base URL is on a loopback or private address (see is_local_endpoint): a server of one's own, where a
+  // model the price table does not know costs 0.
+  bool local_endpoint = false;
+  std::uint64_t context_window = 0;  // llm.context_window: the model's window when the server does not say; 0 none
   HttpSettings http;
   bool prompt_caching = true;  // anthropic: cache_control on the stable prefix
   std::string anthropic_version = "2023-06-01";
   std::string openai_max_tokens_field = "max_completion_tokens";  // or "max_tokens" for older servers
+  // openai: tool_choice sent with the tools ("" sends none: the server's default, "auto"; or "required").
+  std::string openai_tool_choice;
   std::filesystem::path scripted_file;
 };
 
@@ -230,8 +242,10 @@ struct ProviderSettings {
 std::string configured_provider(const Config& config, const std::map<std::string, std::string>& environment);
 
 // Reads the llm.* keys and the provider's variables from `environment` (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
-// OPENAI_API_KEY, OPENAI_BASE_URL) for `provider` (a --provider flag, or configured_provider). Throws
-// InvalidInput for an unknown provider or a network provider without its key.
+// OPENAI_API_KEY, OPENAI_BASE_URL) for `provider` (a --provider flag, or configured_provider). The base URL is
+// llm.base_url when set (`--base-url`), else the variable, else the provider's own. Throws InvalidInput for an
+// unknown provider, or a network provider without its key at the provider's own endpoint (a server named by
+// its base URL may need none).
 ProviderSettings provider_settings_for(const std::string& provider, const Config& config,
                                        const std::map<std::string, std::string>& environment);
 // The same for the configured provider.

@@ -27,6 +27,7 @@ struct MeterTotals {
   double cost_usd = 0;
   std::uint64_t calls = 0;                  // replies received
   std::uint64_t unknown_cost_attempts = 0;  // attempts that may have been billed without a reply
+  std::uint64_t estimated_calls = 0;        // replies without usage, their tokens estimated from the text
   double wall_s = 0;                        // restored wall time plus this process's time since start
 };
 
@@ -43,7 +44,8 @@ class Meter {
 
   // Adds one reply's usage and cost (and attempts that may have been billed), then hands the running totals to the
   // journal sink if one is set. The sink runs under no lock of the meter.
-  void charge(const Usage& usage, double cost_usd, int unknown_cost_attempts = 0);
+  // `estimated`: the server sent no usage and `usage` is an estimate (LlmResponse::usage_estimated).
+  void charge(const Usage& usage, double cost_usd, int unknown_cost_attempts = 0, bool estimated = false);
   // Counts attempts that failed after the request may have reached the model (no usage received).
   void charge_unknown(int unknown_cost_attempts);
 

@@ -78,6 +78,8 @@ struct RunReport {
   std::string archs;   // "sm_90a, sm_100a" for a CUDA run
   std::string provider;
   std::string model;
+  // The server the model was asked at, and how it was priced when not by the table ("" for a provider's own).
+  std::string endpoint;
   std::string team_mode;
   std::string status;
   std::string stop_reason;

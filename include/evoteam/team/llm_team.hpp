@@ -17,6 +17,8 @@ namespace evoteam {
 struct LlmTeam {
   std::filesystem::path run_dir;
   std::string model;
+  // The run model's context window as the endpoint reports it (or as configured); 0: the price table's.
+  std::uint64_t context_window = 0;
   std::unique_ptr<PriceTable> prices;
   std::unique_ptr<LlmProvider> provider;
   Meter* meter = nullptr;
