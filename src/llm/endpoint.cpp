@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include <evoteam/core/error.hpp>
+#include <evoteam/core/json_fields.hpp>
 #include <evoteam/core/log.hpp>
 #include <evoteam/core/text.hpp>
 
@@ -117,7 +118,7 @@ ServedModels list_served_models(const ProviderSettings& settings) {
   }
   served.answered = true;
   for (const nlohmann::json& entry : body.at("data")) {
-    const std::string id = string_or_empty(entry, "id");
+    const std::string id = text_or(entry, "id");
     if (id.empty()) continue;
     served.models.push_back(id);
     if (const std::uint64_t length = token_count(entry, "max_model_len"); length > 0)
