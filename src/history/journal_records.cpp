@@ -35,7 +35,7 @@ T record_field_or(const nlohmann::json& record, const char* key, T fallback) {
   return it->get<T>();
 }
 
-nlohmann::json record_json_field(const nlohmann::json& record, const char* key, nlohmann::json fallback) {
+nlohmann::json record_json_field(const nlohmann::json& record, const char* key, const nlohmann::json& fallback) {
   const auto it = record.find(key);
   return it == record.end() || it->is_null() ? fallback : *it;
 }

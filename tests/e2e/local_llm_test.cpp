@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #if __has_include(<httplib.h>)
@@ -56,7 +57,10 @@ int free_port() {
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    ::close(fd);
+    throw std::runtime_error("no free loopback port: bind failed");
+  }
   socklen_t size = sizeof address;
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size);
   ::close(fd);
@@ -147,9 +151,8 @@ class RecordingProxy {
     auto forward = [this](const httplib::Request& request, httplib::Response& response) {
       httplib::Client client("127.0.0.1", m_upstream);
       client.set_read_timeout(300, 0);
-      httplib::Result reply = request.method == "GET"
-                                  ? client.Get(request.path.c_str())
-                                  : client.Post(request.path.c_str(), request.body, "application/json");
+      httplib::Result reply = request.method == "GET" ? client.Get(request.path)
+                                                      : client.Post(request.path, request.body, "application/json");
       if (!reply) {
         response.status = 502;
         return;
