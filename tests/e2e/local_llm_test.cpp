@@ -191,14 +191,9 @@ class RecordingProxy {
 
 ProcessResult run_evoteam_with(const std::vector<std::string>& args, const fs::path& home,
                                std::chrono::seconds timeout) {
-  Command command;
-  command.argv = {EVOTEAM_BINARY};
-  for (const std::string& arg : args) command.argv.push_back(arg);
-  command.cwd = EVOTEAM_SOURCE_DIR;
-  command.timeout = timeout;
-  command.output_cap = 0;
-  command.env = scrubbed_env({{"OPENAI_API_KEY", k_key}, {"HOME", home.string()}, {"TMPDIR", (home / "tmp").string()}});
-  return system_runner().run(command);
+  return run_evoteam(
+      args, timeout,
+      scrubbed_env({{"OPENAI_API_KEY", k_key}, {"HOME", home.string()}, {"TMPDIR", (home / "tmp").string()}}));
 }
 
 class LocalLlm : public ::testing::Test {

@@ -8,13 +8,15 @@ namespace evoteam::testing {
 
 const std::filesystem::path k_task = std::filesystem::path(EVOTEAM_SOURCE_DIR) / "kernels" / "host_matmul";
 
-ProcessResult run_evoteam(const std::vector<std::string>& args, std::chrono::seconds timeout) {
+ProcessResult run_evoteam(const std::vector<std::string>& args, std::chrono::seconds timeout,
+                          const std::map<std::string, std::string>& env) {
   Command command;
   command.argv = {EVOTEAM_BINARY};
   for (const std::string& arg : args) command.argv.push_back(arg);
   command.cwd = EVOTEAM_SOURCE_DIR;
   command.timeout = timeout;
   command.output_cap = 0;
+  command.env = env;
   return system_runner().run(command);
 }
 

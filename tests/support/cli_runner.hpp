@@ -2,6 +2,7 @@
 // Running the real evoteam binary from end-to-end tests, and reading what a run left behind.
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,8 +15,10 @@ namespace evoteam::testing {
 
 extern const std::filesystem::path k_task;  // kernels/host_matmul
 
-// Runs `evoteam ARGS...` from the source tree with a deadline; output uncapped.
-ProcessResult run_evoteam(const std::vector<std::string>& args, std::chrono::seconds timeout);
+// Runs `evoteam ARGS...` from the source tree with a deadline; output uncapped. `env` is the child's whole
+// environment (empty: scrubbed_env()).
+ProcessResult run_evoteam(const std::vector<std::string>& args, std::chrono::seconds timeout,
+                          const std::map<std::string, std::string>& env = {});
 // The result and the ends of its output, for failure messages.
 std::string describe(const ProcessResult& result);
 nlohmann::json parse_stdout(const ProcessResult& result);
