@@ -54,7 +54,8 @@ int doctor_endpoint(const Config& base_config, const EndpointFlags& flags, bool 
   Config config = base_config;
   if (!flags.base_url.empty()) config.overlay({{"llm", {{"base_url", flags.base_url}}}}, "--base-url");
   const std::string provider = flags.provider.empty() ? "openai" : flags.provider;
-  if (provider != "openai")
+  const ProviderInfo* row = find_provider(provider);
+  if (row == nullptr || row->protocol != ProviderProtocol::openai_chat_completions)
     throw Error("doctor --provider: only openai-compatible servers are asked (got '" + provider + "')",
                 ExitCode::usage);
   ProviderSettings settings = provider_settings_for(provider, config, current_environment());

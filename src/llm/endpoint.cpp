@@ -13,6 +13,7 @@
 #include <evoteam/core/json_fields.hpp>
 #include <evoteam/core/log.hpp>
 #include <evoteam/core/text.hpp>
+#include <evoteam/llm/provider_table.hpp>
 
 #include "llm/http.hpp"
 #include "llm/providers.hpp"
@@ -180,7 +181,9 @@ void check_endpoint_serves_model(const ProviderSettings& settings) {
 
 ContextWindow resolve_context_window(const ProviderSettings& settings, std::uint64_t configured,
                                      std::uint64_t table_window) {
-  if (settings.provider == "openai" && settings.local_endpoint) {
+  const ProviderInfo* provider = find_provider(settings.provider);
+  const bool openai_protocol = provider != nullptr && provider->protocol == ProviderProtocol::openai_chat_completions;
+  if (openai_protocol && settings.local_endpoint) {
     const ServedModels served = list_served_models(settings);
     if (served.answered)
       if (std::optional<std::uint64_t> window = served_context_window(settings, served, settings.model))

@@ -12,6 +12,7 @@
 #include <evoteam/core/text.hpp>
 #include <evoteam/history/journal_records.hpp>
 #include <evoteam/llm/endpoint.hpp>
+#include <evoteam/llm/provider_table.hpp>
 #include <evoteam/supervisor/supervisor_llm.hpp>
 #include <evoteam/team/lab.hpp>
 #include <evoteam/team/llm_team.hpp>
@@ -60,9 +61,11 @@ nlohmann::json check_llm_setup(const Config& config, const OptimizeOptions& opti
   const ProviderSettings settings = run_provider_settings(config, options, prices, current_environment());
   make_provider(settings, prices);
   load_roles(default_roles_dir());
-  if (settings.provider != "openai" && settings.provider != "anthropic") return nlohmann::json::object();
-  // OpenAI's own endpoint is not asked: a project key may not list models. Every other server is.
-  if (settings.provider == "openai" && settings.base_url != "https://api.openai.com/v1")
+  const ProviderInfo* provider = find_provider(settings.provider);
+  if (provider == nullptr || provider->default_base_url.empty()) return nlohmann::json::object();  // not a server
+  // A provider's own endpoint is not asked: a project key may not list models. A server of one's own is.
+  if (provider->protocol == ProviderProtocol::openai_chat_completions &&
+      settings.base_url != provider->default_base_url)
     check_endpoint_serves_model(settings);
   nlohmann::json endpoint = {
       {"model", settings.model}, {"base_url", displayed_url(settings.base_url)}, {"local", settings.local_endpoint}};
