@@ -1,6 +1,7 @@
 // The "agent" section of the configuration (and the reply settings of the "llm" section an agent uses): the
 // only reader of agent.* keys, into the structs the loop, the workspace and the toolbox take.
 #include <evoteam/agent/agent.hpp>
+#include <evoteam/agent/agent_cli.hpp>
 #include <evoteam/agent/tools.hpp>
 #include <evoteam/agent/workspace.hpp>
 #include <evoteam/core/config.hpp>
@@ -31,6 +32,19 @@ WorkspaceLimits workspace_limits_from_config(const Config& config) {
 ToolSettings tool_settings_from_config(const Config& config) {
   ToolSettings settings;
   settings.max_output_chars = config.get<std::size_t>("agent.tool_output_max_chars");
+  return settings;
+}
+
+AgentMemberSettings agent_member_settings_from_config(const Config& config) {
+  AgentMemberSettings settings;
+  settings.member = config.get<std::string>("agent.member");
+  for (const auto& item : config.at("agent.members").items())
+    if (std::string member = config.get<std::string>("agent.members." + item.key()); !member.empty())
+      settings.by_role[item.key()] = member;
+  settings.model = config.get<std::string>("agent.cli.model");
+  settings.max_turns = config.get<int>("agent.cli.max_turns");
+  settings.turn_timeout_s = config.get<double>("agent.cli.turn_timeout_s");
+  settings.sandbox = parse_sandbox_mode(config.get<std::string>("agent.cli.sandbox")).value_or(SandboxMode::automatic);
   return settings;
 }
 

@@ -50,6 +50,8 @@ const Subcommand k_subcommands[] = {
      add_import},
     {"export", "Write a run's best candidate as a FlashInfer-Trace Solution and a Trace per workload",
      "evoteam export runs/20261129T184500Z-host_matmul --out /tmp/trace", add_export},
+    {"mcp", "Serve evoteam's tools (compile, test, benchmark, submit ...) to a coding agent over MCP on stdio",
+     "evoteam mcp --run runs/20261129T184500Z-host_matmul --workspace ./my-kernel", add_mcp},
 };
 
 // The -q/-v flags win over log.verbosity.

@@ -45,6 +45,7 @@ struct OptimizeFlags {
   std::string workloads = "all";
   std::string executor;
   std::string devices;
+  std::string agent;
   bool json = false;
   bool detach = false;
 };
@@ -166,6 +167,9 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
   sub.add_option("--devices", flags->devices,
                  "Devices that evaluate at once: all (default: every visible GPU) or a list such as 0,2 "
                  "(cluster.devices)");
+  sub.add_option("--agent", flags->agent,
+                 "Who acts for every role: builtin-loop (default), claude-code, codex, or a command template for "
+                 "another coding-agent CLI (agent.member; docs/agents.md)");
   sub.add_flag("--json", flags->json, "Print a final JSON summary on stdout");
   sub.add_flag("--detach", flags->detach,
                "Run as a daemon in the background: print the run directory and return at once (output goes to "
@@ -178,6 +182,7 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
       if (!flags->executor.empty()) config.overlay({{"cluster", {{"executor", flags->executor}}}}, "--executor");
       if (!flags->devices.empty()) config.overlay({{"cluster", {{"devices", flags->devices}}}}, "--devices");
       if (!flags->base_url.empty()) config.overlay({{"llm", {{"base_url", flags->base_url}}}}, "--base-url");
+      if (!flags->agent.empty()) config.overlay({{"agent", {{"member", flags->agent}}}}, "--agent");
       const TeamSettings team = team_settings(config);
       OptimizeOptions options;
       options.task_dir = flags->task_dir;

@@ -56,5 +56,6 @@ void add_status(CLI::App& sub, CommandContext& context);
 void add_wait(CLI::App& sub, CommandContext& context);
 void add_import(CLI::App& sub, CommandContext& context);
 void add_export(CLI::App& sub, CommandContext& context);
+void add_mcp(CLI::App& sub, CommandContext& context);
 
 }  // namespace evoteam::cli

@@ -181,6 +181,16 @@ std::vector<ConfigRule> make_rules() {
       at_least("agent.max_read_bytes", 1).wide_integer(),
       at_least("agent.max_list_entries", 1),
       fraction("agent.context_clear_fraction"),
+      any("agent.member").not_empty(),  // builtin-loop, claude-code, codex or a command template
+      any("agent.members.optimizer"),
+      any("agent.members.debugger"),
+      any("agent.members.profiling-scientist"),
+      any("agent.members.knowledge-integrator"),
+      any("agent.members.disciplinarian"),
+      any("agent.cli.model"),
+      at_least("agent.cli.max_turns", 0),
+      above("agent.cli.turn_timeout_s", 0).at_most(7 * 24 * 3600.0),
+      one_of("agent.cli.sandbox", {"auto", "bwrap", "none"}),
 
       one_of("supervisor.policy", {"auto", "rules", "llm"}),
       fraction("supervisor.stuck_failure_rate"),

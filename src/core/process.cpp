@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <array>
 #include <cerrno>
 #include <limits>
@@ -119,15 +120,18 @@ struct RunPipes {
 struct PumpOutcome {
   bool timed_out = false;
   bool interrupted = false;
+  bool stopped = false;  // the command's watch said stop
 };
 
-// Reads what is available; returns false at end of file (or a read error, which ends the stream as well).
-bool read_available(Stream& stream) {
+// Reads what is available, handing each piece to `on_piece` when given; returns false at end of file (or a read
+// error, which ends the stream as well).
+bool read_available(Stream& stream, const std::function<void(std::string_view)>& on_piece = {}) {
   std::array<char, 64 * 1024> buffer;
   while (true) {
     const ssize_t got = ::read(stream.fd.get(), buffer.data(), buffer.size());
     if (got > 0) {
       stream.capture.append(buffer.data(), static_cast<std::size_t>(got));
+      if (on_piece) on_piece(std::string_view(buffer.data(), static_cast<std::size_t>(got)));
       continue;
     }
     if (got < 0 && errno == EINTR) continue;
@@ -224,6 +228,7 @@ class RunningChild {
       react_to_interrupt(now);
       notice_exit(now);
       enforce_deadline(now);
+      watch_when_quiet(now);
       kill_after_grace(now);
       if (m_exited && (!any_stream_open() || now >= *m_drain_until)) return m_outcome;
       wait_and_read(poll_timeout_ms(now));
@@ -259,6 +264,20 @@ class RunningChild {
     arm_kill(now);
   }
 
+  // The command's watch is asked at least once a period while the child is quiet (a budget may run out elsewhere).
+  void watch_when_quiet(Clock::time_point now) {
+    if (!m_command.watch || m_exited || now < m_next_watch) return;
+    ask_watch(std::string_view(), now);
+  }
+
+  void ask_watch(std::string_view piece, Clock::time_point now) {
+    m_next_watch = now + m_command.watch_period;
+    if (m_outcome.stopped || m_command.watch(piece)) return;
+    m_outcome.stopped = true;
+    signal_group(m_pid, SIGTERM);
+    arm_kill(now);
+  }
+
   // SIGTERM (or the interrupt) went to the group; SIGKILL follows once the grace period is over.
   void arm_kill(Clock::time_point now) {
     if (!m_kill_at) m_kill_at = now + *m_command.kill_grace;
@@ -284,6 +303,7 @@ class RunningChild {
     if (!m_exited) consider(m_kill_at);
     if (m_exited) consider(m_drain_until);
     if (!m_exited && !m_pid_fd) consider(now + k_exit_poll_period);
+    if (!m_exited && m_command.watch) consider(m_next_watch);
     if (!m_live_group.registered()) consider(now + k_interrupt_poll_period);
     if (!wake_at) return -1;
     const auto remaining = std::chrono::ceil<std::chrono::milliseconds>(*wake_at - now).count();
@@ -306,11 +326,17 @@ class RunningChild {
       }
       return;
     }
-    for (Stream& stream : m_pipes.streams) {
+    const std::function<void(std::string_view)> to_watch = [this](std::string_view piece) {
+      ask_watch(piece, Clock::now());
+    };
+    for (std::size_t i = 0; i < m_pipes.streams.size(); ++i) {
+      Stream& stream = m_pipes.streams[i];
       if (!stream.fd) continue;
       const auto it =
           std::find_if(m_poll_fds.begin(), m_poll_fds.end(), [&](const pollfd& p) { return p.fd == stream.fd.get(); });
-      if (it != m_poll_fds.end() && it->revents != 0 && !read_available(stream)) stream.fd.reset();
+      const bool watched = i == 0 && m_command.watch;  // stdout only
+      if (it != m_poll_fds.end() && it->revents != 0 && !read_available(stream, watched ? to_watch : nullptr))
+        stream.fd.reset();
     }
     if (m_poll_fds.back().revents != 0) drain_wake_pipe(m_pipes.wake.read.get());
   }
@@ -324,6 +350,7 @@ class RunningChild {
   std::optional<Clock::time_point> m_deadline;
   std::optional<Clock::time_point> m_kill_at;
   std::optional<Clock::time_point> m_drain_until;
+  Clock::time_point m_next_watch = Clock::now();
   bool m_exited = false;
   PumpOutcome m_outcome;
   std::vector<pollfd> m_poll_fds;
@@ -398,6 +425,7 @@ ProcessResult SystemRunner::run(const Command& given) {
   const PumpOutcome outcome = pump_until_exit(command, spawn.pid, started, generation, pipes);
   result.timed_out = outcome.timed_out;
   result.interrupted = outcome.interrupted;
+  result.stopped = outcome.stopped;
 
   // The group has left the interrupt table with the pump; only now may the leader be reaped.
   kill_on_unwind.armed = false;
@@ -428,6 +456,7 @@ std::string ProcessResult::describe() const {
   std::string how = signal != 0 ? "killed by " + signal_name(signal) : "exit " + std::to_string(exit_code);
   if (interrupted) return "interrupted (" + how + ")";
   if (timed_out) return "timed out after " + fixed(wall_s, 1) + " s (" + how + ")";
+  if (stopped) return "stopped by its watcher (" + how + ")";
   return how;
 }
 

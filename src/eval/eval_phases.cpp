@@ -16,7 +16,7 @@
 #include "eval/group/rank_group.hpp"
 #include "eval/harness_run.hpp"
 #include "eval/host/host_profile.hpp"
-#include "eval/sandbox.hpp"
+#include <evoteam/eval/sandbox.hpp>
 #include "eval/statistics.hpp"
 
 namespace evoteam::eval {

@@ -16,7 +16,7 @@
 #include "eval/eval_phases.hpp"
 #include "eval/group/rank_group.hpp"
 #include "eval/result_cache.hpp"
-#include "eval/sandbox.hpp"
+#include <evoteam/eval/sandbox.hpp>
 #include "eval/statistics.hpp"
 #include "eval/timing_run.hpp"
 #include "eval/vendor_baseline.hpp"

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "eval/sandbox.hpp"
+#include <evoteam/eval/sandbox.hpp>
 
 namespace evoteam::eval {
 

@@ -14,7 +14,7 @@
 #include "eval/eval_phases.hpp"
 #include "eval/group/rank_group.hpp"
 #include "eval/host/host_build.hpp"
-#include "eval/sandbox.hpp"
+#include <evoteam/eval/sandbox.hpp>
 
 namespace evoteam::eval {
 namespace {

@@ -1,4 +1,4 @@
-#include "eval/sandbox.hpp"
+#include <evoteam/eval/sandbox.hpp>
 
 #include <algorithm>
 #include <cstdlib>
@@ -30,7 +30,7 @@ std::vector<std::string> sandbox_argv(SandboxMode mode, const std::vector<std::s
   std::vector<std::string> wrapped = {bwrap_path(), "--ro-bind", "/",     "/",       "--dev",
                                       "/dev",       "--proc",    "/proc", "--tmpfs", "/tmp"};
   // Hide the home directory (keys, caches, other runs) unless it is the root itself.
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0' && !spec.agent_cli) {
     std::filesystem::path home_path = std::filesystem::path(home).lexically_normal();
     if (home_path != "/" && std::filesystem::is_directory(home_path)) {
       bool holds_everything = false;
@@ -42,7 +42,10 @@ std::vector<std::string> sandbox_argv(SandboxMode mode, const std::vector<std::s
   for (const auto& path : spec.writable) wrapped.insert(wrapped.end(), {"--bind", path.string(), path.string()});
   for (const auto& path : spec.devices) wrapped.insert(wrapped.end(), {"--dev-bind-try", path.string(), path.string()});
   if (!spec.shared_memory.empty()) wrapped.insert(wrapped.end(), {"--bind", spec.shared_memory.string(), "/dev/shm"});
-  if (spec.rank_group)
+  if (spec.agent_cli)
+    wrapped.insert(wrapped.end(), {"--unshare-ipc", "--unshare-uts", "--unshare-pid", "--new-session",
+                                   "--die-with-parent"});
+  else if (spec.rank_group)
     wrapped.insert(wrapped.end(), {"--unshare-uts", "--new-session", "--die-with-parent"});
   else
     wrapped.insert(wrapped.end(), {"--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-pid", "--new-session",

@@ -14,6 +14,8 @@
 #include <evoteam/llm/endpoint.hpp>
 #include <evoteam/llm/provider_table.hpp>
 #include <evoteam/supervisor/supervisor_llm.hpp>
+#include <evoteam/eval/sandbox.hpp>
+#include <evoteam/team/cli_team.hpp>
 #include <evoteam/team/lab.hpp>
 #include <evoteam/team/llm_team.hpp>
 #include <evoteam/team/role.hpp>
@@ -56,6 +58,8 @@ ProviderSettings run_provider_settings(const Config& config, const OptimizeOptio
 }
 
 nlohmann::json check_llm_setup(const Config& config, const OptimizeOptions& options) {
+  const AgentMemberSettings members = agent_member_settings_from_config(config);
+  if (members.any_cli()) check_cli_members(members, PriceTable::from_config(config), options.budgets.usd);
   if (member_kind_of_provider(options.provider) != MemberKind::llm) return nlohmann::json::object();
   const PriceTable prices = PriceTable::from_config(config);
   const ProviderSettings settings = run_provider_settings(config, options, prices, current_environment());
@@ -102,6 +106,35 @@ std::unique_ptr<LlmTeam> make_llm_team(const Config& config, const OptimizeOptio
   return team;
 }
 
+// The run's coding-agent CLI members, when agent.member or agent.members names a CLI; null otherwise.
+std::unique_ptr<CliTeam> make_cli_team(const Config& config, const RunDir& run, RunContext& context) {
+  AgentMemberSettings members = agent_member_settings_from_config(config);
+  if (!members.any_cli()) return nullptr;
+  auto team = std::make_unique<CliTeam>();
+  team->run_dir = run.path();
+  team->run_id = run.id();
+  team->members = std::move(members);
+  team->roles = load_roles(default_roles_dir());
+  team->prices = std::make_unique<PriceTable>(PriceTable::from_config(config));
+  team->meter = &context.meter;
+  team->tool_settings = tool_settings_from_config(config);
+  team->workspace_limits = workspace_limits_from_config(config);
+  team->digest_chars = team_settings(config).digest_chars;
+  std::error_code error;
+  team->evoteam_program = std::filesystem::read_symlink("/proc/self/exe", error);
+  team->runner = &context.runner;
+  if (team->members.sandbox != SandboxMode::none) {
+    std::string why;
+    team->sandboxed = eval::probe_bwrap(context.runner, &why);
+    if (!team->sandboxed && team->members.sandbox == SandboxMode::bwrap)
+      throw Error("agent.cli.sandbox is bwrap, but bubblewrap does not work here: " + why);
+    if (!team->sandboxed) spdlog::warn("CLI members run without a sandbox: bubblewrap does not work here ({})", why);
+  }
+  return team;
+}
+
+}  // namespace
+
 std::unique_ptr<CandidateEvaluator> make_evaluator(const Config& config, const RunDir& run,
                                                    const OptimizeOptions& options, RunContext& context) {
   const ExecutorSettings settings = executor_settings(config);
@@ -119,6 +152,8 @@ Provenance run_provenance(const RunDir& run, const Task* task) {
   if (task != nullptr) return provenance_of(*task, run.id());
   return Provenance{run.read_run_json().value("task", ""), "", run.id()};
 }
+
+namespace {
 
 // The knowledge a run found when it began, recorded once in run.json ("knowledge"): a shared directory's
 // entries, and how many of them apply to this task (the ones that screen and advise its team).
@@ -217,6 +252,7 @@ class SupervisorLoop {
   CycleBudget m_cycle_budget;
   const MemberKind m_member_kind;
   std::unique_ptr<LlmTeam> m_llm;  // the LLM members' provider and role files; the LLM policy's too
+  std::unique_ptr<CliTeam> m_cli;  // the roles coding-agent CLIs act for
   bool m_llm_supervisor = false;
   std::map<std::string, int> m_clear_streak;
   TeamSpec m_previous;                // the team of the last cycle (or the initial one)
@@ -237,6 +273,7 @@ SupervisorLoop::SupervisorLoop(const Config& config, RunDir& run, RunState& stat
       m_cycle_budget{m_team.evaluations_per_cycle},
       m_member_kind(member_kind_of_provider(state.options.provider)),
       m_llm(m_member_kind == MemberKind::llm ? make_llm_team(config, state.options, run, context.meter) : nullptr),
+      m_cli(make_cli_team(config, run, context)),
       m_clear_streak(state.clear_streak),
       m_previous(state.history.cycles.empty() ? initial_team(state.options.mode, m_supervisor)
                                               : state.history.cycles.back().team) {
@@ -360,7 +397,7 @@ void SupervisorLoop::start_cycle(int cycle, const TeamChoice& choice) {
 std::map<std::string, TurnOutcome> SupervisorLoop::run_members(int cycle, const TeamSpec& team) {
   m_lab.ensure_start(cycle);
   read_lab_records();
-  const MemberFactory make_member = member_factory(m_member_kind, {m_team.reverify_ratio, m_llm.get()});
+  const MemberFactory make_member = member_factory(m_member_kind, {m_team.reverify_ratio, m_llm.get(), m_cli.get()});
   const CycleBudget budget = budget_of_this_cycle(cycle);
   if (budget.evaluations <= 0) {
     spdlog::info("cycle {}: its evaluations were spent before the run was interrupted; the cycle ends", cycle);

@@ -28,6 +28,14 @@ ProviderSettings run_provider_settings(const Config& config, const OptimizeOptio
 // the model has no price there, that it is priced at zero.
 nlohmann::json check_llm_setup(const Config& config, const OptimizeOptions& options);
 
+// The run's evaluator: the context's factory (tests) or the configured executor on the run's frozen task.
+std::unique_ptr<CandidateEvaluator> make_evaluator(const Config& config, const RunDir& run,
+                                                   const OptimizeOptions& options, RunContext& context);
+// The run's knowledge directory: the shared one it was given, else its own.
+std::filesystem::path knowledge_dir_of(const OptimizeOptions& options, const RunDir& run);
+// What every entry the run records says about where it comes from.
+Provenance run_provenance(const RunDir& run, const Task* task);
+
 // Runs cycles until a stop reason. An error escapes as is (the caller marks the run failed); the meter's
 // journal sink, set for the loop, is detached either way.
 RunOutcome run_loop(const Config& config, RunDir& run, RunState& state, RunContext& context);

@@ -1,5 +1,6 @@
 // The supervisor's entry points: `optimize` creates a run directory and `resume` reopens one, then both run the
-// loop (run_loop.cpp) and mark the run failed if an error escapes it.
+// loop (run_loop.cpp) and mark the run failed if an error escapes it; `serve_run_tools` opens a run for a person's
+// own agent session over MCP.
 #include <evoteam/supervisor/supervisor.hpp>
 
 #include <set>
@@ -14,8 +15,10 @@
 #include <evoteam/eval/evaluator.hpp>
 #include <evoteam/history/journal_records.hpp>
 #include <evoteam/llm/meter.hpp>
+#include <evoteam/mcp/mcp_server.hpp>
 #include <evoteam/store/store.hpp>
 #include <evoteam/team/role.hpp>
+#include <evoteam/team/run_tools.hpp>
 
 #include "supervisor/run_loop.hpp"
 #include "supervisor/run_state.hpp"
@@ -146,6 +149,33 @@ RunOutcome resume(const Config& config, const std::filesystem::path& run_dir, Ru
   spdlog::info("resuming run {} after cycle {} ({} evaluations kept)", run.id(), state.last_finished_cycle,
                state.history.evaluation_count());
   return run_recording_failure(frozen, run, state, context);
+}
+
+void serve_run_tools(const Config& config, const std::filesystem::path& run_dir, const std::filesystem::path& workspace,
+                     RunContext& context, std::istream& in, std::ostream& out) {
+  RunDir run = RunDir::open(run_dir);
+  const nlohmann::json run_json = run.read_run_json();
+  Config frozen = config;
+  if (run_json.contains("config") && run_json["config"].is_object())
+    frozen.overlay(run_json["config"], (run.path() / "run.json").string() + " (frozen config)");
+  RunState state = replay_run_state(run_json, replay_journal(run.path() / "journal.jsonl"), known_role_names());
+  std::unique_ptr<CandidateEvaluator> evaluator = make_evaluator(frozen, run, state.options, context);
+  KnowledgeBase knowledge(knowledge_dir_of(state.options, run), run_provenance(run, evaluator->task()));
+  Lab lab(run, *evaluator, knowledge, state.history);
+  lab.set_budget(Lab::Budget{state.options.budgets.evaluations, state.options.budgets.gpu_seconds, nullptr});
+  if (std::optional<StartingPoint> start = imported_start(run)) lab.set_starting_point(*start);
+  const int cycle = state.history.cycles.empty() ? 1 : state.history.cycles.back().cycle;
+  lab.ensure_start(cycle);
+  const std::string task_name = evaluator->task() != nullptr ? evaluator->task()->name : run_json.value("task", "");
+  RunToolsSettings settings{"run " + run.id() + " (" + task_name + ")",
+                            std::filesystem::absolute(workspace),
+                            run.path() / "mcp" / "submitted",
+                            cycle,
+                            tool_settings_from_config(frozen),
+                            workspace_limits_from_config(frozen)};
+  std::unique_ptr<McpToolService> tools = make_run_tools(lab, knowledge, settings);
+  spdlog::info("serving evoteam's tools over MCP for {} (candidates recorded in cycle {})", settings.scope, cycle);
+  serve_mcp(in, out, *tools, EVOTEAM_VERSION);
 }
 
 }  // namespace evoteam

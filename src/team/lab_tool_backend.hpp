@@ -36,11 +36,10 @@ class LabToolBackend : public EvaluationBackend {
   int trials() const { return m_trials; }
   // The candidates this turn recorded, in order (reused ones included: they cost nothing).
   const std::vector<LabOutcome>& submissions() const { return m_submissions; }
-
- private:
   // True when every kernel file in the workspace is byte-identical to the head's.
   bool holds_the_head(const Workspace& workspace) const;
 
+ private:
   Lab& m_lab;
   std::string m_head_id;
   ParamValues m_head_params;

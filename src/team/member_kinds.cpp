@@ -1,6 +1,7 @@
 // The member kinds: who acts for a role in a turn, by name, with the maker of its member (team.hpp).
 #include <evoteam/core/error.hpp>
 #include <evoteam/llm/provider_table.hpp>
+#include <evoteam/team/cli_team.hpp>
 #include <evoteam/team/llm_team.hpp>
 #include <evoteam/team/team.hpp>
 
@@ -17,21 +18,22 @@ std::unique_ptr<TeamMember> make_llm_kind_member(const RoleAssignment& role, con
   return support.llm->make_member(role);
 }
 
+std::unique_ptr<TeamMember> make_cli_kind_member(const RoleAssignment& role, const MemberSupport& support) {
+  EVOTEAM_CHECK(support.cli != nullptr, "CLI members need the run's CLI team");
+  return support.cli->make_member(role);
+}
+
 }  // namespace
 
 const std::vector<MemberKindInfo>& member_kinds() {
   static const std::vector<MemberKindInfo> table = {
       {MemberKind::builtin, "builtin", make_builtin_kind_member},
       {MemberKind::llm, "llm", make_llm_kind_member},
+      {MemberKind::cli, "cli", make_cli_kind_member},
   };
   return table;
 }
 
-std::string to_string(MemberKind kind) {
-  for (const MemberKindInfo& info : member_kinds())
-    if (info.kind == kind) return std::string(info.name);
-  throw_check_failure(__FILE__, __LINE__, "a member kind without a row in the member kind table");
-}
 
 MemberKind member_kind_of_provider(const std::string& provider) {
   // An unknown name is left to the LLM team, whose provider settings refuse it naming the known ones.
@@ -39,11 +41,25 @@ MemberKind member_kind_of_provider(const std::string& provider) {
   return info != nullptr && info->protocol == ProviderProtocol::none ? MemberKind::builtin : MemberKind::llm;
 }
 
-MemberFactory member_factory(MemberKind kind, MemberSupport support) {
+namespace {
+
+const MemberKindInfo& kind_info(MemberKind kind) {
   for (const MemberKindInfo& info : member_kinds())
-    if (info.kind == kind)
-      return [make = info.make, support](const RoleAssignment& role) { return make(role, support); };
+    if (info.kind == kind) return info;
   throw_check_failure(__FILE__, __LINE__, "a member kind without a row in the member kind table");
+}
+
+}  // namespace
+
+std::string to_string(MemberKind kind) { return std::string(kind_info(kind).name); }
+
+MemberFactory member_factory(MemberKind kind, MemberSupport support) {
+  const MemberKindInfo& run_kind = kind_info(kind);
+  return [&run_kind, support](const RoleAssignment& role) {
+    const MemberKindInfo& info =
+        support.cli != nullptr && support.cli->serves(role.name) ? kind_info(MemberKind::cli) : run_kind;
+    return info.make(role, support);
+  };
 }
 
 }  // namespace evoteam

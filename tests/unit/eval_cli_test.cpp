@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "eval/cuda/cuda_tools.hpp"
-#include "eval/sandbox.hpp"
+#include <evoteam/eval/sandbox.hpp>
 #include "support/temp_dir.hpp"
 #include "unit/eval_test_support.hpp"
 

@@ -7,9 +7,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace evoteam {
@@ -41,6 +43,12 @@ struct Command {
   std::uint64_t max_address_space = 0;                  // RLIMIT_AS in bytes; 0 means unlimited
   // Extra pipe the child writes its result record to (the harness's dedicated fd, >= 3), or -1 for none.
   int result_fd = -1;
+  // Follows a long-running child as it works (a coding-agent CLI's event stream): called with each piece of
+  // stdout as it arrives, and with an empty piece at least every `watch_period` while the child is quiet.
+  // Returning false stops the child: its group is terminated as at the deadline, and the result says `stopped`.
+  // Runs on the caller's thread; stdout is still captured as usual.
+  std::function<bool(std::string_view stdout_piece)> watch;
+  std::chrono::milliseconds watch_period{1'000};
 };
 
 struct ResourceUsage {
@@ -56,13 +64,14 @@ struct ProcessResult {
   int signal = 0;            // terminating signal, 0 if none
   bool timed_out = false;    // the deadline fired and the group was killed
   bool interrupted = false;  // the daemon was interrupted and forwarded the signal
+  bool stopped = false;      // the command's watch asked for the child to stop
   CapturedOutput out;
   CapturedOutput err;
   CapturedOutput result;  // what the child wrote on result_fd (uncapped up to k_result_record_cap)
   double wall_s = 0;
   ResourceUsage rusage;  // of the child and the descendants it waited for (wait4)
 
-  bool ok() const { return spawned && !timed_out && !interrupted && signal == 0 && exit_code == 0; }
+  bool ok() const { return spawned && !timed_out && !interrupted && !stopped && signal == 0 && exit_code == 0; }
   // One line: "exit 1", "killed by SIGSEGV", "timed out after 2.0 s", "could not start: ...".
   std::string describe() const;
 };

@@ -3,6 +3,7 @@
 // down why. `optimize` starts a run; `resume` continues a stopped or killed one from its journal.
 #include <chrono>
 #include <filesystem>
+#include <iosfwd>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -86,5 +87,11 @@ struct RunContext {
 
 RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunContext& context);
 RunOutcome resume(const Config& config, const std::filesystem::path& run_dir, RunContext& context);
+// `evoteam mcp --run RUN`: serves evoteam's tools over MCP on `in`/`out` for a person's own agent session on an
+// existing run — its frozen task, configuration, evaluator, knowledge and budgets — recording candidates under the
+// run as role "mcp" in its last cycle. Holds the run's lock while it serves (a running daemon refuses it, exit 4).
+// `workspace` is where the session's kernel files are (filled from the run's best where missing).
+void serve_run_tools(const Config& config, const std::filesystem::path& run_dir, const std::filesystem::path& workspace,
+                     RunContext& context, std::istream& in, std::ostream& out);
 
 }  // namespace evoteam

@@ -46,17 +46,20 @@ class TeamMember {
 using MemberFactory = std::function<std::unique_ptr<TeamMember>(const RoleAssignment& role)>;
 
 // Who acts for a role in a turn. builtin: the rule-based roles (no LLM, no key); llm: an agent per role, driven by
-// the run's LLM provider. Every kind but builtin starts its turn from the same TurnSetup (src/team/turn_setup.hpp).
-enum class MemberKind { builtin, llm };
+// the run's LLM provider; cli: a coding-agent CLI (agent.member) using evoteam's tools over MCP. Every kind but
+// builtin starts its turn from the same TurnSetup (src/team/turn_setup.hpp).
+enum class MemberKind { builtin, llm, cli };
 std::string to_string(MemberKind kind);
 // The kind a run's provider calls for: the builtin team without an LLM provider, agents with one.
 MemberKind member_kind_of_provider(const std::string& provider);
 
 struct LlmTeam;
+struct CliTeam;
 // What members draw on within a run; each kind takes its part.
 struct MemberSupport {
   double reverify_ratio = 0;  // the builtin disciplinarian's share of candidates it re-verifies
   LlmTeam* llm = nullptr;     // the run's provider, meter and role files (llm members)
+  CliTeam* cli = nullptr;     // the roles a coding-agent CLI acts for, and how it runs (cli members)
 };
 
 // One row per member kind: its name and the maker of its member for a role.
@@ -67,7 +70,8 @@ struct MemberKindInfo {
 };
 const std::vector<MemberKindInfo>& member_kinds();
 
-// The one factory of a run's members: its kind's maker over the run's support.
+// The one factory of a run's members: a role a coding-agent CLI acts for gets a cli member, every other role the
+// run's kind, over the run's support.
 MemberFactory member_factory(MemberKind kind, MemberSupport support);
 
 struct CycleBudget {

@@ -11,7 +11,7 @@
 #include "eval/cuda/cuda_tools.hpp"
 #include "eval/glue.hpp"
 #include "eval/harness_build.hpp"
-#include "eval/sandbox.hpp"
+#include <evoteam/eval/sandbox.hpp>
 
 namespace evoteam::eval {
 namespace {

@@ -8,7 +8,7 @@
 #include "eval/cuda/cuda_ncu.hpp"
 #include "eval/cuda/cuda_tools.hpp"
 #include "eval/eval_phases.hpp"
-#include "eval/sandbox.hpp"
+#include <evoteam/eval/sandbox.hpp>
 
 namespace evoteam::eval {
 namespace {

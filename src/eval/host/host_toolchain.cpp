@@ -20,7 +20,7 @@
 #include "eval/glue.hpp"
 #include "eval/harness_build.hpp"
 #include "eval/host/host_build.hpp"
-#include "eval/sandbox.hpp"
+#include <evoteam/eval/sandbox.hpp>
 
 namespace evoteam::eval {
 namespace {

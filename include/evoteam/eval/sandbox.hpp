@@ -1,6 +1,6 @@
 #pragma once
-// Running untrusted code (the compiler on candidate sources, the harness with a candidate loaded) inside
-// bubblewrap: read-only root, fresh /tmp, $HOME hidden, no network, own IPC/UTS/PID namespaces, new session,
+// Running untrusted code (the compiler on candidate sources, the harness with a candidate loaded, a coding-agent
+// CLI's turn) inside bubblewrap: read-only root, fresh /tmp, $HOME hidden, no network, own IPC/UTS/PID namespaces, new session,
 // dies with its parent. Only the listed directories are writable.
 #include <filesystem>
 #include <string>
@@ -19,6 +19,9 @@ struct SandboxSpec {
   // bootstrap sockets), IPC and PID namespaces (CUDA IPC over NVLink) and share `shared_memory` as /dev/shm.
   bool rank_group = false;
   std::filesystem::path shared_memory;
+  // A coding-agent CLI (a team member) talks to its model's API and reads the login it keeps under $HOME: it keeps
+  // the network and sees the home directory, read-only like the rest, while writing only where `writable` says.
+  bool agent_cli = false;
 };
 
 // The GPU's device nodes (/dev/nvidia*), which a sandboxed CUDA process needs; empty on a machine without them.
