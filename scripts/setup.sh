@@ -163,15 +163,18 @@ evoteam_test_environment() {
     flashinfer_path=$(evoteam_fetch_flashinfer)
     [ -n "$flashinfer_path" ] && export EVOTEAM_FLASHINFER="$flashinfer_path" EVOTEAM_REQUIRE_FLASHINFER=1
   fi
-  # A virtual environment with numpy from PyPI (by name, pinned) for the oracle's tests. Torch is not installed
+  # A virtual environment from PyPI (by name, pinned): numpy for the oracle's tests, and the official MCP SDK (mcp),
+  # the client the MCP tests and the coding-agent CLI stand-ins drive `evoteam mcp` with. Torch is not installed
   # here: tests/gpu/oracle.sh runs the torch references.
-  local numpy_version=2.4.6 oracle_env="$EVOTEAM_BUILD_DIR/pyenv"
-  if ! "$oracle_env/bin/python" -c "import numpy, sys; sys.exit(numpy.__version__ != '$numpy_version')" 2>/dev/null; then
-    echo "evoteam: installing numpy==$numpy_version into $oracle_env" >&2
-    { python3 -m venv "$oracle_env" && "$oracle_env/bin/python" -m pip install --quiet "numpy==$numpy_version"; } >&2 ||
-      echo "evoteam: warning: could not set up $oracle_env: the oracle tests will fail" >&2
+  local numpy_version=2.4.6 mcp_version=2.3.0 oracle_env="$EVOTEAM_BUILD_DIR/pyenv"
+  if ! "$oracle_env/bin/python" -c "import numpy, sys, importlib.metadata as m
+sys.exit(numpy.__version__ != '$numpy_version' or m.version('mcp') != '$mcp_version')" 2>/dev/null; then
+    echo "evoteam: installing numpy==$numpy_version and mcp==$mcp_version into $oracle_env" >&2
+    { python3 -m venv "$oracle_env" &&
+      "$oracle_env/bin/python" -m pip install --quiet "numpy==$numpy_version" "mcp==$mcp_version"; } >&2 ||
+      echo "evoteam: warning: could not set up $oracle_env: the oracle and MCP tests will fail" >&2
   fi
-  export EVOTEAM_TEST_PYTHON="$oracle_env/bin/python" EVOTEAM_REQUIRE_ORACLE=1
+  export EVOTEAM_TEST_PYTHON="$oracle_env/bin/python" EVOTEAM_REQUIRE_ORACLE=1 EVOTEAM_REQUIRE_MCP=1
 }
 
 # Points the build at a sanitizer build directory of its own, built with clang (scripts/sanitize, scripts/fuzz):

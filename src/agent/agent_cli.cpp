@@ -26,8 +26,8 @@ std::uint64_t count_of(const nlohmann::json& object, const char* field) {
 // The part of `now` not already in `counted` (never negative).
 Usage usage_beyond(const Usage& now, const Usage& counted) {
   auto minus = [](std::uint64_t a, std::uint64_t b) { return a > b ? a - b : 0; };
-  return {minus(now.input, counted.input), minus(now.output, counted.output),
-          minus(now.cache_read, counted.cache_read), minus(now.cache_write, counted.cache_write)};
+  return {minus(now.input, counted.input), minus(now.output, counted.output), minus(now.cache_read, counted.cache_read),
+          minus(now.cache_write, counted.cache_write)};
 }
 
 std::optional<nlohmann::json> json_object_of(const std::string& line) {
@@ -42,12 +42,11 @@ std::optional<nlohmann::json> json_object_of(const std::string& line) {
 // The MCP configuration in the form Claude Code's --mcp-config (and many other CLIs) read.
 std::filesystem::path write_mcp_config(const AgentCliInvocation& invocation) {
   const std::vector<std::string>& command = invocation.mcp_command;
-  const nlohmann::json config = {
-      {"mcpServers",
-       {{k_server_name,
-         {{"type", "stdio"},
-          {"command", command.front()},
-          {"args", std::vector<std::string>(command.begin() + 1, command.end())}}}}}};
+  const nlohmann::json config = {{"mcpServers",
+                                  {{k_server_name,
+                                    {{"type", "stdio"},
+                                     {"command", command.front()},
+                                     {"args", std::vector<std::string>(command.begin() + 1, command.end())}}}}}};
   const std::filesystem::path path = invocation.config_dir / "mcp.json";
   write_file_atomic(path, config.dump(1) + "\n");
   return path;
@@ -61,13 +60,20 @@ std::vector<std::string> claude_argv(const AgentCliInvocation& invocation) {
   for (const char* tool : {"Read", "Glob", "Grep"}) allowed.emplace_back(tool);
   if (invocation.may_edit)
     for (const char* tool : {"Edit", "Write"}) allowed.emplace_back(tool);
-  std::vector<std::string> argv = {"claude",        "-p",
-                                   invocation.prompt, "--output-format",
-                                   "stream-json",   "--verbose",
-                                   "--mcp-config",  write_mcp_config(invocation).string(),
-                                   "--strict-mcp-config", "--allowedTools",
-                                   join(allowed, ","), "--disallowedTools",
-                                   "Bash,WebFetch,WebSearch", "--permission-mode",
+  std::vector<std::string> argv = {"claude",
+                                   "-p",
+                                   invocation.prompt,
+                                   "--output-format",
+                                   "stream-json",
+                                   "--verbose",
+                                   "--mcp-config",
+                                   write_mcp_config(invocation).string(),
+                                   "--strict-mcp-config",
+                                   "--allowedTools",
+                                   join(allowed, ","),
+                                   "--disallowedTools",
+                                   "Bash,WebFetch,WebSearch",
+                                   "--permission-mode",
                                    "acceptEdits"};
   if (!invocation.model.empty()) argv.insert(argv.end(), {"--model", invocation.model});
   if (invocation.max_turns > 0) argv.insert(argv.end(), {"--max-turns", std::to_string(invocation.max_turns)});
@@ -75,8 +81,8 @@ std::vector<std::string> claude_argv(const AgentCliInvocation& invocation) {
 }
 
 Usage claude_usage(const nlohmann::json& usage) {
-  return {count_of(usage, "input_tokens"), count_of(usage, "output_tokens"),
-          count_of(usage, "cache_read_input_tokens"), count_of(usage, "cache_creation_input_tokens")};
+  return {count_of(usage, "input_tokens"), count_of(usage, "output_tokens"), count_of(usage, "cache_read_input_tokens"),
+          count_of(usage, "cache_creation_input_tokens")};
 }
 
 // Each assistant message carries its usage (repeated on every content block of the message: counted once per
@@ -107,8 +113,8 @@ class ClaudeStream : public AgentCliStream {
       if (value->contains("total_cost_usd") && (*value)["total_cost_usd"].is_number())
         event.reported_cost_usd = (*value)["total_cost_usd"].get<double>();
       if (value->value("is_error", false) || value->value("subtype", "success") != "success") {
-        const std::string words = (*value)["result"].is_string() ? (*value)["result"].get<std::string>()
-                                                                 : value->value("subtype", "error");
+        const std::string words =
+            (*value)["result"].is_string() ? (*value)["result"].get<std::string>() : value->value("subtype", "error");
         event.failure = words;
         event.auth_failure = looks_like_auth_failure(words);
       }
@@ -132,20 +138,16 @@ std::vector<std::string> codex_argv(const AgentCliInvocation& invocation) {
   std::string args = "[";
   for (std::size_t i = 1; i < command.size(); ++i) args += (i > 1 ? "," : "") + toml_string(command[i]);
   args += "]";
-  std::vector<std::string> argv = {"codex",
-                                   "exec",
-                                   "--json",
-                                   "--skip-git-repo-check",
-                                   "--sandbox",
-                                   "workspace-write",
-                                   "--cd",
-                                   invocation.workspace.string()};
+  std::vector<std::string> argv = {"codex",     "exec",
+                                   "--json",    "--skip-git-repo-check",
+                                   "--sandbox", "workspace-write",
+                                   "--cd",      invocation.workspace.string()};
   if (!invocation.model.empty()) argv.insert(argv.end(), {"--model", invocation.model});
   const std::string server = std::string("mcp_servers.") + k_server_name;
   // Codex's workspace-write sandbox also lets it write /tmp and $TMPDIR unless told not to; and it cuts an MCP call
   // after 60 s by default, shorter than an evaluation may take.
-  argv.insert(argv.end(), {"-c", server + ".command=" + toml_string(command[0]), "-c", server + ".args=" + args,
-                           "-c", server + ".tool_timeout_sec=" + std::to_string(invocation.tool_timeout_s), "-c",
+  argv.insert(argv.end(), {"-c", server + ".command=" + toml_string(command[0]), "-c", server + ".args=" + args, "-c",
+                           server + ".tool_timeout_sec=" + std::to_string(invocation.tool_timeout_s), "-c",
                            "sandbox_workspace_write.exclude_slash_tmp=true", "-c",
                            "sandbox_workspace_write.exclude_tmpdir_env_var=true", invocation.prompt});
   return argv;
@@ -186,8 +188,10 @@ std::vector<std::string> split_template(const std::string& text) {
   char quote = 0;
   for (char c : text) {
     if (quote != 0) {
-      if (c == quote) quote = 0;
-      else word += c;
+      if (c == quote)
+        quote = 0;
+      else
+        word += c;
     } else if (c == '\'' || c == '"') {
       quote = c;
       in_word = true;
@@ -242,7 +246,8 @@ class CommandStream : public AgentCliStream {
     event.parsed = true;
     if (value->contains("usage")) event.usage = claude_usage((*value)["usage"]);
     for (const char* field : {"cost_usd", "total_cost_usd"})
-      if (value->contains(field) && (*value)[field].is_number()) event.reported_cost_usd = (*value)[field].get<double>();
+      if (value->contains(field) && (*value)[field].is_number())
+        event.reported_cost_usd = (*value)[field].get<double>();
     return event;
   }
 };

@@ -38,8 +38,8 @@ void add_mcp(CLI::App& sub, CommandContext& context) {
                  "are filled from the run's best)");
   sub.callback([&context, flags] {
     context.action = [&context, flags] {
-      if (flags->turn.empty() && flags->run.empty()) throw Error("evoteam mcp needs --turn FILE or --run RUN",
-                                                                 ExitCode::usage);
+      if (flags->turn.empty() && flags->run.empty())
+        throw Error("evoteam mcp needs --turn FILE or --run RUN", ExitCode::usage);
       // Standard output is the protocol's: logs go to standard error, as everywhere.
       if (!flags->turn.empty()) {
         TurnChannelClient tools(read_turn_binding(flags->turn));

@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <functional>
 #include <array>
 #include <cerrno>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <optional>

@@ -43,8 +43,8 @@ std::vector<std::string> sandbox_argv(SandboxMode mode, const std::vector<std::s
   for (const auto& path : spec.devices) wrapped.insert(wrapped.end(), {"--dev-bind-try", path.string(), path.string()});
   if (!spec.shared_memory.empty()) wrapped.insert(wrapped.end(), {"--bind", spec.shared_memory.string(), "/dev/shm"});
   if (spec.agent_cli)
-    wrapped.insert(wrapped.end(), {"--unshare-ipc", "--unshare-uts", "--unshare-pid", "--new-session",
-                                   "--die-with-parent"});
+    wrapped.insert(wrapped.end(),
+                   {"--unshare-ipc", "--unshare-uts", "--unshare-pid", "--new-session", "--die-with-parent"});
   else if (spec.rank_group)
     wrapped.insert(wrapped.end(), {"--unshare-uts", "--new-session", "--die-with-parent"});
   else

@@ -23,8 +23,8 @@ namespace evoteam {
 namespace {
 
 constexpr std::size_t k_max_message_bytes = 64u * 1024 * 1024;  // a whole kernel source fits many times
-constexpr int k_accept_poll_ms = 200;                            // how soon close() is noticed
-constexpr int k_request_read_ms = 10'000;                        // a client that connects but never speaks
+constexpr int k_accept_poll_ms = 200;                           // how soon close() is noticed
+constexpr int k_request_read_ms = 10'000;                       // a client that connects but never speaks
 
 nlohmann::json tool_to_json(const McpTool& tool) {
   return {{"name", tool.name}, {"description", tool.description}, {"input_schema", tool.input_schema}};
@@ -79,9 +79,9 @@ std::string TurnBinding::scope() const {
 void write_turn_binding(const std::filesystem::path& path, const TurnBinding& binding) {
   nlohmann::json tools = nlohmann::json::array();
   for (const McpTool& tool : binding.tools) tools.push_back(tool_to_json(tool));
-  const nlohmann::json document = {{"run_id", binding.run_id},       {"cycle", binding.cycle},
-                                   {"role", binding.role},           {"socket", binding.socket.string()},
-                                   {"token", binding.token},         {"instructions", binding.instructions},
+  const nlohmann::json document = {{"run_id", binding.run_id}, {"cycle", binding.cycle},
+                                   {"role", binding.role},     {"socket", binding.socket.string()},
+                                   {"token", binding.token},   {"instructions", binding.instructions},
                                    {"tools", std::move(tools)}};
   write_file_atomic(path, document.dump(1) + "\n");
   std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);

@@ -10,11 +10,11 @@
 #include <evoteam/cluster/cluster.hpp>
 #include <evoteam/core/process.hpp>
 #include <evoteam/core/text.hpp>
+#include <evoteam/eval/sandbox.hpp>
 #include <evoteam/history/journal_records.hpp>
 #include <evoteam/llm/endpoint.hpp>
 #include <evoteam/llm/provider_table.hpp>
 #include <evoteam/supervisor/supervisor_llm.hpp>
-#include <evoteam/eval/sandbox.hpp>
 #include <evoteam/team/cli_team.hpp>
 #include <evoteam/team/lab.hpp>
 #include <evoteam/team/llm_team.hpp>

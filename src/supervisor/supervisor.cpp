@@ -167,12 +167,9 @@ void serve_run_tools(const Config& config, const std::filesystem::path& run_dir,
   const int cycle = state.history.cycles.empty() ? 1 : state.history.cycles.back().cycle;
   lab.ensure_start(cycle);
   const std::string task_name = evaluator->task() != nullptr ? evaluator->task()->name : run_json.value("task", "");
-  RunToolsSettings settings{"run " + run.id() + " (" + task_name + ")",
-                            std::filesystem::absolute(workspace),
-                            run.path() / "mcp" / "submitted",
-                            cycle,
-                            tool_settings_from_config(frozen),
-                            workspace_limits_from_config(frozen)};
+  RunToolsSettings settings{"run " + run.id() + " (" + task_name + ")", std::filesystem::absolute(workspace),
+                            run.path() / "mcp" / "submitted",           cycle,
+                            tool_settings_from_config(frozen),          workspace_limits_from_config(frozen)};
   std::unique_ptr<McpToolService> tools = make_run_tools(lab, knowledge, settings);
   spdlog::info("serving evoteam's tools over MCP for {} (candidates recorded in cycle {})", settings.scope, cycle);
   serve_mcp(in, out, *tools, EVOTEAM_VERSION);

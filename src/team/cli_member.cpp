@@ -89,22 +89,28 @@ class CliMember : public TeamMember {
     PrivateHome home(m_cli);
     const std::filesystem::path config_dir = turn.member_dir / "cli";
     evoteam::create_directories(config_dir);
-    CliTurnInputs inputs{m_cli,
-                         {prompt_of(context, turn), turn.workspace.root(), config_dir,
-                          {m_team.evoteam_program.string(), "mcp", "--turn", (turn.member_dir / k_binding_file).string()},
-                          service.tool_names(), role_may_edit(m_role), m_team.members.model, m_team.members.max_turns,
-                          static_cast<int>(m_team.members.turn_timeout_s)},
-                         turn.member_dir,
-                         home.path(),
-                         channel.directory(),
-                         m_team.sandboxed,
-                         m_team.members.turn_timeout_s,
-                         m_team.meter,
-                         [this](const std::string& model, const Usage& usage) { return m_team.price(model, usage); },
-                         [&lab, &service]() -> std::optional<std::string> {
-                           if (std::optional<std::string> spent = service.budget_spent()) return spent;
-                           return lab.budget_spent();
-                         }};
+    CliTurnInputs inputs{
+        m_cli,
+        {prompt_of(context, turn),
+         turn.workspace.root(),
+         config_dir,
+         {m_team.evoteam_program.string(), "mcp", "--turn", (turn.member_dir / k_binding_file).string()},
+         service.tool_names(),
+         role_may_edit(m_role),
+         m_team.members.model,
+         m_team.members.max_turns,
+         static_cast<int>(m_team.members.turn_timeout_s)},
+        turn.member_dir,
+        home.path(),
+        channel.directory(),
+        m_team.sandboxed,
+        m_team.members.turn_timeout_s,
+        m_team.meter,
+        [this](const std::string& model, const Usage& usage) { return m_team.price(model, usage); },
+        [&lab, &service]() -> std::optional<std::string> {
+          if (std::optional<std::string> spent = service.budget_spent()) return spent;
+          return lab.budget_spent();
+        }};
     const CliTurnResult result = run_cli_turn(inputs, m_team.runner ? *m_team.runner : system_runner());
     channel.close();  // calls after the turn now find it ended
 
@@ -121,8 +127,7 @@ class CliMember : public TeamMember {
  private:
   std::string prompt_of(const TurnContext& context, const TurnSetup& turn) const {
     return render(m_role, turn.prompt_values) + "\n\nCycle " + std::to_string(context.cycle) +
-           ". Your working directory holds " + join(turn.task->kernel_files, ", ") + " of " +
-           turn.head.candidate_id +
+           ". Your working directory holds " + join(turn.task->kernel_files, ", ") + " of " + turn.head.candidate_id +
            "; edit only there. evoteam's tools (the MCP server \"evoteam\") judge and record your kernel: "
            "describe_task gives the contract; compile, run_tests, benchmark and profile measure it; call submit with "
            "a one-paragraph summary when done (record_candidate records a version and lets you go on).";
@@ -182,7 +187,8 @@ void check_cli_members(const AgentMemberSettings& members, const PriceTable& pri
     if (budget_usd > 0 && !cli.reports_cost && (members.model.empty() || prices.find(members.model) == nullptr))
       throw InvalidInput("agent.member: " + member +
                          " reports no cost, so a dollar budget needs agent.cli.model set to a model of the price "
-                         "table (it is '" + members.model + "')");
+                         "table (it is '" +
+                         members.model + "')");
   }
 }
 

@@ -20,7 +20,8 @@ std::map<std::string, std::string> cli_environment(const AgentCli& cli, const st
                                                    double timeout_s) {
   // An evaluation may take minutes: the CLI's own limit on one MCP call must not cut it (Claude Code reads this).
   const std::string call_ms = std::to_string(static_cast<long long>(timeout_s * 1000));
-  std::map<std::string, std::string> extra = {{"HOME", home.string()}, {"NO_COLOR", "1"}, {"MCP_TOOL_TIMEOUT", call_ms}};
+  std::map<std::string, std::string> extra = {
+      {"HOME", home.string()}, {"NO_COLOR", "1"}, {"MCP_TOOL_TIMEOUT", call_ms}};
   const std::map<std::string, std::string> daemon = current_environment();
   for (const std::string& name : cli.key_variables)
     if (auto it = daemon.find(name); it != daemon.end() && !it->second.empty()) extra[name] = it->second;
@@ -36,8 +37,7 @@ class StreamWatch {
   // The process runner's watch: false stops the CLI.
   bool operator()(std::string_view piece) {
     m_pending.append(piece);
-    for (std::size_t newline = m_pending.find('\n'); newline != std::string::npos;
-         newline = m_pending.find('\n')) {
+    for (std::size_t newline = m_pending.find('\n'); newline != std::string::npos; newline = m_pending.find('\n')) {
       std::string line = m_pending.substr(0, newline);
       m_pending.erase(0, newline + 1);
       if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -127,8 +127,8 @@ void classify(const ProcessResult& process, StreamWatch& watch) {
   if (watch.stopped_for()) return end(*watch.stopped_for(), result.detail + ": stopped (" + process.describe() + ")");
   if (process.interrupted) return end(CliTurnEnd::interrupted, process.describe());
   if (process.timed_out) return end(CliTurnEnd::timed_out, process.describe());
-  if (watch.auth_failure()) return end(CliTurnEnd::auth_failed, watch.failure().value_or("") + " (" +
-                                                                    process.describe() + ")");
+  if (watch.auth_failure())
+    return end(CliTurnEnd::auth_failed, watch.failure().value_or("") + " (" + process.describe() + ")");
   if (process.signal != 0 || process.exit_code != 0)
     return end(CliTurnEnd::failed, process.describe() + (watch.failure() ? ": " + *watch.failure() : "") + other);
   if (result.events == 0) return end(CliTurnEnd::garbage, "printed no event" + other);

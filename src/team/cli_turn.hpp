@@ -15,13 +15,13 @@
 namespace evoteam {
 
 enum class CliTurnEnd {
-  finished,     // exited 0 after its last event
-  failed,       // exited non-zero or was killed by a signal (a crash mid-stream among them)
-  auth_failed,  // said its key or login was refused
-  garbage,      // printed no event at all
-  truncated,    // its stream stopped before the last event
-  timed_out,    // ran past the turn's deadline
-  over_budget,  // the run's token or dollar budget ran out while it worked
+  finished,      // exited 0 after its last event
+  failed,        // exited non-zero or was killed by a signal (a crash mid-stream among them)
+  auth_failed,   // said its key or login was refused
+  garbage,       // printed no event at all
+  truncated,     // its stream stopped before the last event
+  timed_out,     // ran past the turn's deadline
+  over_budget,   // the run's token or dollar budget ran out while it worked
   budget_spent,  // another run budget (evaluations, GPU-seconds, time) ran out
   interrupted,   // the daemon was interrupted
   not_started,   // could not be started
@@ -41,9 +41,9 @@ struct CliTurnResult {
 struct CliTurnInputs {
   AgentCli cli;
   AgentCliInvocation invocation;
-  std::filesystem::path member_dir;  // transcript.jsonl, cli_stderr.txt
-  std::filesystem::path home;        // the CLI's private home (writable)
-  std::filesystem::path channel_dir; // the turn's socket directory (reachable from the sandbox)
+  std::filesystem::path member_dir;   // transcript.jsonl, cli_stderr.txt
+  std::filesystem::path home;         // the CLI's private home (writable)
+  std::filesystem::path channel_dir;  // the turn's socket directory (reachable from the sandbox)
   bool sandboxed = false;
   double timeout_s = 1800;
   Meter* meter = nullptr;

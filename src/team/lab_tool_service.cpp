@@ -78,13 +78,13 @@ std::string describe_task_contract(const Task& task) {
   std::string text = "# Task " + task.name + "\n\n";
   text += std::filesystem::exists(readme) ? read_file(readme) : task.description + "\n";
   text += "\n## Target\n" + to_string(task.target) + (task.archs.empty() ? "" : " " + join(task.archs, ", ")) + "\n";
-  text += "\n## Files you edit\n" + join(task.kernel_files, ", ") + " (the reference is " + task.reference_file +
-          ")\n";
+  text += "\n## Files you edit\n" + join(task.kernel_files, ", ") + " (the reference is " + task.reference_file + ")\n";
   text += "\n## Params\n" + describe_param_space(task) + "\n";
   text += "\n## Static constraints\n" + describe_static_constraints(task) + "\n";
-  text += "\n## How it is judged\nEvery candidate is built, checked against the reference on every workload (several "
-          "input distributions, the task's tolerances), then timed against the baseline; the speedup is over the "
-          "baseline per workload. Pass params as text, e.g. \"TILE_N=64, TILE_K=128\".\n";
+  text +=
+      "\n## How it is judged\nEvery candidate is built, checked against the reference on every workload (several "
+      "input distributions, the task's tolerances), then timed against the baseline; the speedup is over the "
+      "baseline per workload. Pass params as text, e.g. \"TILE_N=64, TILE_K=128\".\n";
   return text;
 }
 
@@ -105,9 +105,9 @@ namespace {
 
 // The tools a person's session gets: no review (it is not a Disciplinarian of a cycle) and no knowledge writes.
 const std::vector<std::string>& run_session_tools() {
-  static const std::vector<std::string> tools = {"read_file",  "write_file", "compile",        "run_tests",
-                                                 "benchmark",  "profile",    "read_knowledge", "record_candidate",
-                                                 "submit"};
+  static const std::vector<std::string> tools = {"read_file",      "write_file",       "compile",
+                                                 "run_tests",      "benchmark",        "profile",
+                                                 "read_knowledge", "record_candidate", "submit"};
   return tools;
 }
 

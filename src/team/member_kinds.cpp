@@ -34,7 +34,6 @@ const std::vector<MemberKindInfo>& member_kinds() {
   return table;
 }
 
-
 MemberKind member_kind_of_provider(const std::string& provider) {
   // An unknown name is left to the LLM team, whose provider settings refuse it naming the known ones.
   const ProviderInfo* info = find_provider(provider);

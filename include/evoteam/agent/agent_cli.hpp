@@ -25,21 +25,21 @@ inline constexpr const char* k_builtin_loop_member = "builtin-loop";
 
 // What one turn hands the CLI.
 struct AgentCliInvocation {
-  std::string prompt;                     // the role's prompt and the turn's instructions, whole
-  std::filesystem::path workspace;        // its working directory, the only one it may write
-  std::filesystem::path config_dir;       // where the CLI's MCP configuration file is written
-  std::vector<std::string> mcp_command;   // the MCP server's argv: evoteam mcp --turn BINDING
-  std::vector<std::string> evoteam_tools; // the MCP tools the turn serves
-  bool may_edit = true;                   // the role edits the kernel (file tools besides reading)
-  std::string model;                      // empty: the CLI's default
-  int max_turns = 0;                      // 0: the CLI's default
-  int tool_timeout_s = 1800;              // the longest one of evoteam's tool calls may take
+  std::string prompt;                      // the role's prompt and the turn's instructions, whole
+  std::filesystem::path workspace;         // its working directory, the only one it may write
+  std::filesystem::path config_dir;        // where the CLI's MCP configuration file is written
+  std::vector<std::string> mcp_command;    // the MCP server's argv: evoteam mcp --turn BINDING
+  std::vector<std::string> evoteam_tools;  // the MCP tools the turn serves
+  bool may_edit = true;                    // the role edits the kernel (file tools besides reading)
+  std::string model;                       // empty: the CLI's default
+  int max_turns = 0;                       // 0: the CLI's default
+  int tool_timeout_s = 1800;               // the longest one of evoteam's tool calls may take
 };
 
 // What one line of the CLI's output means to the daemon.
 struct AgentCliEvent {
-  bool parsed = false;  // a JSON event; false for any other line (kept in the transcript as text)
-  Usage usage;          // tokens this event reports that earlier events did not
+  bool parsed = false;                      // a JSON event; false for any other line (kept in the transcript as text)
+  Usage usage;                              // tokens this event reports that earlier events did not
   std::optional<double> reported_cost_usd;  // the CLI's own cost figure for them, when it reports one
   bool final = false;                       // the CLI's last event of the turn
   std::optional<std::string> failure;       // the CLI reports that the turn failed, in its words
@@ -56,9 +56,9 @@ class AgentCliStream {
 
 struct AgentCli {
   AgentCliKind kind = AgentCliKind::command;
-  std::string member;                      // as configured: claude-code, codex or the template
-  std::string program;                     // looked up in PATH
-  std::vector<std::string> key_variables;  // the only secrets it gets, when set
+  std::string member;                         // as configured: claude-code, codex or the template
+  std::string program;                        // looked up in PATH
+  std::vector<std::string> key_variables;     // the only secrets it gets, when set
   std::vector<std::string> credential_files;  // under $HOME: a login the CLI keeps (copied into the turn's home)
   bool reports_cost = false;
   std::string version_flag = "--version";

@@ -1,7 +1,7 @@
 #pragma once
 // Running untrusted code (the compiler on candidate sources, the harness with a candidate loaded, a coding-agent
-// CLI's turn) inside bubblewrap: read-only root, fresh /tmp, $HOME hidden, no network, own IPC/UTS/PID namespaces, new session,
-// dies with its parent. Only the listed directories are writable.
+// CLI's turn) inside bubblewrap: read-only root, fresh /tmp, $HOME hidden, no network, own IPC/UTS/PID namespaces, new
+// session, dies with its parent. Only the listed directories are writable.
 #include <filesystem>
 #include <string>
 #include <vector>

@@ -18,7 +18,7 @@ struct RunToolsSettings {
   std::string scope;                  // "run R (task)": what the server says it serves
   std::filesystem::path workspace;    // where the session's kernel files are
   std::filesystem::path staging_dir;  // where a submitted kernel is copied for the lab (inside the run)
-  int cycle = 1;                    // the cycle its candidates are recorded in
+  int cycle = 1;                      // the cycle its candidates are recorded in
   ToolSettings tool_settings;
   WorkspaceLimits workspace_limits;
   int allowance = 1000;  // candidates the session may record
