@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -319,6 +320,39 @@ bool is_agent_cli(const std::string& member) { return !member.empty() && member 
 const std::vector<std::string>& named_agent_clis() {
   static const std::vector<std::string> names = {"claude-code", "codex"};
   return names;
+}
+
+std::vector<ToolProbe> probe_agent_clis(ProcessRunner& runner) {
+  std::vector<ToolProbe> rows;
+  for (const std::string& member : named_agent_clis()) {
+    const AgentCli cli = agent_cli_for(member);
+    ToolProbe row{"agent " + member, false, "", "", false};
+    const std::optional<std::filesystem::path> program = find_program(cli.program);
+    if (!program) {
+      row.detail = "'" + cli.program + "' is not in PATH";
+      row.fix = cli.kind == AgentCliKind::claude_code ? "npm install -g @anthropic-ai/claude-code"
+                                                      : "npm install -g @openai/codex";
+      rows.push_back(row);
+      continue;
+    }
+    Command command;
+    command.argv = {program->string(), cli.version_flag};
+    command.timeout = std::chrono::seconds(30);
+    const ProcessResult version = runner.run(command);
+    command.argv = {program->string()};
+    command.argv.insert(command.argv.end(), cli.headless_help.begin(), cli.headless_help.end());
+    const ProcessResult help = runner.run(command);
+    const bool headless = help.out.text.find(cli.headless_flag) != std::string::npos ||
+                          help.err.text.find(cli.headless_flag) != std::string::npos;
+    std::string first_line = version.out.text.substr(0, version.out.text.find('\n'));
+    row.usable = version.ok() && headless;
+    row.detail =
+        (version.ok() ? first_line : "--version failed: " + version.describe()) + " at " + program->string() +
+        (headless ? "; runs headless (" + cli.headless_flag + ")" : "; its help shows no " + cli.headless_flag);
+    if (!row.usable) row.fix = "update " + cli.program + " to a version with " + cli.headless_flag;
+    rows.push_back(row);
+  }
+  return rows;
 }
 
 bool looks_like_auth_failure(const std::string& text) {

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 
+#include <evoteam/agent/agent_cli.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/inventory.hpp>
 #include <evoteam/eval/oracle.hpp>
@@ -121,6 +122,7 @@ void add_doctor(CLI::App& sub, CommandContext& context) {
       const PythonProbe python = probe_python(system_runner(), eval_settings(context.config).oracle);
       for (ToolProbe& row : oracle_rows(python)) probes.push_back(std::move(row));
       probes.push_back(flashinfer_row(eval_settings(context.config)));
+      for (ToolProbe& row : probe_agent_clis(system_runner())) probes.push_back(std::move(row));
       bool missing_required = false;
       for (const ToolProbe& probe : probes) missing_required |= probe.required && !probe.usable;
       if (*json) {

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <evoteam/core/inventory.hpp>
+#include <evoteam/core/process.hpp>
 #include <evoteam/eval/eval_settings.hpp>
 #include <evoteam/llm/llm.hpp>
 
@@ -79,6 +81,9 @@ bool is_agent_cli(const std::string& member);  // anything but builtin-loop
 
 // The named CLIs (claude-code, codex), for doctor.
 const std::vector<std::string>& named_agent_clis();
+// doctor's rows: each named CLI found in PATH or not, its version, and whether its help shows the headless flag
+// evoteam runs it with.
+std::vector<ToolProbe> probe_agent_clis(ProcessRunner& runner);
 
 // Who acts for each role, and how CLI members run (agent.member, agent.members, agent.cli).
 struct AgentMemberSettings {
