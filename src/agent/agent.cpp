@@ -197,7 +197,10 @@ std::optional<Ending> AgentLoop::record_failed_call(const LlmFailure& failure) {
     clear_old_tool_results(m_state.messages, k_keep_after_overflow);
     return std::nullopt;
   }
-  if (failure.kind != FailureKind::malformed_reply) return Ending{Stop::provider_failed, failure.message};
+  if (failure.kind != FailureKind::malformed_reply) {
+    m_result.provider_refused = is_permanent(failure);
+    return Ending{Stop::provider_failed, failure.message};
+  }
   // Nothing the model can be shown: count it and ask again.
   if (++m_malformed_in_a_row >= m_settings.limits.max_consecutive_malformed)
     return Ending{Stop::malformed_replies, failure.message};

@@ -87,6 +87,14 @@ std::string to_string(FailureKind kind) {
   return "network";
 }
 
+bool is_permanent(const LlmFailure& failure) {
+  if (failure.kind != FailureKind::http_status) return false;
+  const int status = failure.http_status;
+  if (status < 400 || status >= 500 || status == 408 || status == 409) return false;
+  // A 429 that reached the caller was a spent quota (not retried) or a rate limit that outlasted the retries.
+  return status != 429 || failure.attempts <= 1;
+}
+
 std::string to_string(Role role) { return role == Role::user ? "user" : "assistant"; }
 
 nlohmann::json to_json(const ContentBlock& block) {

@@ -179,6 +179,32 @@ void check_endpoint_serves_model(const ProviderSettings& settings) {
                        "'; it serves: " + served.models_text() + " (name one with --model / llm.model)");
 }
 
+void check_provider_accepts(const ProviderSettings& settings) {
+  const ProviderInfo* provider = find_provider(settings.provider);
+  if (provider == nullptr) return;
+  http::Request request;
+  if (provider->protocol == ProviderProtocol::anthropic_messages) {
+    request.url = settings.base_url + "/v1/models/" + settings.model;
+    request.headers = {"x-api-key: " + settings.api_key, "anthropic-version: " + settings.anthropic_version};
+  } else if (provider->protocol == ProviderProtocol::openai_chat_completions) {
+    request = endpoint_request(settings, settings.base_url + "/models/" + settings.model);
+  } else {
+    return;  // not a server
+  }
+  const http::Outcome outcome = http::get(request, settings.http);
+  if (outcome.failure == http::Failure::none) return;
+  const std::string said = redact(outcome_problem(outcome));
+  const std::string where = std::string(provider->name) + " at " + displayed_url(settings.base_url);
+  const long status = outcome.failure == http::Failure::http_status ? outcome.response.status : 0;
+  if (status == 401)
+    throw InvalidInput(where + " refused the key in " + std::string(provider->key_variable) + ": " + said +
+                       " (set a valid key in " + std::string(provider->key_variable) + ")");
+  if (status == 404)
+    throw InvalidInput(where + " does not know model '" + settings.model + "': " + said +
+                       " (name one it serves with --model / llm.model)");
+  spdlog::warn("could not check the key and model with {} before the run: {}", where, said);
+}
+
 ContextWindow resolve_context_window(const ProviderSettings& settings, std::uint64_t configured,
                                      std::uint64_t table_window) {
   const ProviderInfo* provider = find_provider(settings.provider);

@@ -52,9 +52,10 @@ std::string interval_text(std::optional<double> low, std::optional<double> high)
 std::string budget_text(const BudgetBurn& burn) {
   const int digits = burn.name == "hours" || burn.name == "usd" || burn.name == "gpu_seconds" ? 2 : 0;
   std::string text = fixed(burn.spent, digits);
+  const std::string counts = burn.counts.empty() ? "" : ": " + burn.counts;
   if (burn.limit > 0)
-    return text + " of " + fixed(burn.limit, digits) + " (" + fixed(burn.percent.value_or(0), 0) + "%)";
-  return text + " (no limit)";
+    return text + " of " + fixed(burn.limit, digits) + " (" + fixed(burn.percent.value_or(0), 0) + "%)" + counts;
+  return text + " (no limit)" + counts;
 }
 
 std::string change_label(const ReportCycle& cycle) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -48,6 +49,8 @@ struct JournalFacts {
   std::optional<double> ticked_tokens;    // the last budget_tick's totals, fresher than run.json's summary
   std::optional<double> ticked_usd;
   std::map<std::string, double> device_seconds;  // evaluations' device time by the device that measured them
+  std::set<std::string> evaluated;               // candidates the evaluator measured (blocked ones never ran)
+  int trials = 0;                                // the agents' trials ("trial" records)
 };
 
 JournalFacts read_journal_facts(const std::filesystem::path& run_dir) {
@@ -75,7 +78,9 @@ JournalFacts read_journal_facts(const std::filesystem::path& run_dir) {
     if (const auto* evaluation = std::get_if<EvaluationEntry>(&entry)) {
       const EvaluationRecord& measured = evaluation->record;
       if (!measured.device.empty()) facts.device_seconds[measured.device] += measured.device_s;
+      if (measured.evaluated()) facts.evaluated.insert(measured.candidate_id);
     }
+    if (std::holds_alternative<TrialEntry>(entry)) ++facts.trials;
     if (const auto* tick = std::get_if<BudgetTickEntry>(&entry)) {
       facts.ticked_tokens = static_cast<double>(tick->totals.tokens.total());
       facts.ticked_usd = tick->totals.cost_usd;
@@ -84,8 +89,23 @@ JournalFacts read_journal_facts(const std::filesystem::path& run_dir) {
   return facts;
 }
 
+// What each budget counts, as the run loop and the lab enforce it: the one description status, the report and
+// README give.
+std::string budget_counts(const std::string& name) {
+  if (name == "cycles") return "finished cycles";
+  if (name == "evaluations")
+    return "candidates evaluated plus the agents' trials (compile, run_tests, benchmark, profile); blocked and "
+           "identical resubmissions are free";
+  if (name == "tokens") return "every token the provider reported: input, output, cache reads and writes";
+  if (name == "usd") return "the price of those tokens from the price table";
+  if (name == "hours") return "the run's wall time across its sessions";
+  if (name == "gpu_seconds")
+    return "device time the evaluator measured per evaluation and trial (on the host target, CPU time)";
+  return "";
+}
+
 void add_budget(RunStatusView& view, const std::string& name, double spent, double limit, bool live) {
-  BudgetBurn burn{name, spent, limit, std::nullopt, std::nullopt};
+  BudgetBurn burn{name, spent, limit, std::nullopt, std::nullopt, budget_counts(name)};
   if (limit > 0) {
     burn.percent = 100.0 * spent / limit;
     // Linear extrapolation of the rate so far; wall time runs out on its own clock.
@@ -169,7 +189,10 @@ RunStatusView run_status(const std::filesystem::path& run_dir) {
   const double usd = std::max(number_or(summary, "cost_usd", 0), facts.ticked_usd.value_or(0));
   const bool live = view.daemon_alive;
   add_budget(view, "cycles", view.cycles_finished, number_or(budgets, "max_cycles", 0), live);
-  add_budget(view, "evaluations", number_or(summary, "evaluations", 0), number_or(budgets, "evaluations", 0), live);
+  // The evaluation budget counts trials too (RunHistory::evaluations_spent); the journal has both, fresher than the
+  // summary a cycle end writes.
+  const double candidates = std::max(number_or(summary, "evaluations", 0), static_cast<double>(facts.evaluated.size()));
+  add_budget(view, "evaluations", candidates + facts.trials, number_or(budgets, "evaluations", 0), live);
   add_budget(view, "tokens", tokens, number_or(budgets, "tokens", 0), live);
   add_budget(view, "usd", usd, number_or(budgets, "usd", 0), live);
   add_budget(view, "hours", view.elapsed_s / 3600, number_or(budgets, "hours", 0), live);
@@ -187,7 +210,8 @@ nlohmann::json to_json(const RunStatusView& view) {
                        {"spent", burn.spent},
                        {"limit", burn.limit},
                        {"percent", optional_number(burn.percent)},
-                       {"eta_s", optional_number(burn.eta_s)}});
+                       {"eta_s", optional_number(burn.eta_s)},
+                       {"counts", burn.counts}});
   nlohmann::json jobs = nlohmann::json::array();
   for (const ClusterJobView& job : view.jobs)
     jobs.push_back({{"id", job.id}, {"state", job.state}, {"reason", job.reason}, {"node", job.node}});
@@ -240,7 +264,8 @@ std::string format_run_status(const RunStatusView& view) {
   for (const BudgetBurn& burn : view.budgets) {
     if (burn.limit <= 0) continue;
     out << "budget    " << burn.name << ": " << fixed(burn.spent, burn.name == "hours" ? 2 : 0) << " of "
-        << fixed(burn.limit, burn.name == "hours" ? 2 : 0) << " (" << fixed(burn.percent.value_or(0), 0) << "%)\n";
+        << fixed(burn.limit, burn.name == "hours" ? 2 : 0) << " (" << fixed(burn.percent.value_or(0), 0)
+        << "%): " << burn.counts << "\n";
   }
   out << "eta       ";
   if (view.eta_s)

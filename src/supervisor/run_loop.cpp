@@ -67,10 +67,13 @@ nlohmann::json check_llm_setup(const Config& config, const OptimizeOptions& opti
   load_roles(default_roles_dir());
   const ProviderInfo* provider = find_provider(settings.provider);
   if (provider == nullptr || provider->default_base_url.empty()) return nlohmann::json::object();  // not a server
-  // A provider's own endpoint is not asked: a project key may not list models. A server of one's own is.
+  // A server of one's own is asked what it serves (it may need no key); a provider is asked about the model with
+  // the key, which every key may do for free: a wrong key or model leaves no run behind.
   if (provider->protocol == ProviderProtocol::openai_chat_completions &&
       settings.base_url != provider->default_base_url)
     check_endpoint_serves_model(settings);
+  else
+    check_provider_accepts(settings);
   nlohmann::json endpoint = {
       {"model", settings.model}, {"base_url", displayed_url(settings.base_url)}, {"local", settings.local_endpoint}};
   if (settings.local_endpoint && prices.find(settings.model) == nullptr && !prices.unpriced_models_allowed()) {
@@ -214,6 +217,13 @@ bool measured_nothing(const RunHistory& history) {
   return any;
 }
 
+// True when the cycle's every member turn ended on a permanent provider error: a refused key or an unknown model
+// fails every later turn alike, so the run stops instead of spending cycles (and budgets) that cannot work.
+bool provider_refused_everyone(const std::map<std::string, TurnOutcome>& turns) {
+  if (turns.empty()) return false;
+  return std::all_of(turns.begin(), turns.end(), [](const auto& turn) { return turn.second.provider_refused; });
+}
+
 // Idle cycles in a row that end a run with search_exhausted: enough for a policy change to give the team
 // something new to try, few enough that an unbounded run stops promptly.
 constexpr int k_idle_cycles_to_stop = 3;
@@ -334,6 +344,11 @@ std::optional<StopReason> SupervisorLoop::run_cycle(int cycle) {
   m_state.last_finished_cycle = cycle;
   m_state.unfinished_team.reset();
   if (trailing_infra_errors(m_state.history) >= k_infra_errors_to_stop) return StopReason::infra_errors;
+  if (provider_refused_everyone(turns)) {
+    spdlog::error("cycle {}: the provider refused every member's calls for good (see the transcripts); the run stops",
+                  cycle);
+    return StopReason::provider_refused;
+  }
   // A team with nothing left to try (every attempt identical to an earlier one, or blocked) would cycle on
   // for ever when no budget bounds the run, filling the disk with empty cycles: a few idle cycles in a row end it.
   m_idle_cycles = did_work(cycle, turns) ? 0 : m_idle_cycles + 1;

@@ -101,6 +101,7 @@ class LlmMember : public TeamMember {
     outcome.usage.tokens = static_cast<long long>(result.usage.total());
     outcome.usage.cost_usd = result.cost_usd;
     outcome.usage.evaluations = backend.trials();
+    outcome.provider_refused = result.provider_refused;
     outcome.summary = to_string(result.stop) + ": " + (result.summary.empty() ? result.detail : result.summary);
     for (const LabOutcome& submitted : backend.submissions()) {
       outcome.usage.evaluations += submitted.reused ? 0 : 1;

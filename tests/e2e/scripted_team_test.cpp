@@ -81,5 +81,26 @@ TEST(ScriptedTeamE2E, AgentsSubmitAndSupervisorAddsDebuggerThenKnowledgeIntegrat
     EXPECT_TRUE(std::filesystem::exists(*run / path)) << path;
 }
 
+// A key the provider refuses fails every member's turn: the run stops with its own reason and exit code 6
+// (README, "Exit codes") instead of finishing as a success with nothing done.
+TEST(ScriptedTeamE2E, ARunWhoseEveryTurnIsRefusedByTheProviderStopsWithItsOwnExitCode) {
+  testing::TempDir dir;
+  std::string refusals;
+  for (int i = 0; i < 12; ++i)
+    refusals += R"({"failure": {"kind": "http_status", "http_status": 401, "message": "invalid x-api-key"}})"
+                "\n";
+  const std::filesystem::path script = dir / "refused.jsonl";
+  write_file_atomic(script, refusals);
+  ProcessResult result = run_evoteam(
+      {"optimize", k_task.string(), "--provider", "scripted", "--set", "llm.scripted_file=" + script.string(), "--set",
+       "supervisor.policy=rules", "--max-cycles", "5", "--runs-dir", (dir / "runs").string(), "--json"},
+      std::chrono::seconds(600));
+  EXPECT_EQ(result.exit_code, 6) << describe(result);
+  nlohmann::json summary = parse_stdout(result);
+  EXPECT_EQ(summary["stop_reason"], "provider_refused") << summary.dump();
+  EXPECT_EQ(summary["status"], "failed") << summary.dump();
+  EXPECT_EQ(summary["cycles"], 1) << summary.dump();
+}
+
 }  // namespace
 }  // namespace evoteam

@@ -252,14 +252,22 @@ TEST_F(AgentLoop, ProviderFailureStops) {
       run(*scripted(write_script(R"({"failure": {"kind": "http_status", "http_status": 401, "message": "bad key"}})")));
   EXPECT_EQ(result.stop, Stop::provider_failed);
   EXPECT_NE(result.detail.find("bad key"), std::string::npos);
+  // A refused key is permanent: asking again cannot help, and the run must know it.
+  EXPECT_TRUE(result.provider_refused);
   std::vector<nlohmann::json> records = read_transcript(transcript());
   EXPECT_EQ(records[records.size() - 2]["http_status"], 401);
 }
 
+// An overloaded server, or a script that ran out, may answer later: not a refusal.
 TEST_F(AgentLoop, ScriptRunningOutIsAProviderFailure) {
   AgentResult result = run(*scripted(write_script("// nothing to say\n")));
   EXPECT_EQ(result.stop, Stop::provider_failed);
   EXPECT_EQ(result.steps, 1);
+  EXPECT_FALSE(result.provider_refused);
+  AgentResult overloaded =
+      run(*scripted(write_script(R"({"failure": {"kind": "http_status", "http_status": 529, "message": "busy"}})")));
+  EXPECT_EQ(overloaded.stop, Stop::provider_failed);
+  EXPECT_FALSE(overloaded.provider_refused);
 }
 
 TEST_F(AgentLoop, PathEscapesComeBackAsErrors) {

@@ -185,6 +185,10 @@ TEST(JournalRecords, TheRunEndRuleGivesStatusAndExitCode) {
   EXPECT_EQ(run_end(StopReason::target_reached, 2.0).exit_code, ExitCode::success);
   EXPECT_EQ(run_end(StopReason::budget_usd, 0).status, RunStatus::finished);
   EXPECT_EQ(run_end(StopReason::budget_usd, 0).exit_code, ExitCode::budget_exhausted);
+  // The provider refused every member: a failed run with its own code (README, "Exit codes"), never success.
+  EXPECT_EQ(run_end(StopReason::provider_refused, 0).status, RunStatus::failed);
+  EXPECT_EQ(static_cast<int>(run_end(StopReason::provider_refused, 0).exit_code), 6);
+  EXPECT_EQ(parse_stop_reason("provider_refused"), StopReason::provider_refused);
 }
 
 }  // namespace

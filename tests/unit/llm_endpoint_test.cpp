@@ -2,6 +2,8 @@
 // run for its models, its context window and its tool calls (the loopback fake server plays it).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <evoteam/core/config.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/process.hpp>
@@ -202,6 +204,64 @@ TEST(LlmEndpointOptimize, AnEndpointThatDoesNotAnswerIsRefusedBeforeTheRunExists
     EXPECT_NE(message.find("does not answer"), std::string::npos) << message;
   }
   EXPECT_TRUE(std::filesystem::is_empty(runs.path()));
+}
+
+// A provider's own endpoint is asked for the model with the key (a free lookup): a refused key or an unknown model is
+// refused before the run exists, naming the provider, the variable and what the server said.
+TEST(LlmEndpointOptimize, AKeyTheProviderRefusesIsRefusedBeforeTheRunExists) {
+  testing::TempDir runs;
+  FakeLlmServer server(FakeProtocol::anthropic);
+  server.push(testing::fake_error(FakeProtocol::anthropic, 401, "authentication_error", "invalid x-api-key"));
+  ::setenv("ANTHROPIC_API_KEY", "sk-ant-wrong", 1);
+  Config config = config_with_base_url(server.base_url(), "claude-sonnet-4-5");
+  OptimizeOptions options;
+  options.task_dir = std::filesystem::path(EVOTEAM_SOURCE_DIR) / "kernels" / "host_matmul";
+  options.provider = "anthropic";
+  options.runs_dir = runs.path();
+  RunContext context(system_runner(), process_meter());
+  try {
+    (void)optimize(config, options, context);
+    ADD_FAILURE() << "the run started";
+  } catch (const InvalidInput& error) {
+    const std::string message = error.what();
+    for (const char* said : {"anthropic", "ANTHROPIC_API_KEY", "invalid x-api-key"})
+      EXPECT_NE(message.find(said), std::string::npos) << said << " in " << message;
+    EXPECT_EQ(message.find("sk-ant-wrong"), std::string::npos) << message;
+  }
+  ::unsetenv("ANTHROPIC_API_KEY");
+  EXPECT_TRUE(std::filesystem::is_empty(runs.path()));
+  ASSERT_EQ(server.requests().size(), 1u);
+  EXPECT_EQ(server.requests().front().method, "GET");
+  EXPECT_EQ(server.requests().front().path, "/v1/models/claude-sonnet-4-5");
+  EXPECT_EQ(server.requests().front().headers.at("x-api-key"), "sk-ant-wrong");
+}
+
+TEST_F(LlmEndpoint, TheProvidersModelLookupChecksTheKeyAndTheModel) {
+  ProviderSettings settings = local_settings("gpt-4o");
+  settings.api_key = "sk-wrong";
+  m_server.push(testing::fake_error(FakeProtocol::openai, 401, "invalid_request_error", "Incorrect API key provided"));
+  try {
+    check_provider_accepts(settings);
+    ADD_FAILURE() << "a refused key was accepted";
+  } catch (const InvalidInput& error) {
+    const std::string message = error.what();
+    for (const char* said : {"openai", "OPENAI_API_KEY", "Incorrect API key provided"})
+      EXPECT_NE(message.find(said), std::string::npos) << said << " in " << message;
+  }
+  EXPECT_EQ(m_server.requests().back().path, "/v1/models/gpt-4o");
+  EXPECT_EQ(m_server.requests().back().headers.at("authorization"), "Bearer sk-wrong");
+  m_server.push(testing::fake_error(FakeProtocol::openai, 404, "invalid_request_error", "The model does not exist"));
+  try {
+    check_provider_accepts(settings);
+    ADD_FAILURE() << "an unknown model was accepted";
+  } catch (const InvalidInput& error) {
+    EXPECT_NE(std::string(error.what()).find("gpt-4o"), std::string::npos) << error.what();
+  }
+  // A known model, and a server that is only busy, let the run start (its turns retry as usual).
+  m_server.push(FakeReply::json(200, {{"id", "gpt-4o"}, {"object", "model"}}));
+  EXPECT_NO_THROW(check_provider_accepts(settings));
+  m_server.push(testing::fake_error(FakeProtocol::openai, 503, "server_error", "busy"));
+  EXPECT_NO_THROW(check_provider_accepts(settings));
 }
 
 // vLLM says max_model_len in its model list; llama.cpp says n_ctx in /props at the server's root.

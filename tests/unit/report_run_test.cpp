@@ -175,7 +175,9 @@ TEST(RunReport, TheMarkdownTwinHoldsTheSameFacts) {
   EXPECT_NE(markdown.find("| 2 | pipeline | debugger, optimizer | rules | 6 | 1000 | 0.50 | 50.0 | 3.00x |"),
             std::string::npos)
       << markdown;
-  EXPECT_NE(markdown.find("| evaluations | 6 of 10 (60%) |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| evaluations | 6 of 10 (60%): candidates evaluated plus the agents' trials"),
+            std::string::npos)
+      << markdown;
   EXPECT_NE(markdown.find("| REJECTED | 1 |"), std::string::npos) << markdown;
   EXPECT_NE(markdown.find("- directive: one measurable change at a time"), std::string::npos) << markdown;
 }

@@ -6,7 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include <evoteam/core/fs.hpp>
+#include <evoteam/history/journal_records.hpp>
 #include <evoteam/report/status.hpp>
+#include <evoteam/store/store.hpp>
 
 #include "support/temp_dir.hpp"
 
@@ -77,6 +79,39 @@ TEST(ReportStatus, BurnTeamAndBestOfAnEndedRun) {
   // An ended run has nothing left to extrapolate.
   EXPECT_FALSE(view.eta_s);
   EXPECT_NE(format_run_status(view).find("evaluations: 6 of 8 (75%)"), std::string::npos) << format_run_status(view);
+}
+
+// --budget-evaluations counts the agents' trials as well as candidates: the burn shows what the lab enforced, and
+// says what it counts, rather than "2 of 8 (25%)" for a run that stopped at 2 candidates and 6 trials.
+TEST(ReportStatus, TheEvaluationBudgetCountsCandidatesAndTrialsAndSaysSo) {
+  testing::TempDir dir;
+  nlohmann::json run = finished_run("finished", "budget_evaluations");
+  run["summary"] = {{"cycles", 1}, {"evaluations", 2}, {"elapsed_s", 60.0}, {"gpu_seconds", 0.0}};
+  write_json_atomic(dir / "run.json", run);
+  {
+    Journal journal(dir / k_journal_name);
+    for (const char* id : {"c0001", "c0002"}) {
+      EvaluationRecord record;
+      record.candidate_id = id;
+      record.state = RecordState::evaluated;
+      record.verdict = Verdict::pass;
+      record.speedup = 1.0;
+      append_entry(journal, EvaluationEntry{record});
+    }
+    for (int i = 0; i < 6; ++i) append_entry(journal, TrialEntry{Stage::build});
+  }
+  const RunStatusView view = run_status(dir.path());
+  std::map<std::string, BudgetBurn> burns;
+  for (const BudgetBurn& burn : view.budgets) burns[burn.name] = burn;
+  EXPECT_DOUBLE_EQ(burns["evaluations"].spent, 8.0);
+  ASSERT_TRUE(burns["evaluations"].percent);
+  EXPECT_DOUBLE_EQ(*burns["evaluations"].percent, 100.0);
+  const std::string text = format_run_status(view);
+  EXPECT_NE(text.find("evaluations: 8 of 8 (100%)"), std::string::npos) << text;
+  EXPECT_NE(text.find("trials"), std::string::npos) << text;
+  // Every budget says what it counts, in the JSON too.
+  for (const nlohmann::json& burn : to_json(view)["budgets"])
+    EXPECT_FALSE(burn.value("counts", "").empty()) << burn.dump();
 }
 
 TEST(ReportStatus, WaitOnARunWhoseDaemonVanishedSaysSo) {

@@ -371,7 +371,7 @@ TEST(StopReasonText, OnlyTheBudgetReasonsAreBudgets) {
     EXPECT_TRUE(is_budget(reason)) << to_string(reason);
   for (StopReason reason :
        {StopReason::max_cycles, StopReason::target_reached, StopReason::roofline, StopReason::supervisor_stop,
-        StopReason::interrupted, StopReason::search_exhausted, StopReason::infra_errors})
+        StopReason::interrupted, StopReason::search_exhausted, StopReason::infra_errors, StopReason::provider_refused})
     EXPECT_FALSE(is_budget(reason)) << to_string(reason);
 }
 
@@ -459,7 +459,8 @@ TEST(StopReasonText, EveryReasonIsWrittenAsTodaysStringAndReadBack) {
       {StopReason::supervisor_stop, "supervisor_stop"},
       {StopReason::interrupted, "interrupted"},
       {StopReason::search_exhausted, "search_exhausted"},
-      {StopReason::infra_errors, "infra_errors"}};
+      {StopReason::infra_errors, "infra_errors"},
+      {StopReason::provider_refused, "provider_refused"}};
   for (const auto& [reason, text] : reasons) {
     EXPECT_EQ(to_string(reason), text);
     EXPECT_EQ(parse_stop_reason(text), reason) << text;

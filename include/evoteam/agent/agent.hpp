@@ -85,6 +85,9 @@ struct AgentResult {
   int steps = 0;        // provider calls, across resumes
   Usage usage;          // of this agent, across resumes
   double cost_usd = 0;
+  // The provider refused a call for good (is_permanent: a refused key, an unknown model): provider_failed, and no
+  // later turn can do better.
+  bool provider_refused = false;
 };
 
 // Runs (or resumes) one agent until it stops. Every message goes to `transcript_path` as it happens; every

@@ -20,6 +20,7 @@ enum class ExitCode : int {
   invalid_input = 3,     // invalid task, config, or run directory
   run_locked = 4,        // another live daemon holds the run
   budget_exhausted = 5,  // a run stopped because a budget ran out before its target was met
+  provider_refused = 6,  // the LLM provider refused every member's calls for good (a refused key, an unknown model)
   internal = 70,         // a bug in evoteam (EX_SOFTWARE)
   io = 74,               // the file system refused a write (EX_IOERR): disk full, read-only
   interrupted = 130,     // stopped by SIGINT/SIGTERM at a safe point

@@ -51,6 +51,12 @@ ToolsProbe probe_tool_calls(const ProviderSettings& settings);
 // refused (InvalidInput) naming the URL and what it said.
 void check_endpoint_serves_model(const ProviderSettings& settings);
 
+// `optimize`'s check of a provider's key and model before the run exists, with the provider's free model lookup
+// (GET <base>/v1/models/<model> for Anthropic, <base>/models/<model> for OpenAI): a key the provider refuses (401)
+// or a model it does not know (404) is refused (InvalidInput) naming the provider, the key's variable and what the
+// server said. Any other failure (a busy server, no network) is only a warning: the run's calls retry as usual.
+void check_provider_accepts(const ProviderSettings& settings);
+
 // The window the run's agents get for `model` on this endpoint, with where it came from: the server, else
 // llm.context_window (configured, 0 = none), else the price table (`table_window`, 0 = none), else, on a local
 // endpoint, a conservative default the log states.

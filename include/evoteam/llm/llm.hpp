@@ -126,6 +126,10 @@ struct LlmFailure {
   int attempts = 0;
   int unknown_cost_attempts = 0;
 };
+// Whether asking again cannot help: the provider refused the request as sent — authentication (401), permission
+// (403), an unknown model or route (404), a bad request (400) or another 4xx it does not retry (a spent quota's
+// 429). A rate limit, a timeout, a 5xx or a network fault may pass; so may a script that ran out.
+bool is_permanent(const LlmFailure& failure);
 
 // Either a response or a failure.
 class LlmResult {

@@ -19,6 +19,7 @@ struct BudgetBurn {
   double limit = 0;
   std::optional<double> percent;  // spent / limit in %, when there is a limit
   std::optional<double> eta_s;    // seconds until it runs out at the rate so far, when it can be told
+  std::string counts;             // what the budget counts, as the run enforces it ("candidates evaluated and ...")
 };
 
 // A worker job of a run that evaluates through Slurm, as its daemon last saw it (<run>/cluster/jobs.json).

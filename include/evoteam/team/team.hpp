@@ -34,6 +34,9 @@ struct TurnOutcome {
   std::string handoff_note;  // what the next member should know
   std::string summary;       // one line for the journal
   RoleUsage usage;
+  // The member's provider refused its calls for good (a refused key, an unknown model): when every member's turn
+  // of a cycle says so, the run stops as provider_refused rather than spending cycles that cannot work.
+  bool provider_refused = false;
 };
 
 class TeamMember {
