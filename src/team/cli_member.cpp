@@ -145,6 +145,8 @@ class CliMember : public TeamMember {
     outcome.usage.tokens = static_cast<long long>(result.usage.total());
     outcome.usage.cost_usd = result.cost_usd;
     outcome.usage.evaluations = backend.trials();
+    // A refused key or login refuses every later turn too: as for an LLM member, the run stops when all are.
+    outcome.provider_refused = result.end == CliTurnEnd::auth_failed;
     outcome.summary = m_cli.member + " " + to_string(result.end) + ": " + result.detail + end_of_turn;
     for (const LabOutcome& submitted : backend.submissions()) {
       outcome.usage.evaluations += submitted.reused ? 0 : 1;

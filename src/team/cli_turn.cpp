@@ -194,8 +194,8 @@ CliTurnResult run_cli_turn(const CliTurnInputs& inputs, ProcessRunner& runner) {
   if (!process.err.text.empty()) write_file_atomic(inputs.member_dir / "cli_stderr.txt", process.err.text);
   classify(process, watch);
   CliTurnResult result = watch.result();
-  transcript.append({{"type", "stop"},
-                     {"stop", to_string(result.end)},
+  transcript.append({{"type", "cli_end"},
+                     {"end", to_string(result.end)},
                      {"detail", result.detail},
                      {"usage", to_json(result.usage)},
                      {"cost_usd", result.cost_usd},

@@ -88,7 +88,7 @@ CliRun optimize_with(const TempDir& temp, const std::string& cli, const std::str
   return run;
 }
 
-// The usage the CLIs reported in a run: the sum over every turn transcript's stop record.
+// The usage the CLIs reported in a run: the sum over every turn transcript's cli_end record.
 nlohmann::json reported_usage(const fs::path& run_dir) {
   std::uint64_t tokens = 0;
   double cost = 0;
@@ -97,7 +97,7 @@ nlohmann::json reported_usage(const fs::path& run_dir) {
     std::ifstream in(entry.path());
     for (std::string line; std::getline(in, line);) {
       const nlohmann::json record = nlohmann::json::parse(line);
-      if (record.value("type", "") != "stop") continue;
+      if (record.value("type", "") != "cli_end") continue;
       for (const auto& [kind, count] : record["usage"].items()) tokens += count.get<std::uint64_t>();
       cost += record.value("cost_usd", 0.0);
     }
@@ -179,15 +179,18 @@ TEST(AgentCli, ACliThatHangsIsKilledAtTheTurnsDeadlineAndTheRunGoesOn) {
 
 TEST(AgentCli, ACrashGarbageAndARefusedKeyAreTypedEndsOfTheTurn) {
   REQUIRE_MCP_SDK();
-  for (const auto& [story, end] :
-       std::vector<std::pair<std::string, std::string>>{{"crash", "claude-code failed"},
-                                                        {"garbage", "claude-code truncated"},
-                                                        {"auth", "claude-code auth_failed"}}) {
+  struct Story {
+    std::string name, end;
+    int exit_code;  // a refused key stops the run as provider_refused (6): every later turn would be refused too
+  };
+  for (const Story& story : std::vector<Story>{{"crash", "claude-code failed", 0},
+                                               {"garbage", "claude-code truncated", 0},
+                                               {"auth", "claude-code auth_failed", 6}}) {
     TempDir temp;
-    const CliRun run = optimize_with(temp, "claude", story, {"--max-cycles", "1"});
-    EXPECT_EQ(run.process.exit_code, 0) << story << ": " << testing::describe(run.process);
-    EXPECT_NE(turn_summary(run, 1, "optimizer").find(end), std::string::npos)
-        << story << ": " << turn_summary(run, 1, "optimizer");
+    const CliRun run = optimize_with(temp, "claude", story.name, {"--max-cycles", "2"});
+    EXPECT_EQ(run.process.exit_code, story.exit_code) << story.name << ": " << testing::describe(run.process);
+    EXPECT_NE(turn_summary(run, 1, "optimizer").find(story.end), std::string::npos)
+        << story.name << ": " << turn_summary(run, 1, "optimizer");
   }
 }
 

@@ -5,6 +5,7 @@
 #include "support/config_keys.hpp"
 
 #include <evoteam/agent/agent.hpp>
+#include <evoteam/agent/agent_cli.hpp>
 #include <evoteam/agent/tools.hpp>
 #include <evoteam/agent/workspace.hpp>
 #include <evoteam/cluster/cluster.hpp>
@@ -30,6 +31,7 @@ void read_every_section(const Config& config) {
   (void)provider_settings_for("builtin", config, {});
   (void)PriceTable::from_config(config);
   (void)agent_settings_from_config(config);
+  (void)agent_member_settings_from_config(config);
   (void)workspace_limits_from_config(config);
   (void)tool_settings_from_config(config);
   (void)supervisor_settings(config);

@@ -8,6 +8,9 @@
 //                  attempts, agent_elapsed_s
 //   "call_failed": a provider call that brought no reply (kind, http_status, message, attempts)
 //   "stop":        the loop's stop reason, steps, usage and cost of the agent, and the submission summary
+// A coding-agent CLI member's transcript holds instead "cli_start" (its command line without the prompt, the
+// prompt, the sandbox), "cli_event" (each JSON event the CLI printed, as printed), "cli_text" (any other line) and
+// "cli_end" (how the turn ended, the usage and cost charged, the events read).
 #include <cstdint>
 #include <filesystem>
 #include <string>
