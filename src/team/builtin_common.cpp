@@ -152,7 +152,7 @@ std::vector<Measurement> measurements_of(const RunHistory& history, const std::s
   std::vector<Measurement> measured;
   for (const EvaluationRecord& record : history.evaluations) {
     if (record.blocked() || record.sources_hash != sources_hash) continue;
-    Measurement point{record.params, Measurement::Outcome::failed, 0};
+    Measurement point{record.params, Measurement::Outcome::failed, 0, ""};
     // A candidate rejected for bundling changes was still measured; one rejected on re-verification was not sound.
     bool sound = !record.rejected || record.ruled(RulingKind::several_changes);
     if (record.state == RecordState::pending || record.has(Verdict::infra_error)) {
@@ -160,10 +160,69 @@ std::vector<Measurement> measurements_of(const RunHistory& history, const std::s
     } else if (record.passed() && *record.speedup > 0 && sound) {
       point.outcome = Measurement::Outcome::passed;
       point.speedup = *record.speedup;
+    } else if (record.failed()) {
+      point.failure = record.failure_signature.substr(0, record.failure_signature.find(':'));
     }
     measured.push_back(point);
   }
   return measured;
+}
+
+std::string InvalidRegion::describe() const {
+  std::string text;
+  for (const auto& [name, value] : terms) text += (text.empty() ? "" : ",") + name + "=" + value;
+  return text;
+}
+
+std::vector<InvalidRegion> learned_invalid_regions(const std::vector<ParamSpec>& space,
+                                                   const std::vector<Measurement>& measured) {
+  // Regions as sorted term lists "p=v" (one or two terms), counted over the failures of each kind.
+  using Terms = std::vector<std::pair<std::string, std::string>>;
+  auto regions_of = [&space](const ParamValues& params) {
+    std::vector<Terms> regions;
+    std::vector<std::pair<std::string, std::string>> terms;
+    for (const ParamSpec& spec : space)
+      if (auto it = params.find(spec.name); it != params.end()) terms.emplace_back(spec.name, it->second);
+    for (std::size_t a = 0; a < terms.size(); ++a) {
+      regions.push_back({terms[a]});
+      for (std::size_t b = a + 1; b < terms.size(); ++b) regions.push_back({terms[a], terms[b]});
+    }
+    return regions;
+  };
+  std::set<Terms> with_a_pass;
+  std::map<std::pair<std::string, Terms>, int> failures;  // (failure, region) -> count
+  for (const Measurement& point : measured) {
+    if (point.outcome == Measurement::Outcome::passed)
+      for (Terms& region : regions_of(point.params)) with_a_pass.insert(std::move(region));
+    else if (point.outcome == Measurement::Outcome::failed && !point.failure.empty())
+      for (Terms& region : regions_of(point.params)) ++failures[{point.failure, std::move(region)}];
+  }
+  std::vector<InvalidRegion> learned;
+  std::set<Terms> single_terms;
+  for (int size : {1, 2})
+    for (const auto& [key, count] : failures) {
+      const Terms& region = key.second;
+      if (static_cast<int>(region.size()) != size || count < (size == 1 ? 4 : 3) || with_a_pass.count(region)) continue;
+      // A pair inside a learned single value says nothing more.
+      if (size == 2 && (single_terms.count({region[0]}) || single_terms.count({region[1]}))) continue;
+      if (size == 1) single_terms.insert(region);
+      InvalidRegion found;
+      for (const auto& [name, value] : region) found.terms[name] = value;
+      found.failure = key.first;
+      found.failures = count;
+      learned.push_back(std::move(found));
+    }
+  return learned;
+}
+
+const InvalidRegion* region_holding(const std::vector<InvalidRegion>& regions, const ParamValues& params) {
+  for (const InvalidRegion& region : regions) {
+    bool holds = true;
+    for (const auto& [name, value] : region.terms)
+      if (auto it = params.find(name); it == params.end() || it->second != value) holds = false;
+    if (holds) return &region;
+  }
+  return nullptr;
 }
 
 std::map<std::string, double> param_effects(const std::vector<ParamSpec>& space,

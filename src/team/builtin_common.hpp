@@ -41,6 +41,21 @@ std::optional<EvaluationRecord> lineage_head(const TurnContext& context);
 // speedup, failures, and attempts still running. Blocked attempts cost nothing and are left out.
 std::vector<Measurement> measurements_of(const RunHistory& history, const std::string& sources_hash);
 
+// A region of the param space learned invalid from failures: the points that hold each of its one or two terms
+// (param values). Learned when attempts inside it failed the same way twice (three times for a one-term region, since
+// a single value is a wider claim) and none inside it passed: a static_assert on divisibility, a path that is wrong
+// at some shapes. The search never proposes a point inside one, and the Debugger takes one as diagnosed.
+struct InvalidRegion {
+  ParamValues terms;
+  std::string failure;           // the verdict the attempts inside it failed with
+  int failures = 0;              // how many did
+  std::string describe() const;  // "MC=16,MR=6"
+};
+std::vector<InvalidRegion> learned_invalid_regions(const std::vector<ParamSpec>& space,
+                                                   const std::vector<Measurement>& measured);
+// The first region that holds `params`, if any.
+const InvalidRegion* region_holding(const std::vector<InvalidRegion>& regions, const ParamValues& params);
+
 // Each param's measured effect on log speedup: the spread (largest minus smallest) of its values' coefficients
 // in a ridge-regularised additive fit over the passing measurements. Params measured at one value only are
 // absent (their effect is unknown, not zero).

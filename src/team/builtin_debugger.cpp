@@ -1,6 +1,8 @@
 // The builtin Debugger: takes the newest undiagnosed failure, bisects the param changes between it and its
 // passing parent to isolate the culprit, confirms it, and records it as a constraint ("when A=x[,B=y] the
-// candidate fails with S") so that later attempts are screened before they cost an evaluation.
+// candidate fails with S") so that later attempts are screened before they cost an evaluation. A failure inside a
+// region the measurements already show invalid is recorded as that region without a probe, and no probe is spent
+// inside one.
 #include <algorithm>
 #include <sstream>
 
@@ -12,6 +14,17 @@ namespace {
 
 bool diagnosed(const KnowledgeBase& knowledge, const ParamValues& params) {
   return knowledge.blocking_constraint(params).has_value();
+}
+
+// A learned invalid region written down as a constraint, like a bisected culprit.
+void record_region(TurnContext& context, const EvaluationRecord& failing, const InvalidRegion& region) {
+  KnowledgeEntry constraint{"when " + region.describe() + ": " + failing.failure_signature,
+                            {{"when", region.describe()},
+                             {"signature", failing.failure_signature},
+                             {"candidate", failing.candidate_id},
+                             {"found_by", std::to_string(region.failures) + " failures alike, no pass, no probe"}},
+                            ""};
+  context.knowledge->add(KnowledgeKind::constraint, constraint);
 }
 
 class Debugger : public TeamMember {
@@ -26,6 +39,17 @@ class Debugger : public TeamMember {
     if (failing == nullptr) {
       outcome.summary = "no undiagnosed failure";
       outcome.handoff_note = outcome.summary;
+      return outcome;
+    }
+    // A failure inside a region the measurements already show invalid needs no probe: the region is the diagnosis.
+    const std::vector<InvalidRegion> regions =
+        learned_invalid_regions(lab.param_space(), measurements_of(history, failing->sources_hash));
+    if (const InvalidRegion* region = region_holding(regions, failing->params)) {
+      record_region(context, *failing, *region);
+      outcome.summary = "isolated " + failing->candidate_id + " (" + failing->verdict_text() + ") to " +
+                        region->describe() + " without a probe: " + std::to_string(region->failures) +
+                        " attempts there failed alike and none passed";
+      outcome.handoff_note = outcome.summary + "; avoid " + region->describe();
       return outcome;
     }
     const EvaluationRecord* parent = history.find(failing->parent_id);
@@ -44,6 +68,14 @@ class Debugger : public TeamMember {
     auto probe = [&](const std::vector<std::string>& applied) {
       ParamValues params = parent->params;
       for (const std::string& name : applied) params[name] = failing->params.at(name);
+      if (const InvalidRegion* region = region_holding(regions, params)) {
+        // Known to fail without an evaluation: the answer a probe there would give.
+        EvaluationRecord known;
+        known.params = params;
+        if (region->failure == failing->failure_signature.substr(0, failing->failure_signature.find(':')))
+          known.failure_signature = failing->failure_signature;
+        return known;
+      }
       LabRequest request{parent->candidate_id,
                          context.role.name,
                          context.role.lineage,
@@ -85,13 +117,17 @@ class Debugger : public TeamMember {
                          "does " + failing->candidate_id + "'s culprit fail elsewhere?",
                          elsewhere,
                          lab.sources_of(second->candidate_id)};
-      LabOutcome result = lab.evaluate(request, context.cycle, Lab::Screening::off);
-      if (!result.reused) ++spent;
-      // Identical to the failure itself (the culprit is all that differs) proves nothing new.
-      if (result.record.candidate_id != failing->candidate_id)
-        general = !result.record.passed() && result.record.failure_signature == failing->failure_signature;
-      else
-        general = confirmed_alone;
+      if (region_holding(regions, elsewhere) != nullptr) {
+        general = true;  // the culprit lands in a region known to fail: it fails elsewhere too
+      } else {
+        LabOutcome result = lab.evaluate(request, context.cycle, Lab::Screening::off);
+        if (!result.reused) ++spent;
+        // Identical to the failure itself (the culprit is all that differs) proves nothing new.
+        if (result.record.candidate_id != failing->candidate_id)
+          general = !result.record.passed() && result.record.failure_signature == failing->failure_signature;
+        else
+          general = confirmed_alone;
+      }
     } else if (!confirmed_alone) {
       general = false;  // one context only: the failure may depend on the rest of the configuration
     }

@@ -3,8 +3,8 @@
 // measurement rates them about as well as anything else, and jumps to a new lineage (a root) where the model
 // expects more: an optimistic prediction or value combinations never measured together. The Profiling
 // Scientist's relevance weights bias which combinations it explores; a stagnation directive makes its next
-// point a root away from the best. Nothing is ever evaluated twice, nor a point the task or the recorded
-// constraints rule out.
+// point a root away from the best. Nothing is ever evaluated twice, nor a point the task, the recorded
+// constraints or a region its own failures showed invalid rule out.
 #include <future>
 #include <set>
 
@@ -41,8 +41,10 @@ class AdmissiblePoints {
       return false;
     for (const std::string& when : m_constraints)
       if (constraint_matches(when, params)) return false;
-    return true;
+    return region_holding(m_learned, params) == nullptr;
   }
+  // The regions the measurements so far show invalid (learned_invalid_regions): never proposed.
+  void learned(std::vector<InvalidRegion> regions) { m_learned = std::move(regions); }
   void proposed(const ParamValues& params) { m_proposed.insert(describe_params(params)); }
   void refused(const ParamValues& params) { m_refused.insert(describe_params(params)); }
 
@@ -51,6 +53,7 @@ class AdmissiblePoints {
   std::vector<std::string> m_constraints;
   std::set<std::string> m_refused;
   std::set<std::string> m_proposed;
+  std::vector<InvalidRegion> m_learned;
 };
 
 // The turn so far: its head (the best it reached), what it spent and on which kinds of proposal, and why it stops.
@@ -99,6 +102,7 @@ class Optimizer : public TeamMember {
                                  [&admissible](const ParamValues& params) { return admissible(params); },
                                  advice.relevance,
                                  progress.new_lineage ? SearchMode::new_lineage : SearchMode::climb};
+      admissible.learned(learned_invalid_regions(space, search.measured));
       const std::vector<Proposal> batch =
           propose_batch(search, std::min(width, context.evaluation_budget - progress.spent), admissible, rng);
       if (batch.empty()) {

@@ -14,7 +14,8 @@ struct Measurement {
   enum class Outcome { passed, failed, pending };
   ParamValues params;
   Outcome outcome = Outcome::pending;
-  double speedup = 0;  // passed only
+  double speedup = 0;        // passed only
+  std::string failure = "";  // failed only: how, as the verdict of its failure signature ("COMPILE_ERROR", ...)
 };
 
 // A point as the index of each param's value (-1: absent or not a declared value).

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include <evoteam/agent/agent_cli.hpp>
+#include <evoteam/core/error.hpp>
 #include <evoteam/mcp/mcp_server.hpp>
 #include <evoteam/mcp/turn_channel.hpp>
 
