@@ -8,6 +8,9 @@
 #        (defaults: build, 40 evaluations per run, 3 seeds: 1 2 3; SEEDS=N runs seeds 1..N; kernels/host_matmul)
 # EVOTEAM_ABLATION_ARGS="--provider anthropic --model NAME" runs the LLM teams instead of the builtin one (any
 # further optimize flags go there too; add --budget-tokens or --budget-usd for an equal spend in tokens).
+# EVOTEAM_ABLATION_AGENT=claude-code (or codex, or a command template) makes every member that coding-agent CLI: the
+# seed's comparison of one agent alone (single) against the evolving team of the same agents; give an equal spend
+# with EVOTEAM_ABLATION_ARGS="--budget-tokens N" (EVOTEAM_ABLATION_MODES="single evolving" leaves out fixed).
 # EVOTEAM_BENCH_DIR=DIR puts the runs on another file system (default: $TMPDIR or /tmp);
 # EVOTEAM_BENCH_KEEP=1 keeps the work directory (its runs) and writes the overlay chart WORK/ablation.html.
 # Exit status: 0 when every run ended (a budget stop, exit 5, is the expected end) and the comparison was
@@ -20,7 +23,9 @@ evaluations=${2:-40}
 seeds=${3:-3}
 evoteam_bin=$build/evoteam
 task_dir=${4:-$root/kernels/host_matmul}
-modes=(single fixed evolving)
+read -r -a modes <<< "${EVOTEAM_ABLATION_MODES:-single fixed evolving}"
+agent_args=()
+[ -n "${EVOTEAM_ABLATION_AGENT:-}" ] && agent_args=(--agent "$EVOTEAM_ABLATION_AGENT")
 
 if [ ! -x "$evoteam_bin" ]; then
   echo "missing: $evoteam_bin is not built (cmake --build $build --target evoteam)"
@@ -56,7 +61,7 @@ for ((seed = 1; seed <= seeds; seed++)); do
     # The evaluation budget is the one limit (no cycle cap), and the runs share one result cache of their own:
     # a config measured once reads the same for every team, so the teams differ by their search alone.
     "$evoteam_bin" --quiet --set eval.cache_dir="$work/cache" optimize "$task_dir" --team "$mode" \
-      --budget-evaluations "$evaluations" --max-cycles 1000 --seed "$seed" ${EVOTEAM_ABLATION_ARGS:-} \
+      --budget-evaluations "$evaluations" --max-cycles 1000 --seed "$seed" ${agent_args[@]+"${agent_args[@]}"} ${EVOTEAM_ABLATION_ARGS:-} \
       --runs-dir "$runs_dir" --json >"$log.json" 2>"$log.log" || rc=$?
     end_ns=$(date +%s%N)
     # The run directory, from the final JSON summary.
