@@ -239,6 +239,53 @@ TEST(AgentCli, ACliThatIsNotInstalledIsRefusedBeforeTheRunExists) {
   EXPECT_FALSE(testing::only_run(temp.path() / "runs").has_value());
 }
 
+// An evolving team of stand-ins restructures as a team of built-in members does: the Optimizer breaks the build in
+// cycle 1, so the rules bring a Debugger (a CLI member too) into cycle 2, where the Optimizer submits its fast
+// config. Each role's story is picked by the wrapper from the role its prompt names. (Where the rules place the
+// Debugger — the failing lineage or the best — is the rules' business, the same for every member kind.)
+TEST(AgentCli, AnEvolvingTeamOfCliMembersRestructuresAsBuiltinMembersDo) {
+  REQUIRE_MCP_SDK();
+  TempDir temp;
+  const fs::path bin = temp.path() / "bin";
+  evoteam::create_directories(bin);
+  const fs::path stories = k_standins / "stories";
+  write_file_atomic(bin / "claude",
+                    "#!/bin/sh\ncase \"$*\" in\n"
+                    "  *\"You are the **Debugger**\"*) story=fixes_the_build ;;\n"
+                    "  *\"Cycle 1.\"*) story=breaks_the_build ;;\n"
+                    "  *) story=competent ;;\nesac\n"
+                    "export EVOTEAM_STANDIN_STORY=" +
+                        stories.string() + "/$story.json\nexec " + mcp_python() + " " +
+                        (k_standins / "claude").string() + " \"$@\"\n");
+  fs::permissions(bin / "claude", fs::perms::owner_all);
+  const ProcessResult result =
+      testing::run_evoteam({"optimize", testing::k_task.string(), "--provider", "builtin", "--agent", "claude-code",
+                            "--max-cycles", "2", "--runs-dir", (temp.path() / "runs").string(), "--json"},
+                           std::chrono::seconds(600), env_with(bin));
+  ASSERT_EQ(result.exit_code, 0) << testing::describe(result);
+  const fs::path run = testing::only_run(temp.path() / "runs").value();
+  const nlohmann::json team = nlohmann::json::parse(read_file(run / "cycles" / "0002" / "team.json"));
+  std::map<std::string, std::string> lineage;
+  for (const nlohmann::json& role : team["roles"]) lineage[role["name"]] = role.value("lineage", "");
+  ASSERT_EQ(lineage.count("debugger"), 1u) << team.dump(2);
+  EXPECT_TRUE(testing::cites(team, "build_failure_rate")) << team.dump(2);
+  std::string broken_verdict, optimizer_cycle2_verdict, debugger_turn;
+  for (const nlohmann::json& record : testing::evaluations(run)) {
+    if (record.value("author_role", "") == "optimizer" && record.value("cycle", 0) == 1)
+      broken_verdict = record.value("verdict", "");
+    if (record.value("author_role", "") == "optimizer" && record.value("cycle", 0) == 2)
+      optimizer_cycle2_verdict = record.value("verdict", "");
+  }
+  for (const nlohmann::json& record : testing::journal_records(run))
+    if (record.value("type", "") == "turn" && record.value("role", "") == "debugger")
+      debugger_turn = record.value("summary", "");
+  EXPECT_EQ(broken_verdict, "COMPILE_ERROR");
+  EXPECT_EQ(debugger_turn.rfind("claude-code finished", 0), 0u) << debugger_turn;
+  EXPECT_TRUE(fs::exists(run / "cycles" / "0002" / "agents" / "debugger" / "transcript.jsonl"));
+  EXPECT_EQ(optimizer_cycle2_verdict, "PASS");
+  EXPECT_GT(testing::parse_stdout(result).value("best_speedup", 0.0), 1.5);
+}
+
 // --- evoteam mcp driven by the official SDK ------------------------------------------------------------------
 
 using McpCalls = std::vector<std::pair<std::string, nlohmann::json>>;  // tool, arguments
