@@ -82,8 +82,7 @@ inline std::int64_t pack_panel(const float* __restrict B, std::int64_t N, std::i
     float* panel = packed + p * padded * NR;
     const std::int64_t width = min_of(NR, cols - p * NR);
     for (std::int64_t k = 0; k < padded; ++k)
-      for (std::int64_t c = 0; c < NR; ++c)
-        panel[k * NR + c] = (k < depth && c < width) ? B[k * N + p * NR + c] : 0.0f;
+      for (std::int64_t c = 0; c < NR; ++c) panel[k * NR + c] = (k < depth && c < width) ? B[k * N + p * NR + c] : 0.0f;
   }
   return padded;
 }

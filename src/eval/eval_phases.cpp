@@ -12,11 +12,11 @@
 #include <random>
 #include <thread>
 
+#include <evoteam/eval/sandbox.hpp>
 #include "eval/device_lock.hpp"
 #include "eval/group/rank_group.hpp"
 #include "eval/harness_run.hpp"
 #include "eval/host/host_profile.hpp"
-#include <evoteam/eval/sandbox.hpp>
 #include "eval/statistics.hpp"
 
 namespace evoteam::eval {

@@ -13,10 +13,10 @@
 #include <future>
 #include <thread>
 
+#include <evoteam/eval/sandbox.hpp>
 #include "eval/eval_phases.hpp"
 #include "eval/group/rank_group.hpp"
 #include "eval/result_cache.hpp"
-#include <evoteam/eval/sandbox.hpp>
 #include "eval/statistics.hpp"
 #include "eval/timing_run.hpp"
 #include "eval/vendor_baseline.hpp"

@@ -11,10 +11,10 @@
 #include <cmath>
 #include <sstream>
 
+#include <evoteam/eval/sandbox.hpp>
 #include "eval/eval_phases.hpp"
 #include "eval/group/rank_group.hpp"
 #include "eval/host/host_build.hpp"
-#include <evoteam/eval/sandbox.hpp>
 
 namespace evoteam::eval {
 namespace {

@@ -16,9 +16,9 @@
 #include <set>
 #include <sstream>
 
+#include <evoteam/eval/sandbox.hpp>
 #include "eval/cuda/cuda_backend.hpp"
 #include "eval/cuda/cuda_tools.hpp"
-#include <evoteam/eval/sandbox.hpp>
 #include "eval_test_support.hpp"
 #include "support/cli_runner.hpp"
 #include "support/temp_dir.hpp"

@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include "eval/cuda/cuda_tools.hpp"
 #include <evoteam/eval/sandbox.hpp>
+#include "eval/cuda/cuda_tools.hpp"
 #include "support/temp_dir.hpp"
 #include "unit/eval_test_support.hpp"
 

@@ -15,9 +15,9 @@
 #include <cstdlib>
 #include <functional>
 
+#include <evoteam/eval/sandbox.hpp>
 #include "eval/cuda/cuda_backend.hpp"
 #include "eval/cuda/cuda_tools.hpp"
-#include <evoteam/eval/sandbox.hpp>
 #include "eval/vendor_baseline.hpp"
 #include "eval_test_support.hpp"
 #include "support/cli_runner.hpp"

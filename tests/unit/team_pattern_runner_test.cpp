@@ -251,8 +251,9 @@ TEST(TeamMembers, EveryKindHasOneNameAndAnLlmMemberNeedsTheRunsLlmTeam) {
   std::set<std::string> names;
   for (const MemberKindInfo& kind : member_kinds())
     EXPECT_TRUE(names.insert(to_string(kind.kind)).second) << kind.name << " is named twice";
-  EXPECT_EQ(names, (std::set<std::string>{"builtin", "llm"}));
+  EXPECT_EQ(names, (std::set<std::string>{"builtin", "llm", "cli"}));
   EXPECT_THROW(member_factory(MemberKind::llm, {})({"optimizer", 1.0, "best"}), Error);
+  EXPECT_THROW(member_factory(MemberKind::cli, {})({"optimizer", 1.0, "best"}), Error);
 }
 
 }  // namespace

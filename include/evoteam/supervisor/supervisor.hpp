@@ -3,8 +3,8 @@
 // down why. `optimize` starts a run; `resume` continues a stopped or killed one from its journal.
 #include <chrono>
 #include <filesystem>
-#include <iosfwd>
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>

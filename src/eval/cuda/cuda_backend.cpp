@@ -8,10 +8,10 @@
 
 #include <algorithm>
 
+#include <evoteam/eval/sandbox.hpp>
 #include "eval/cuda/cuda_tools.hpp"
 #include "eval/glue.hpp"
 #include "eval/harness_build.hpp"
-#include <evoteam/eval/sandbox.hpp>
 
 namespace evoteam::eval {
 namespace {

@@ -5,10 +5,10 @@
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 
+#include <evoteam/eval/sandbox.hpp>
 #include "eval/cuda/cuda_ncu.hpp"
 #include "eval/cuda/cuda_tools.hpp"
 #include "eval/eval_phases.hpp"
-#include <evoteam/eval/sandbox.hpp>
 
 namespace evoteam::eval {
 namespace {

@@ -17,10 +17,10 @@
 #include <random>
 #include <thread>
 
+#include <evoteam/eval/sandbox.hpp>
 #include "eval/glue.hpp"
 #include "eval/harness_build.hpp"
 #include "eval/host/host_build.hpp"
-#include <evoteam/eval/sandbox.hpp>
 
 namespace evoteam::eval {
 namespace {
