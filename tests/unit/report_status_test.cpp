@@ -110,7 +110,8 @@ TEST(ReportStatus, TheEvaluationBudgetCountsCandidatesAndTrialsAndSaysSo) {
   EXPECT_NE(text.find("evaluations: 8 of 8 (100%)"), std::string::npos) << text;
   EXPECT_NE(text.find("trials"), std::string::npos) << text;
   // Every budget says what it counts, in the JSON too.
-  for (const nlohmann::json& burn : to_json(view)["budgets"])
+  const nlohmann::json view_json = to_json(view);
+  for (const nlohmann::json& burn : view_json["budgets"])
     EXPECT_FALSE(burn.value("counts", "").empty()) << burn.dump();
 }
 
