@@ -110,24 +110,13 @@ void mark_team_changes(std::vector<ReportCycle>& cycles) {
 }
 
 void read_journal(RunReport& report) {
-  const std::filesystem::path path = report.dir / k_journal_name;
-  JournalReplay replay;
-  try {
-    replay = replay_journal(path);
-  } catch (const Error& error) {
-    report.warnings.push_back(std::string("journal not read: ") + error.what());
-    return;
-  }
-  if (replay.torn_tail)
-    report.warnings.push_back("the journal's last line was torn (a crash mid-write) and is left out");
-  for (const std::string& warning : replay.warnings) report.warnings.push_back("journal: " + warning);
-
+  const JournalReplay replay = read_run_journal(report.dir, report.journal_skipped);
   Totals totals;
   for (const nlohmann::json& record : replay.records) {
     if (!record.is_object()) continue;
     std::string damaged;
     const JournalLine line = read_journal_line(record, &damaged);
-    if (!damaged.empty()) report.warnings.push_back("journal: left out a damaged record: " + damaged);
+    if (!damaged.empty()) report.journal_skipped.push_back("a damaged record left out: " + damaged);
     totals.advance(line);
     if (!line.entry) continue;
     if (const auto* start = std::get_if<CycleStartEntry>(&*line.entry)) {
@@ -287,6 +276,7 @@ RunReport load_run_report(const std::filesystem::path& run_dir) {
 
   read_task(report);
   read_journal(report);
+  for (const std::string& skipped : report.journal_skipped) report.warnings.push_back("journal: " + skipped);
   read_best(report);
   read_knowledge(report, run);
   return report;

@@ -4,8 +4,11 @@
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/text.hpp>
+#include <evoteam/history/journal_records.hpp>
 #include <evoteam/report/report.hpp>
 #include <evoteam/store/store.hpp>
+
+#include "report/run_files.hpp"
 
 namespace evoteam {
 
@@ -53,12 +56,17 @@ nlohmann::json describe_run(const std::filesystem::path& run_dir) {
       description["best"] = {{"error", error.what()}};
     }
   }
-  std::filesystem::path journal = run_dir / "journal.jsonl";
-  if (std::filesystem::exists(journal)) {
-    JournalReplay replay = replay_journal(journal);
-    description["journal"] = {
-        {"records", replay.records.size()}, {"torn_tail", replay.torn_tail}, {"warnings", replay.warnings}};
+  std::vector<std::string> skipped;
+  const JournalReplay replay = read_run_journal(run_dir, skipped);
+  for (const nlohmann::json& record : replay.records) {
+    std::string damaged;
+    if (record.is_object()) read_journal_line(record, &damaged);
+    if (!damaged.empty()) skipped.push_back("a damaged record left out: " + damaged);
   }
+  description["journal"] = {{"records", replay.records.size()},
+                            {"torn_tail", replay.torn_tail},
+                            {"warnings", replay.warnings},
+                            {"skipped", skipped}};
   return description;
 }
 
@@ -107,6 +115,8 @@ std::string format_run_description(const nlohmann::json& description) {
     out << "journal   " << journal.value("records", 0) << " records";
     if (journal.value("torn_tail", false)) out << ", torn last line (dropped; resume repairs it)";
     out << "\n";
+    for (const nlohmann::json& skipped : journal.value("skipped", nlohmann::json::array()))
+      if (skipped.is_string()) out << "warning   journal: " << skipped.get<std::string>() << "\n";
   }
   return out.str();
 }

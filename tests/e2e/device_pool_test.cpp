@@ -45,5 +45,18 @@ TEST(DevicePoolE2E, ADeviceListTheMachineCannotHonourIsRefusedBeforeARunExists) 
   EXPECT_FALSE(only_run(dir / "runs")) << "a run directory was left behind";
 }
 
+// Garbage and duplicates are refused by the configuration's rule, on the host target too, before a run exists.
+TEST(DevicePoolE2E, AGarbageOrRepeatedDeviceListIsRefusedOnTheHostTarget) {
+  TempDir dir;
+  for (const char* devices : {"x", "-1", "0,0", "999", "0,,1", "all,0", "12345678901234567890"}) {
+    ProcessResult result = run_evoteam({"optimize", k_task.string(), "--provider", "builtin", "--devices", devices,
+                                        "--runs-dir", (dir / "runs").string()},
+                                       std::chrono::seconds(60));
+    EXPECT_EQ(result.exit_code, 3) << devices << ": " << describe(result);
+    EXPECT_NE(result.err.text.find("cluster.devices"), std::string::npos) << devices << ": " << describe(result);
+    EXPECT_FALSE(only_run(dir / "runs")) << devices << ": a run directory was left behind";
+  }
+}
+
 }  // namespace
 }  // namespace evoteam

@@ -105,6 +105,9 @@ struct RunReport {
   std::map<std::string, int> failures;  // verdict (or "REJECTED") → count, the passing ones left out
   std::vector<ReportKnowledge> knowledge;
   std::vector<std::string> warnings;  // what could not be read, shown in the report rather than failing it
+  // What of the journal was left out (missing, torn, damaged lines or records): also among the warnings; the
+  // commands print it, and `compare --json` carries it per run.
+  std::vector<std::string> journal_skipped;
 
   double total_tokens = 0;
   double total_cost_usd = 0;
