@@ -50,6 +50,11 @@ struct ReportCycle {
   double tokens_before = 0;
   double cost_before = 0;
   double wall_before = 0;
+  // What the cycle itself spent, from the meter's ticks between its start and the next cycle's (the run's end for
+  // the last): the cycles' rows add up to the run's totals.
+  double tokens_spent = 0;
+  double cost_spent = 0;
+  double wall_spent = 0;
 
   // The team differs from the cycle before (the first cycle's team is no change).
   bool changed() const;
