@@ -158,6 +158,7 @@ std::vector<ConfigRule> make_rules() {
       any("eval.cache_dir"),  // "": the user's cache directory
       any("eval.lock_dir").not_empty(),
       any("eval.keep_scratch"),
+      any("eval.reuse_results"),
       // A deadline of 0 would kill every phase at once; the timing lock may be tried once (0).
       above("eval.stages.static.timeout_s", 0).at_most(k_day_s),
       above("eval.stages.build.timeout_s", 0).at_most(k_day_s),

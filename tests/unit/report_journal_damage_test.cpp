@@ -27,8 +27,13 @@ std::filesystem::path write_small_run(const testing::TempDir& dir) {
                                        {"task", "host_matmul"},
                                        {"status", "finished"},
                                        {"stop_reason", "max_cycles"},
-                                       {"budgets", {{"evaluations", 10}}},
-                                       {"summary", {{"cycles", 1}, {"evaluations", 1}}}});
+                                       {"provider", {{"name", "anthropic"}, {"model", "m1"}}},
+                                       {"budgets", {{"evaluations", 10}, {"tokens", 0}, {"usd", 2.5}}},
+                                       {"summary",
+                                        {{"cycles", 1},
+                                         {"evaluations", 1},
+                                         {"best_candidate", "c0001"},
+                                         {"best_speedup", 1.5}}}});
   Journal journal(run / k_journal_name);
   journal.append({{"type", "run_start"}, {"t", "2026-11-30T10:00:00.000Z"}});
   journal.append({{"type", "evaluation"},
@@ -89,6 +94,16 @@ TEST(JournalDamage, AnIntactJournalSkipsNothing) {
     EXPECT_TRUE(field->empty()) << field->dump();
   }
   EXPECT_EQ(said.status_text.find("warning"), std::string::npos) << said.status_text;
+}
+
+// `show` speaks plainly: the provider and budgets as words, not raw JSON, and who wrote the best.
+TEST(ShowRun, ProviderBudgetsAndTheBestsAuthorReadAsWords) {
+  testing::TempDir dir;
+  const std::string text = format_run_description(describe_run(write_small_run(dir)));
+  EXPECT_NE(text.find("provider  anthropic / m1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("budgets   10 evaluations, 2.50 USD\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("best      c0001  1.50x  by the optimizer\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("{\""), std::string::npos) << "raw JSON in the view:\n" << text;
 }
 
 TEST(JournalDamage, ATruncatedTailIsSaid) {
