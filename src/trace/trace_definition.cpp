@@ -174,9 +174,12 @@ class Translation {
       check_keys(spec, k_tensor_keys, field, m_file);
       TensorIn tensor;
       tensor.name = name;
-      tensor.dtype =
-          our_dtype(spec.contains("dtype") && spec["dtype"].is_string() ? spec["dtype"].get<std::string>() : "",
-                    field + ".dtype");
+      // A dtype that is missing or no string is said as what it is (16, not an empty name).
+      if (!spec.contains("dtype") || !spec["dtype"].is_string())
+        fail(field + ".dtype",
+             spec.contains("dtype") ? "a dtype is a name such as \"float32\", got " + spec["dtype"].dump()
+                                    : "required (a name such as \"float32\")");
+      tensor.dtype = our_dtype(spec["dtype"].get<std::string>(), field + ".dtype");
       if (spec.contains("description") && spec["description"].is_string()) tensor.description = spec["description"];
       if (!spec.contains("shape")) fail(field + ".shape", "required (null for a scalar)");
       if (spec["shape"].is_null()) {

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/report/compare.hpp>
 #include <evoteam/report/report.hpp>
@@ -104,6 +105,21 @@ TEST(ShowRun, ProviderBudgetsAndTheBestsAuthorReadAsWords) {
   EXPECT_NE(text.find("budgets   10 evaluations, 2.50 USD\n"), std::string::npos) << text;
   EXPECT_NE(text.find("best      c0001  1.50x  by the optimizer\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("{\""), std::string::npos) << "raw JSON in the view:\n" << text;
+}
+
+// An absolute path that is no run is named once, not as "looked for X/run.json and X/run.json".
+TEST(ResolveRun, AnAbsolutePathThatIsNoRunIsNamedOnce) {
+  testing::TempDir dir;
+  const std::string missing = (dir / "no-such-run").string();
+  std::string message;
+  try {
+    resolve_run(missing, dir / "runs");
+  } catch (const InvalidInput& error) {
+    message = error.what();
+  }
+  const std::string looked = missing + "/run.json";
+  ASSERT_NE(message.find(looked), std::string::npos) << message;
+  EXPECT_EQ(message.find(looked, message.find(looked) + 1), std::string::npos) << message;
 }
 
 TEST(JournalDamage, ATruncatedTailIsSaid) {

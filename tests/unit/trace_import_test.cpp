@@ -295,6 +295,18 @@ TEST(TraceImport, ATaskTheLoaderRefusesIsNotAnImport) {
   EXPECT_EQ(load_task(dir / "toy").workloads.size(), 1u);
 }
 
+// A dtype that is no name is said as what it is, not as an empty name (dtype "").
+TEST(TraceImport, ADtypeThatIsNoNameIsSaidAsItIs) {
+  testing::TempDir dir;
+  write_file_atomic(dir / "def.json", R"({"name": "toy", "axes": {"n": {"type": "var"}},
+    "inputs": {"x": {"shape": ["n"], "dtype": 16}}, "outputs": {"y": {"shape": ["n"], "dtype": "float32"}},
+    "reference": "def run(x):\n    return x\n"})");
+  const std::string message = import_error(dir / "def.json", std::nullopt, dir / "toy", false);
+  EXPECT_NE(message.find("inputs.x.dtype: a dtype is a name such as \"float32\", got 16"), std::string::npos)
+      << message;
+  EXPECT_EQ(message.find("dtype \"\""), std::string::npos) << message;
+}
+
 TEST(TraceImport, DtypesWithoutAnEquivalentAreRefused) {
   testing::TempDir dir;
   write_file_atomic(dir / "def.json", R"({"name": "toy", "axes": {"n": {"type": "var"}},
