@@ -94,6 +94,19 @@ TEST_F(EvalEvaluator, CachedReevaluationIsAtLeastTwentyTimesFaster) {
   EXPECT_EQ(other.stages.size(), 2u);
 }
 
+// A workload whose tensors no machine here can hold (A, B and C are 12 TiB) is refused before anything is allocated,
+// naming the workload and the size, instead of ending in std::bad_alloc.
+TEST_F(EvalEvaluator, AWorkloadBeyondTheMachinesMemoryIsRefusedBeforeAllocating) {
+  nlohmann::json task = read_json_file(m_task.dir / "task.json");
+  task["workloads"].push_back({{"name", "huge"}, {"axes", {{"M", 1 << 20}, {"N", 1 << 20}, {"K", 1 << 20}}}});
+  write_json_atomic(m_task.dir / "task.json", task);
+  m_task = load_task(m_task.dir);
+  const EvalResult result = evaluate(Candidate::starting(m_task));
+  EXPECT_EQ(result.verdict, Verdict::infra_error) << result.reason;
+  EXPECT_NE(result.reason.find("workload huge needs 12288.0 GiB for one set"), std::string::npos) << result.reason;
+  EXPECT_NE(result.reason.find("refused before allocating"), std::string::npos) << result.reason;
+}
+
 // A run's evaluator serves a candidate measured before from the result cache, unless the run asked to measure
 // afresh (eval.reuse_results false: `optimize --no-cache`); that run still stores what it measured.
 TEST_F(EvalEvaluator, ARunThatAsksToMeasureAfreshIsNeverServedFromTheResultCache) {
