@@ -112,8 +112,8 @@ std::optional<std::string> device_list_shape(const nlohmann::json& value) {
   if (!value.is_string()) return std::nullopt;
   const std::string& text = value.get_ref<const std::string&>();
   if (text == "all" || text.empty()) return std::nullopt;  // empty: not_empty says so
-  const std::string expected = "\"all\" or a list of GPU indices (0 to " + std::to_string(k_max_device_index) +
-                               ") or UUIDs such as 0,1";
+  const std::string expected =
+      "\"all\" or a list of GPU indices (0 to " + std::to_string(k_max_device_index) + ") or UUIDs such as 0,1";
   std::vector<std::string> seen;
   std::size_t start = 0;
   while (true) {

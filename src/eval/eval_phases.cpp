@@ -38,9 +38,8 @@ std::optional<fs::path> configured_perf(const ProfileSettings& profile) {
 std::uint64_t harness_memory_bytes(const EvalSettings& settings) {
   const long pages = ::sysconf(_SC_PHYS_PAGES);
   const long page_size = ::sysconf(_SC_PAGE_SIZE);
-  std::uint64_t memory = pages > 0 && page_size > 0
-                             ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size)
-                             : 0;
+  std::uint64_t memory =
+      pages > 0 && page_size > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size) : 0;
   const std::uint64_t limit = settings.host.max_address_space_bytes();
   if (limit > 0 && (memory == 0 || limit < memory)) memory = limit;
   return memory;

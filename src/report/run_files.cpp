@@ -38,15 +38,16 @@ JournalReplay read_run_journal(const std::filesystem::path& run_dir, std::vector
   const std::filesystem::path path = run_dir / k_journal_name;
   std::error_code missing;
   if (!std::filesystem::exists(path, missing)) {
-    skipped.push_back(std::string(k_journal_name) + " is missing: the run's history (cycles, evaluations, spend) "
-                      "is not counted");
+    skipped.push_back(std::string(k_journal_name) +
+                      " is missing: the run's history (cycles, evaluations, spend) is not counted");
     return {};
   }
   JournalReplay replay;
   try {
     replay = replay_journal(path);
   } catch (const Error& error) {
-    skipped.push_back(std::string(k_journal_name) + " not read (" + error.what() + "): the run's history is not counted");
+    skipped.push_back(std::string(k_journal_name) + " not read (" + error.what() +
+                      "): the run's history is not counted");
     return {};
   }
   if (replay.torn_tail)

@@ -51,9 +51,13 @@ std::string provider_text(const nlohmann::json& provider) {
 // The budgets the run has, as a person writes them ("12 cycles, 200 evaluations, $5.00"); 0 is no budget.
 std::string budgets_text(const nlohmann::json& budgets) {
   if (!budgets.is_object()) return budgets.dump();
-  const std::pair<const char*, const char*> names[] = {
-      {"max_cycles", "cycles"}, {"evaluations", "evaluations"}, {"tokens", "tokens"},   {"usd", "USD"},
-      {"hours", "hours"},       {"gpu_seconds", "GPU-seconds"}, {"target_speedup", "x target speedup"}};
+  const std::pair<const char*, const char*> names[] = {{"max_cycles", "cycles"},
+                                                       {"evaluations", "evaluations"},
+                                                       {"tokens", "tokens"},
+                                                       {"usd", "USD"},
+                                                       {"hours", "hours"},
+                                                       {"gpu_seconds", "GPU-seconds"},
+                                                       {"target_speedup", "x target speedup"}};
   std::vector<std::string> parts;
   for (const auto& [key, words] : names) {
     if (!budgets.contains(key) || !budgets[key].is_number() || budgets[key].get<double>() <= 0) continue;
@@ -120,9 +124,8 @@ std::string format_run_description(const nlohmann::json& description) {
   if (summary.contains("best_speedup") && summary["best_speedup"].is_number())
     out << "best      " << summary.value("best_candidate", "") << "  "
         << fixed(summary["best_speedup"].get<double>(), 2) << "x"
-        << (description.contains("best_author_role")
-                ? "  by the " + description["best_author_role"].get<std::string>()
-                : std::string())
+        << (description.contains("best_author_role") ? "  by the " + description["best_author_role"].get<std::string>()
+                                                     : std::string())
         << "\n";
   else
     out << "best      none yet\n";

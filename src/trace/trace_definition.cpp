@@ -145,7 +145,8 @@ class Translation {
         if (!spec.contains("value") || !spec["value"].is_number_integer())
           fail(field + ".value", "a const axis needs an integer value");
         if (!fits_an_extent(spec["value"]))
-          fail(field + ".value", "a const axis is an extent from 1 to 9223372036854775807, got " + spec["value"].dump());
+          fail(field + ".value",
+               "a const axis is an extent from 1 to 9223372036854775807, got " + spec["value"].dump());
         axis.value = spec["value"].get<std::int64_t>();
       }
       if (spec.contains("description") && spec["description"].is_string()) axis.description = spec["description"];
@@ -176,9 +177,9 @@ class Translation {
       tensor.name = name;
       // A dtype that is missing or no string is said as what it is (16, not an empty name).
       if (!spec.contains("dtype") || !spec["dtype"].is_string())
-        fail(field + ".dtype",
-             spec.contains("dtype") ? "a dtype is a name such as \"float32\", got " + spec["dtype"].dump()
-                                    : "required (a name such as \"float32\")");
+        fail(field + ".dtype", spec.contains("dtype")
+                                   ? "a dtype is a name such as \"float32\", got " + spec["dtype"].dump()
+                                   : "required (a name such as \"float32\")");
       tensor.dtype = our_dtype(spec["dtype"].get<std::string>(), field + ".dtype");
       if (spec.contains("description") && spec["description"].is_string()) tensor.description = spec["description"];
       if (!spec.contains("shape")) fail(field + ".shape", "required (null for a scalar)");

@@ -76,8 +76,8 @@ ImportedTask import_definition(const std::filesystem::path& definition_file,
       for (const char* name : {"task.json", "reference.py", "reference.cu", "kernel.cu"})
         std::filesystem::remove(out_dir / name, error);
       if (!existed) std::filesystem::remove(out_dir, error);
-      throw InvalidInput(definition_file.string() + ": --strict: the task loader refuses the imported task (nothing "
-                         "written): " + refusal.what());
+      throw InvalidInput(definition_file.string() +
+                         ": --strict: the task loader refuses the imported task (nothing written): " + refusal.what());
     }
     imported.findings.push_back(
         {(out_dir / "task.json").string(), "task", std::string("the task loader refuses it: ") + refusal.what(), true});

@@ -61,8 +61,9 @@ std::filesystem::path write_ticking_run(const testing::TempDir& dir) {
   journal.append(passed("2026-11-30T10:00:10.000Z", "c0001", 1, 1.0));
   journal.append(tick("2026-11-30T10:00:20.000Z", 100, 0.10));
   journal.append({{"type", "cycle_end"}, {"t", "2026-11-30T10:00:20.000Z"}, {"cycle", 1}});
-  journal.append(started("2026-11-30T10:00:20.000Z", 2, "llm",
-                         {{{"signal", "build_failure_rate"}, {"evidence", ""}, {"measured", "2 of 3 failed to build"}}}));
+  journal.append(
+      started("2026-11-30T10:00:20.000Z", 2, "llm",
+              {{{"signal", "build_failure_rate"}, {"evidence", ""}, {"measured", "2 of 3 failed to build"}}}));
   journal.append(tick("2026-11-30T10:00:30.000Z", 300, 0.30));
   journal.append(passed("2026-11-30T10:00:40.000Z", "c0002", 2, 2.0));
   journal.append(tick("2026-11-30T10:00:50.000Z", 900, 0.90));

@@ -24,17 +24,15 @@ namespace {
 std::filesystem::path write_small_run(const testing::TempDir& dir) {
   const std::filesystem::path run = dir / "20261130T100000Z-host_matmul";
   std::filesystem::create_directories(run);
-  write_json_atomic(run / "run.json", {{"id", run.filename().string()},
-                                       {"task", "host_matmul"},
-                                       {"status", "finished"},
-                                       {"stop_reason", "max_cycles"},
-                                       {"provider", {{"name", "anthropic"}, {"model", "m1"}}},
-                                       {"budgets", {{"evaluations", 10}, {"tokens", 0}, {"usd", 2.5}}},
-                                       {"summary",
-                                        {{"cycles", 1},
-                                         {"evaluations", 1},
-                                         {"best_candidate", "c0001"},
-                                         {"best_speedup", 1.5}}}});
+  write_json_atomic(
+      run / "run.json",
+      {{"id", run.filename().string()},
+       {"task", "host_matmul"},
+       {"status", "finished"},
+       {"stop_reason", "max_cycles"},
+       {"provider", {{"name", "anthropic"}, {"model", "m1"}}},
+       {"budgets", {{"evaluations", 10}, {"tokens", 0}, {"usd", 2.5}}},
+       {"summary", {{"cycles", 1}, {"evaluations", 1}, {"best_candidate", "c0001"}, {"best_speedup", 1.5}}}});
   Journal journal(run / k_journal_name);
   journal.append({{"type", "run_start"}, {"t", "2026-11-30T10:00:00.000Z"}});
   journal.append({{"type", "evaluation"},

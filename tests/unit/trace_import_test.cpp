@@ -259,7 +259,8 @@ TEST(TraceImport, AConstAxisOutsideAnExtentIsRefusedNotWrapped) {
   testing::TempDir dir;
   for (const char* value : {"18446744073709551615", "-1", "0"}) {
     write_file_atomic(dir / "def.json", std::string(R"({"name": "toy", "axes": {"n": {"type": "var"},
-      "k": {"type": "const", "value": )") + value + R"(}},
+      "k": {"type": "const", "value": )") + value +
+                                            R"(}},
       "inputs": {"x": {"shape": ["n", "k"], "dtype": "float32"}}, "outputs": {"y": {"shape": ["n"], "dtype": "float32"}},
       "reference": "def run(x):\n    return x.sum(1)\n"})");
     const std::string message = import_error(dir / "def.json", std::nullopt, dir / "toy", false);
