@@ -46,8 +46,7 @@ JournalReplay read_run_journal(const std::filesystem::path& run_dir, std::vector
   try {
     replay = replay_journal(path);
   } catch (const Error& error) {
-    skipped.push_back(std::string(k_journal_name) + " not read (" + error.what() +
-                      "): the run's history is not counted");
+    skipped.push_back(std::string("journal not read (") + error.what() + "): the run's history is not counted");
     return {};
   }
   if (replay.torn_tail)

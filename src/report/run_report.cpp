@@ -128,7 +128,7 @@ void read_journal(RunReport& report) {
     if (!record.is_object()) continue;
     std::string damaged;
     const JournalLine line = read_journal_line(record, &damaged);
-    if (!damaged.empty()) report.journal_skipped.push_back("a damaged record left out: " + damaged);
+    if (!damaged.empty()) report.journal_skipped.push_back("a damaged journal record left out: " + damaged);
     totals.advance(line);
     if (!line.entry) continue;
     if (const auto* start = std::get_if<CycleStartEntry>(&*line.entry)) {
@@ -301,7 +301,7 @@ RunReport load_run_report(const std::filesystem::path& run_dir) {
 
   read_task(report);
   read_journal(report);
-  for (const std::string& skipped : report.journal_skipped) report.warnings.push_back("journal: " + skipped);
+  for (const std::string& skipped : report.journal_skipped) report.warnings.push_back(skipped);
   read_best(report);
   read_knowledge(report, run);
   return report;

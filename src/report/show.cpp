@@ -93,7 +93,7 @@ nlohmann::json describe_run(const std::filesystem::path& run_dir) {
     if (!record.is_object()) continue;
     std::string damaged;
     const JournalLine line = read_journal_line(record, &damaged);
-    if (!damaged.empty()) skipped.push_back("a damaged record left out: " + damaged);
+    if (!damaged.empty()) skipped.push_back("a damaged journal record left out: " + damaged);
     if (!line.entry) continue;
     if (const auto* evaluation = std::get_if<EvaluationEntry>(&*line.entry))
       if (!best.empty() && evaluation->record.candidate_id == best) best_author = evaluation->record.author_role;
@@ -155,7 +155,7 @@ std::string format_run_description(const nlohmann::json& description) {
     if (journal.value("torn_tail", false)) out << ", torn last line (dropped; resume repairs it)";
     out << "\n";
     for (const nlohmann::json& skipped : journal.value("skipped", nlohmann::json::array()))
-      if (skipped.is_string()) out << "warning   journal: " << skipped.get<std::string>() << "\n";
+      if (skipped.is_string()) out << "warning   " << skipped.get<std::string>() << "\n";
   }
   return out.str();
 }

@@ -61,7 +61,7 @@ JournalFacts read_journal_facts(const std::filesystem::path& run_dir) {
     if (!record.is_object()) continue;
     std::string damaged;  // a damaged record still marks the last event; its fields are left out
     const JournalLine line = read_journal_line(record, &damaged);
-    if (!damaged.empty()) facts.skipped.push_back("a damaged record left out: " + damaged);
+    if (!damaged.empty()) facts.skipped.push_back("a damaged journal record left out: " + damaged);
     const std::optional<double> at = epoch_seconds(line.at);
     facts.last_event_at = at;
     facts.last_event = line.type;
@@ -286,7 +286,7 @@ std::string format_run_status(const RunStatusView& view) {
     out << view.last_event << " " << format_duration(*view.last_event_age_s) << " ago\n";
   else
     out << "no journal record\n";
-  for (const std::string& skipped : view.journal_skipped) out << "warning   journal: " << skipped << "\n";
+  for (const std::string& skipped : view.journal_skipped) out << "warning   " << skipped << "\n";
   return out.str();
 }
 

@@ -78,8 +78,11 @@ void expect_said(const Said& said, const std::string& words, const std::string& 
     ASSERT_FALSE(field->empty()) << damage << ": the field is empty";
     EXPECT_NE(field->dump().find(words), std::string::npos) << damage << ": " << field->dump();
   }
-  EXPECT_NE(said.status_text.find("warning   journal: "), std::string::npos) << damage << ":\n" << said.status_text;
-  EXPECT_NE(said.show_text.find("warning   journal: "), std::string::npos) << damage << ":\n" << said.show_text;
+  for (const std::string* text : {&said.status_text, &said.show_text}) {
+    const std::size_t line = text->find("\nwarning   ");
+    ASSERT_NE(line, std::string::npos) << damage << ": no warning line:\n" << *text;
+    EXPECT_NE(text->find(words, line), std::string::npos) << damage << ":\n" << *text;
+  }
   bool in_report = false;
   for (const std::string& warning : said.report) in_report = in_report || warning.find(words) != std::string::npos;
   EXPECT_TRUE(in_report) << damage << ": the report's warnings do not say it";
