@@ -53,11 +53,11 @@ fs::path write_timing_plan(EvaluationRun& run, const fs::path& release_file) {
   return plan_file;
 }
 
-// Runs the harness of one timing plan and analyses its records. An early run's harness waits for its word (the
-// lock is taken at the release, by TimingRun); otherwise the lock is taken here first. An early run that was not
-// released times nothing; its result says so.
-// An early run's harness waits up to release_wait_s for its word, then has the stage's own deadline from the release
-// (`released_ns`, 0 until then): a timing setting that would time for ever is cut there, whatever the wait allowed.
+// Runs the harness of one timing plan and analyses its records. An early run (`released_ns` given) waits up to
+// release_wait_s for its word (the lock is taken at the release, by TimingRun), then has the stage's own deadline
+// from the release (`released_ns`, 0 until then): a timing setting that would time for ever is cut there, whatever
+// the wait allowed. Otherwise the lock is taken here first. An early run that was not released times nothing; its
+// result says so.
 TimingResult time_with_harness(EvaluationRun& run, const fs::path& plan_file, const fs::path& candidate,
                                const fs::path& baseline, const std::atomic<std::int64_t>* released_ns,
                                bool vendor = false) {
