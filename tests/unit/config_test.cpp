@@ -170,7 +170,9 @@ TEST(ConfigRules, EveryDurationHasAnUpperBound) {
     const std::string& path = rule.path;
     const bool duration =
         path.size() > 2 && path.compare(path.size() - 2, 2, "_s") == 0 && path.find("_per_s") == std::string::npos;
-    if (duration) EXPECT_TRUE(rule.max.has_value()) << path << " has no upper bound";
+    if (duration) {
+      EXPECT_TRUE(rule.max.has_value()) << path << " has no upper bound";
+    }
   }
 }
 
