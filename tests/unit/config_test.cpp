@@ -142,7 +142,7 @@ TEST(ConfigRules, OutOfRangeAndUnknownValuesAreRefusedNamingKeyAndSource) {
       {"eval.libraries=[{\"symbols\":[]}]", "'eval.libraries' entry 0 needs a non-empty string \"name\""},
       // A duration of 1e308 s turned every deadline built from it into "never" (a timing stage that never ended).
       {"eval.timing.warmup_s=1e308", "'eval.timing.warmup_s' must be at most 3600, got 1e+308"},
-      {"eval.stages.timing.timeout_s=1e308", "'eval.stages.timing.timeout_s' must be at most 86400"},
+      {"eval.stages.timing.timeout_s=1000000", "'eval.stages.timing.timeout_s' must be at most 86400, got 1000000"},
       {"llm.request_timeout_s=1e308", "'llm.request_timeout_s' must be at most 86400"},
       {"eval.timing.max_time_s=0", "'eval.timing.max_time_s' must be above 0, got 0"},
       {"cluster.devices=0,0", "'cluster.devices' names device 0 twice"},
