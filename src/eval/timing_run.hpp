@@ -47,6 +47,7 @@ class TimingRun {
   std::filesystem::path m_release_file;
   std::optional<DeviceLock> m_lock;  // an early run's lock, from release() to the end of get()
   std::optional<Judgement> m_lock_failure;
+  double m_lock_wait_s = 0;  // release()'s wait for the lock, had or not
   std::future<TimingResult> m_result;
 };
 

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <evoteam/agent/transcript.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/store/store.hpp>
 #include <evoteam/team/role.hpp>
@@ -407,6 +408,67 @@ TEST(StoriesE2E, ATokenBudgetEndsTheRunMidCycleAndAResumeStopsAgainAtOnce) {
   EXPECT_FALSE(fs::exists(story.run / "cycles/0003"));
   EXPECT_EQ(journal_of_type(story, "resume").size(), 1u);
   EXPECT_EQ(journal_of_type(story, "stop").size(), 2u);
+}
+
+// h. Issue 28's stall, replayed under the rules policy: two candidates fail to build, the rules add a Debugger, and
+// the Debugger works the failing candidate — its workspace holds c0003's code and build log, its hand-off names it and
+// carries the log — and fixes it. The optimizer resubmitting c0002's broken code byte for byte ("identical to c0002
+// (COMPILE_ERROR), not re-evaluated") counts as a failure of its cycle, so the Debugger is not dismissed with "0 of 0
+// failed to build" while the broken code keeps coming back; the run goes on to a new best.
+TEST(StoriesE2E, UnderTheRulesTheDebuggerWorksTheFailingCandidateAndTheRunLeavesTheStall) {
+  testing::TempDir dir;
+  Story story = play(dir, "debugger_leaves_the_stall.jsonl", {"--set", "supervisor.policy=rules", "--max-cycles", "3"});
+  ASSERT_EQ(story.result.exit_code, 0) << describe(story.result);
+  EXPECT_EQ(story.summary["cycles"], 3) << story.summary.dump(2);
+  std::map<std::string, nlohmann::json> records = records_by_id(story);
+  ASSERT_EQ(records.count("c0003"), 1u);
+  EXPECT_EQ(records["c0002"]["verdict"], "COMPILE_ERROR");
+  EXPECT_EQ(records["c0003"]["verdict"], "COMPILE_ERROR");
+
+  // Cycle 2: the rules added the Debugger, on the failing lineage.
+  const nlohmann::json team = team_of(story, 2);
+  EXPECT_EQ(team["decided_by"], "rules") << team.dump(2);
+  ASSERT_TRUE(has_role(team, "debugger")) << team.dump(2);
+  EXPECT_EQ(role_of(team, "debugger")["lineage"], "failing") << team.dump(2);
+  EXPECT_TRUE(signal_of(team, "build_failure_rate")["triggered"].get<bool>()) << team.dump(2);
+
+  // Its workspace held the failing code and its build log, and its hand-off named the candidate and carried the log.
+  const std::vector<nlohmann::json> transcript =
+      read_transcript(story.run / "cycles/0002/agents/debugger/transcript.jsonl");
+  ASSERT_FALSE(transcript.empty());
+  const std::string system = transcript[0].value("content", "");
+  EXPECT_NE(system.find("failing candidate c0003 (COMPILE_ERROR"), std::string::npos) << system.substr(0, 4000);
+  const std::string build_log = read_file(story.run / "candidates/c0003/build.log");
+  ASSERT_FALSE(build_log.empty());
+  EXPECT_NE(system.find("Its build log"), std::string::npos);
+  std::vector<std::string> tool_results;
+  for (const nlohmann::json& record : transcript)
+    if (record.value("role", "") == "user" && record.contains("content") && record["content"].is_array())
+      for (const nlohmann::json& block : record["content"])
+        if (block.value("type", "") == "tool_result") tool_results.push_back(block.value("content", ""));
+  ASSERT_GE(tool_results.size(), 2u);
+  EXPECT_NE(tool_results[0].find("int broken = ;"), std::string::npos) << tool_results[0].substr(0, 400);
+  EXPECT_EQ(tool_results[1], build_log);
+  // ... and it fixed that candidate.
+  const std::vector<nlohmann::json> fixes = records_by(story, "debugger");
+  ASSERT_FALSE(fixes.empty()) << describe(story.result);
+  EXPECT_EQ(fixes[0]["parent_id"], "c0003");
+  EXPECT_EQ(fixes[0]["lineage"], "failing");
+  EXPECT_EQ(fixes[0]["cycle"], 2);
+  EXPECT_EQ(fixes[0]["verdict"], "PASS");
+
+  // The optimizer's resubmission of c0002 was not re-evaluated, but the cycle counts it as a failure: the Debugger
+  // stays for cycle 3 instead of leaving on "0 of 0 failed to build".
+  EXPECT_EQ(journal_of_type(story, "unrecorded_failure").size(), 1u);
+  const nlohmann::json next = team_of(story, 3);
+  EXPECT_TRUE(has_role(next, "debugger")) << next.dump(2);
+  const std::string evidence = signal_of(next, "build_failure_rate")["evidence"];
+  EXPECT_NE(evidence.find("c0002 resubmitted by optimizer COMPILE_ERROR"), std::string::npos) << evidence;
+  // The run left the stall: cycle 3's optimizer built on the best and passed.
+  const std::vector<nlohmann::json> tiles = records_by(story, "optimizer");
+  ASSERT_EQ(tiles.size(), 3u) << describe(story.result);  // c0002, c0003 and cycle 3's TILE_M 64
+  EXPECT_EQ(tiles[2]["cycle"], 3);
+  EXPECT_EQ(tiles[2]["verdict"], "PASS");
 }
 
 // g. The target is reached in cycle 2: the run stops there with target_reached and exit 0.
