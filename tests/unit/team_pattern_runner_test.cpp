@@ -277,6 +277,7 @@ class RecordingMember : public TeamMember {
       m_order.push_back(context.role.name + " starts");
     }
     if (!m_code.empty()) {
+      std::filesystem::create_directories(m_work_dir);
       write_file_atomic(m_work_dir / "kernel.cpp", m_code);
       context.lab->evaluate(LabRequest{"c0001", context.role.name, context.role.lineage, "tile 64", {}, m_work_dir},
                             context.cycle, Lab::Screening::off);
@@ -305,6 +306,7 @@ class TeamRules : public ::testing::Test {
   }
 
   std::filesystem::path start_sources() {
+    std::filesystem::create_directories(m_dir / "start");
     write_file_atomic(m_dir / "start" / "kernel.cpp", "// the starting kernel\n");
     return m_dir / "start";
   }
@@ -312,6 +314,7 @@ class TeamRules : public ::testing::Test {
   // Records a candidate of `cycle` with `code`, as an Optimizer's submission would.
   LabOutcome submit(const std::string& code, int cycle) {
     const std::filesystem::path dir = m_dir / ("submitted-" + std::to_string(++m_submitted));
+    std::filesystem::create_directories(dir);
     write_file_atomic(dir / "kernel.cpp", code);
     return m_lab.evaluate(LabRequest{"c0001", "optimizer", "best", "an attempt", {}, dir}, cycle, Lab::Screening::off);
   }
