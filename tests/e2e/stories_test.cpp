@@ -417,7 +417,11 @@ TEST(StoriesE2E, ATokenBudgetEndsTheRunMidCycleAndAResumeStopsAgainAtOnce) {
 // failed to build" while the broken code keeps coming back; the run goes on to a new best.
 TEST(StoriesE2E, UnderTheRulesTheDebuggerWorksTheFailingCandidateAndTheRunLeavesTheStall) {
   testing::TempDir dir;
-  Story story = play(dir, "debugger_leaves_the_stall.jsonl", {"--set", "supervisor.policy=rules", "--max-cycles", "3"});
+  // Three recurrences block a path, not two: the two failures do not put the Debugger in a parallel team on the
+  // failing lineage by that rule, and the rules place it in a pipeline, as in the run the issue reported.
+  Story story =
+      play(dir, "debugger_leaves_the_stall.jsonl",
+           {"--set", "supervisor.policy=rules", "--set", "supervisor.recurring_error_count=3", "--max-cycles", "3"});
   ASSERT_EQ(story.result.exit_code, 0) << describe(story.result);
   EXPECT_EQ(story.summary["cycles"], 3) << story.summary.dump(2);
   std::map<std::string, nlohmann::json> records = records_by_id(story);
@@ -428,6 +432,7 @@ TEST(StoriesE2E, UnderTheRulesTheDebuggerWorksTheFailingCandidateAndTheRunLeaves
   // Cycle 2: the rules added the Debugger, on the failing lineage.
   const nlohmann::json team = team_of(story, 2);
   EXPECT_EQ(team["decided_by"], "rules") << team.dump(2);
+  EXPECT_EQ(team["pattern"], "pipeline") << team.dump(2);
   ASSERT_TRUE(has_role(team, "debugger")) << team.dump(2);
   EXPECT_EQ(role_of(team, "debugger")["lineage"], "failing") << team.dump(2);
   EXPECT_TRUE(signal_of(team, "build_failure_rate")["triggered"].get<bool>()) << team.dump(2);
