@@ -285,7 +285,8 @@ TEST(StoriesE2E, ARepeatedRecordedFailureBringsAKnowledgeIntegrator) {
 }
 
 // d. A candidate bundles two changes: the Disciplinarian joins and rejects it with the rule tool, so it loses the
-// best it held and no lineage builds on it; the one-change redo becomes the best.
+// best it held; the one-change candidate becomes the best. The LLM put the reviewer first; the team runs it after the
+// Optimizer, whose candidate of the cycle it then has to review.
 TEST(StoriesE2E, ATwoChangeCandidateIsRejectedByTheDisciplinarianAndLosesTheBest) {
   testing::TempDir dir;
   Story story = play(dir, "disciplinarian_rejects.jsonl", {"--max-cycles", "2"});
@@ -313,10 +314,26 @@ TEST(StoriesE2E, ATwoChangeCandidateIsRejectedByTheDisciplinarianAndLosesTheBest
   ASSERT_NE(rejected, nullptr);
   EXPECT_TRUE(rejected->rejected);
 
-  // The Optimizer, after the ruling, started from the start, not from the rejected best, and made one change.
+  // The team as it ran: the reviewer after the Optimizer, the record saying why.
+  const nlohmann::json ran = team_of(story, 2);
+  ASSERT_EQ(ran["roles"].size(), 2u);
+  EXPECT_EQ(ran["roles"][0]["name"], "optimizer");
+  EXPECT_EQ(ran["roles"][1]["name"], "disciplinarian");
+  EXPECT_NE(
+      ran["rationale"].get<std::string>().find("the Disciplinarian reviews after the members who make candidates"),
+      std::string::npos)
+      << ran.dump(2);
+  // The Optimizer, before the ruling, took the header comment back from the best: one change, the register blocking
+  // alone; the Disciplinarian, after it, was handed that candidate to review.
   EXPECT_EQ(records["c0003"]["author_role"], "optimizer");
-  EXPECT_EQ(records["c0003"]["parent_id"], "c0001");
+  EXPECT_EQ(records["c0003"]["parent_id"], "c0002");
   EXPECT_EQ(records["c0003"]["changes"], 1);
+  const std::string redo = read_file(story.run / "candidates/c0003/src/kernel.cpp");
+  EXPECT_EQ(redo.find("Register-blocked kernel"), std::string::npos);
+  EXPECT_NE(redo.find("#define TILE_N 256"), std::string::npos);
+  const std::string reviewer =
+      read_transcript(story.run / "cycles/0002/agents/disciplinarian/transcript.jsonl").at(0).value("content", "");
+  EXPECT_NE(reviewer.find("candidates of cycle 2 to review:\n- c0003"), std::string::npos) << reviewer;
   EXPECT_EQ(records["c0003"]["verdict"], "PASS");
   const nlohmann::json run_json = read_json_file(story.run / "run.json");
   EXPECT_EQ(run_json["summary"]["best_candidate"], "c0003") << run_json["summary"].dump(2);
