@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>

@@ -2,7 +2,9 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <string>
 
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>

@@ -59,10 +59,12 @@ TEST(ScriptedTeamE2E, AgentsSubmitAndSupervisorAddsDebuggerThenKnowledgeIntegrat
   EXPECT_EQ(records[2]["verdict"], "PASS");
   EXPECT_EQ(records[3]["verdict"], "COMPILE_ERROR");
   EXPECT_TRUE(records[3]["repeated_recorded_failure"].get<bool>());
-  // The debugger's candidate carries its edit.
+  // The debugger worked the failing candidate: its candidate is c0002 with the stray line removed.
+  EXPECT_EQ(records[2]["parent_id"], records[1]["candidate_id"]);
   std::string fixed =
       read_file(*run / "candidates" / records[2]["candidate_id"].get<std::string>() / "src" / "kernel.cpp");
-  EXPECT_NE(fixed.find("#define TILE_M 64"), std::string::npos);
+  EXPECT_NE(fixed.find("// a stray declaration was removed"), std::string::npos);
+  EXPECT_EQ(fixed.find("broken one;"), std::string::npos);
 
   nlohmann::json cycle1 = read_json_file(*run / "cycles" / "0001" / "team.json");
   nlohmann::json cycle2 = read_json_file(*run / "cycles" / "0002" / "team.json");
