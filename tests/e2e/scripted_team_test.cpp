@@ -37,9 +37,12 @@ TEST(ScriptedTeamE2E, AgentsSubmitAndSupervisorAddsDebuggerThenKnowledgeIntegrat
   testing::TempDir dir;
   std::filesystem::path script =
       std::filesystem::path(EVOTEAM_SOURCE_DIR) / "tests" / "data" / "scripted" / "team_debug_story.jsonl";
+  // The optimizer's failed compile in cycle 1 is a failure of that cycle beside its candidate: two alike. Three
+  // recurrences block a path here, so the rules keep the pipeline the script's unaddressed replies are written for.
   ProcessResult result = run_evoteam(
       {"optimize", k_task.string(), "--provider", "scripted", "--set", "llm.scripted_file=" + script.string(), "--set",
-       "supervisor.policy=rules", "--max-cycles", "3", "--runs-dir", (dir / "runs").string(), "--json"},
+       "supervisor.policy=rules", "--set", "supervisor.recurring_error_count=3", "--max-cycles", "3", "--runs-dir",
+       (dir / "runs").string(), "--json"},
       std::chrono::seconds(600));
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   nlohmann::json summary = parse_stdout(result);
