@@ -71,7 +71,8 @@ class AgentLoop {
   std::optional<AgentResult> already_submitted() const;
   void start_or_resume(const AgentPrompt& prompt);
   bool context_nearly_full() const;
-  LlmResult ask_model();
+  LlmRequest next_request() const;
+  LlmResult ask_model(const LlmRequest& request);
   std::optional<Ending> record_failed_call(const LlmFailure& failure);
   void record_reply(const LlmResponse& response);
   ToolRound run_tool_calls(const LlmResponse& response);
@@ -118,7 +119,11 @@ AgentResult AgentLoop::run(const AgentPrompt& prompt) {
     // The budgets the team shares with the evaluator: no model call is spent on a turn that could not act.
     if (std::optional<std::string> spent = m_tools.budget_spent()) return finish({Stop::budget_spent, *spent});
     if (context_nearly_full()) clear_old_tool_results(m_state.messages, k_keep_recent_messages);
-    LlmResult reply = ask_model();
+    const LlmRequest request = next_request();
+    // The prompt is known before it is sent: one the token budget cannot pay for is not sent at all.
+    if (std::optional<std::string> refused = m_meter.admit(m_provider.prompt_tokens(request)))
+      return finish({Stop::token_limit, *refused});
+    LlmResult reply = ask_model(request);
     if (!reply.ok()) {
       if (std::optional<Ending> ending = record_failed_call(reply.failure())) return finish(std::move(*ending));
       continue;
@@ -172,10 +177,13 @@ bool AgentLoop::context_nearly_full() const {
              m_settings.context_clear_fraction * static_cast<double>(m_settings.context_window);
 }
 
+LlmRequest AgentLoop::next_request() const {
+  return LlmRequest{m_settings.model,       m_state.system, m_state.messages, m_specs, m_settings.max_reply_tokens,
+                    m_settings.temperature, m_settings.role};
+}
+
 // Every call counts as a step, a failed one too.
-LlmResult AgentLoop::ask_model() {
-  LlmRequest request{m_settings.model,       m_state.system, m_state.messages, m_specs, m_settings.max_reply_tokens,
-                     m_settings.temperature, m_settings.role};
+LlmResult AgentLoop::ask_model(const LlmRequest& request) {
   LlmResult reply = m_provider.complete(request);
   ++m_result.steps;
   return reply;

@@ -63,7 +63,8 @@ nlohmann::json profile_to_json(const CandidateEvaluator::Profile& profile) {
   return {{"bound", profile.bound},
           {"summary", profile.summary},
           {"metrics", profile.metrics},
-          {"device_s", profile.device_s}};
+          {"device_s", profile.device_s},
+          {"device", profile.device}};
 }
 
 CandidateEvaluator::Profile profile_from_json(const nlohmann::json& value) {
@@ -72,6 +73,7 @@ CandidateEvaluator::Profile profile_from_json(const nlohmann::json& value) {
   profile.summary = field<std::string>(value, "summary");
   profile.metrics = value.value("metrics", nlohmann::json());
   profile.device_s = field<double>(value, "device_s");
+  profile.device = value.value("device", std::string());
   return profile;
 }
 

@@ -194,10 +194,13 @@ nlohmann::json timing_settings(const TimingSettings& timing, const nlohmann::jso
           {"clock", timing.clock}};
 }
 
-std::optional<DeviceLock> acquire_timing_lock(const EvaluationRun& run, std::optional<Judgement>* failure) {
+std::optional<DeviceLock> acquire_timing_lock(const EvaluationRun& run, std::optional<Judgement>* failure,
+                                              double* waited_s) {
   const EvalSettings& settings = run.shared.settings;
   const auto timeout = std::chrono::milliseconds(static_cast<long>(settings.stages.timing.lock_timeout_s * 1000));
+  const auto start = Clock::now();
   std::optional<DeviceLock> lock = DeviceLock::acquire(settings.lock_dir, run.backend.device(), timeout);
+  *waited_s = seconds_since(start);
   if (!lock) *failure = infra_error("timed out waiting for the timing lock of device " + run.backend.device());
   return lock;
 }

@@ -79,8 +79,10 @@ std::optional<Judgement> build_harness_and_reference(EvaluationRun& run, BuildOu
 std::optional<Judgement> load_call_deadlines(EvaluationRun& run);
 // The "timing" section of a timing plan for these workloads.
 nlohmann::json timing_settings(const TimingSettings& timing, const nlohmann::json& workloads, double call_deadline_s);
-// The device's timing lock (INFRA_ERROR in `failure` when the wait times out).
-std::optional<DeviceLock> acquire_timing_lock(const EvaluationRun& run, std::optional<Judgement>* failure);
+// The device's timing lock (INFRA_ERROR in `failure` when the wait times out). `waited_s` gets how long the wait
+// took, had or not: time the device was not this evaluation's, never charged as its device time.
+std::optional<DeviceLock> acquire_timing_lock(const EvaluationRun& run, std::optional<Judgement>* failure,
+                                              double* waited_s);
 
 // Whether the task's device can run code: nullopt when it can; for a CUDA task on a machine without a usable
 // GPU (no device nodes, or the harness's probe in a fresh process fails), INFRA_ERROR saying so. Host: nullopt.
@@ -94,7 +96,7 @@ std::optional<Judgement> run_correctness(EvaluationRun& run, const std::filesyst
 struct TimingResult {
   std::optional<Judgement> failure;
   TimingOutcome outcome;
-  double lock_wait_s = 0;
+  double lock_wait_s = 0;  // waiting for the device's timing lock: part of the stage's wall time, not device time
 };
 // The timing stage itself: eval/timing_run.hpp.
 

@@ -2,6 +2,7 @@
 #include <evoteam/core/error.hpp>
 #include <evoteam/eval/evaluator.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -22,7 +23,8 @@ StageRecord stage_record_from_json(const nlohmann::json& value) {
   const std::string status = value.value("status", "");
   std::optional<StageStatus> parsed = parse_stage_status(status);
   if (!parsed) throw InvalidInput("eval result: unknown stage status \"" + status + "\"");
-  return {value.value("name", ""), *parsed, value.value("wall_s", 0.0), value.value("detail", "")};
+  return {value.value("name", ""), *parsed, value.value("wall_s", 0.0), value.value("detail", ""),
+          value.value("lock_wait_s", 0.0)};
 }
 
 nlohmann::json optional_number(const std::optional<double>& value) {
@@ -193,11 +195,13 @@ nlohmann::json EvalResult::to_json() const {
   for (Stage stage : stages_requested) requested.push_back(evoteam::to_string(stage));
   value["stages_requested"] = requested;
   nlohmann::json stage_list = nlohmann::json::array();
-  for (const StageRecord& stage : stages)
+  for (const StageRecord& stage : stages) {
     stage_list.push_back({{"name", stage.name},
                           {"status", evoteam::to_string(stage.status)},
                           {"wall_s", stage.wall_s},
                           {"detail", stage.detail}});
+    if (stage.lock_wait_s > 0) stage_list.back()["lock_wait_s"] = stage.lock_wait_s;
+  }
   value["stages"] = stage_list;
   value["speedup"] = optional_number(speedup);
   value["speedup_interval"] =
@@ -322,8 +326,9 @@ Measurement measurement_of(const EvalResult& result) {
     for (const StageRecord& stage : result.stages) {
       const bool ran = stage.status == StageStatus::passed || stage.status == StageStatus::failed;
       const std::optional<Stage> pipeline_stage = stage.stage();
+      // The device's busy time only: a wait for its timing lock was another evaluation's time on it.
       if (ran && pipeline_stage != Stage::static_checks && pipeline_stage != Stage::build)
-        measured.device_s += stage.wall_s;
+        measured.device_s += std::max(0.0, stage.wall_s - stage.lock_wait_s);
     }
   return measured;
 }

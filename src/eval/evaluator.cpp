@@ -423,6 +423,7 @@ Flow time_candidate(Evaluation& evaluation) {
   if (!failure && !result.workloads.empty()) failure = judge_timing(evaluation, timing.outcome.capped);
   record_stage(result, "timing", passed_or_failed(failure), seconds_since(start),
                failure ? failure->reason : "lock wait " + fixed(timing.lock_wait_s, 3) + " s");
+  result.stages.back().lock_wait_s = timing.lock_wait_s;
   if (!failure) return Flow::next;
   conclude(result, *failure);
   // A speedup is only worth reporting for outputs that were verified.

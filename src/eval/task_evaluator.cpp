@@ -63,6 +63,7 @@ class TaskEvaluator : public CandidateEvaluator {
     if (profile.bound.empty()) profile.bound = "unknown";
     if (profile.summary.empty()) profile.summary = to_string(result.verdict) + " " + result.reason;
     profile.device_s = measurement_of(result).device_s;
+    profile.device = result.device;
     return profile;
   }
 

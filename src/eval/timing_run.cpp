@@ -77,9 +77,8 @@ TimingResult time_with_harness(EvaluationRun& run, const fs::path& plan_file, co
       return at != 0 && static_cast<double>(timing_steady_ns() - at) / 1e9 > stage_s;
     };
   } else {
-    lock = acquire_timing_lock(run, &result.failure);
+    lock = acquire_timing_lock(run, &result.failure, &result.lock_wait_s);
     if (!lock) return result;
-    result.lock_wait_s = lock->waited_s();
   }
   HarnessRun harness_run = run_harness(run.shared.runner, spec);
   lock.reset();
@@ -165,7 +164,7 @@ void TimingRun::say(const char* word) {
 
 void TimingRun::release() {
   if (!m_early || m_decided) return;
-  m_lock = acquire_timing_lock(m_run, &m_lock_failure);
+  m_lock = acquire_timing_lock(m_run, &m_lock_failure, &m_lock_wait_s);
   say(m_lock ? "go" : "stop");
 }
 
@@ -175,7 +174,7 @@ void TimingRun::cancel() {
 
 TimingResult TimingRun::get() {
   TimingResult result = m_result.get();
-  if (m_lock) result.lock_wait_s = m_lock->waited_s();
+  result.lock_wait_s = m_lock_wait_s;
   m_lock.reset();
   if (m_lock_failure) result.failure = m_lock_failure;
   return result;

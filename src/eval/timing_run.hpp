@@ -50,6 +50,7 @@ class TimingRun {
   std::optional<DeviceLock> m_lock;  // an early run's lock, from release() to the end of get()
   std::optional<Judgement> m_lock_failure;
   std::atomic<std::int64_t> m_released_ns{0};  // steady clock at the word "go"; the stage deadline starts there
+  double m_lock_wait_s = 0;                    // release()'s wait for the lock, had or not
   std::future<TimingResult> m_result;
 };
 

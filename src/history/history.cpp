@@ -160,6 +160,18 @@ std::vector<const EvaluationRecord*> RunHistory::in_cycle(int cycle) const {
   return result;
 }
 
+std::vector<const UnrecordedFailure*> RunHistory::unrecorded_in_cycle(int cycle) const {
+  std::vector<const UnrecordedFailure*> result;
+  for (const UnrecordedFailure& failure : unrecorded_failures)
+    if (failure.cycle == cycle) result.push_back(&failure);
+  return result;
+}
+
+std::string UnrecordedFailure::describe() const {
+  if (!candidate_id.empty()) return candidate_id + " resubmitted by " + author_role + " " + to_string(verdict);
+  return author_role + "'s " + (stage ? to_string(*stage) : std::string("unknown")) + " trial " + to_string(verdict);
+}
+
 int RunHistory::evaluation_count() const {
   int count = 0;
   for (const EvaluationRecord& record : evaluations) count += record.blocked() ? 0 : 1;

@@ -24,6 +24,7 @@ constexpr std::pair<RecordType, const char*> k_record_type_names[] = {
     {RecordType::device_time, "device_time"},
     {RecordType::trial, "trial"},
     {RecordType::budget_tick, "budget_tick"},
+    {RecordType::unrecorded_failure, "unrecorded_failure"},
 };
 
 // A field of a record: `fallback` when absent or null (older journals), the value otherwise; a value of the wrong
@@ -144,9 +145,14 @@ void read_fields(const nlohmann::json& value, ProfileEntry& entry) {
   entry.summary = record_field_or<std::string>(value, "summary", "");
 }
 
-nlohmann::json fields_of(const DeviceTimeEntry& entry) { return {{"seconds", entry.seconds}}; }
+nlohmann::json fields_of(const DeviceTimeEntry& entry) {
+  nlohmann::json value = {{"seconds", entry.seconds}};
+  if (!entry.device.empty()) value["device"] = entry.device;
+  return value;
+}
 void read_fields(const nlohmann::json& value, DeviceTimeEntry& entry) {
   entry.seconds = record_field_or(value, "seconds", 0.0);
+  entry.device = record_field_or<std::string>(value, "device", "");
 }
 
 nlohmann::json fields_of(const TrialEntry& entry) {
@@ -176,6 +182,31 @@ void read_fields(const nlohmann::json& value, BudgetTickEntry& entry) {
   totals.wall_s = record_field_or(value, "wall_s", 0.0);
 }
 
+nlohmann::json fields_of(const UnrecordedFailureEntry& entry) {
+  const UnrecordedFailure& failure = entry.failure;
+  nlohmann::json value = {{"cycle", failure.cycle},
+                          {"author_role", failure.author_role},
+                          {"verdict", to_string(failure.verdict)},
+                          {"failure_signature", failure.failure_signature},
+                          {"lineage", failure.lineage}};
+  if (!failure.candidate_id.empty()) value["candidate_id"] = failure.candidate_id;
+  if (failure.stage) value["stage"] = to_string(*failure.stage);
+  return value;
+}
+void read_fields(const nlohmann::json& value, UnrecordedFailureEntry& entry) {
+  UnrecordedFailure& failure = entry.failure;
+  failure.cycle = value.at("cycle").get<int>();
+  failure.author_role = record_field_or<std::string>(value, "author_role", "");
+  const std::string verdict = value.at("verdict").get<std::string>();
+  const std::optional<Verdict> parsed = parse_verdict(verdict);
+  if (!parsed) throw InvalidInput("unknown verdict '" + verdict + "'");
+  failure.verdict = *parsed;
+  failure.failure_signature = record_field_or<std::string>(value, "failure_signature", "");
+  failure.candidate_id = record_field_or<std::string>(value, "candidate_id", "");
+  failure.stage = parse_stage(record_field_or<std::string>(value, "stage", ""));
+  failure.lineage = record_field_or<std::string>(value, "lineage", "best");
+}
+
 // The entry of one type read from its record.
 template <typename Entry>
 JournalEntry read_entry_as(const nlohmann::json& record) {
@@ -198,6 +229,7 @@ JournalEntry read_entry_of_type(RecordType type, const nlohmann::json& record) {
     case RecordType::device_time: return read_entry_as<DeviceTimeEntry>(record);
     case RecordType::trial: return read_entry_as<TrialEntry>(record);
     case RecordType::budget_tick: return read_entry_as<BudgetTickEntry>(record);
+    case RecordType::unrecorded_failure: return read_entry_as<UnrecordedFailureEntry>(record);
   }
   throw InvalidInput("journal record of an unknown type");
 }

@@ -33,10 +33,23 @@ MeterTotals Meter::totals() const {
 LimitHit Meter::check() const {
   std::lock_guard<std::mutex> lock(m_mutex);
   const MeterTotals totals = totals_locked();
-  if (m_limits.max_tokens > 0 && totals.tokens.total() >= m_limits.max_tokens) return LimitHit::tokens;
+  if (m_limits.max_tokens > 0 && (totals.tokens.total() >= m_limits.max_tokens || totals.refused_calls > 0))
+    return LimitHit::tokens;
   if (m_limits.max_cost_usd > 0 && totals.cost_usd >= m_limits.max_cost_usd) return LimitHit::cost;
   if (m_limits.max_wall_s > 0 && totals.wall_s >= m_limits.max_wall_s) return LimitHit::wall_time;
   return LimitHit::none;
+}
+
+std::optional<std::string> Meter::admit(std::uint64_t prompt_tokens) {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  if (m_limits.max_tokens == 0) return std::nullopt;
+  const std::uint64_t used = m_totals.tokens.total();
+  const std::uint64_t left = used >= m_limits.max_tokens ? 0 : m_limits.max_tokens - used;
+  if (prompt_tokens <= left) return std::nullopt;
+  ++m_totals.refused_calls;
+  return "not sent: its prompt alone (about " + std::to_string(prompt_tokens) +
+         " tokens) would cross the run's token budget (" + std::to_string(left) + " of " +
+         std::to_string(m_limits.max_tokens) + " tokens left)";
 }
 
 void Meter::charge(const Usage& usage, double cost_usd, int unknown_cost_attempts, bool estimated) {

@@ -26,6 +26,17 @@ std::string without_trailing_slash(std::string url) {
 
 }  // namespace
 
+std::uint64_t estimate_prompt_tokens(const LlmRequest& request) {
+  std::size_t characters = request.system.size();
+  for (const Message& message : request.messages)
+    for (const ContentBlock& block : message.content)
+      characters += block.text.size() + block.name.size() + block.input_error_text.size() +
+                    (block.input.is_null() ? 0 : block.input.dump().size());
+  for (const ToolSpec& tool : request.tools)
+    characters += tool.name.size() + tool.description.size() + tool.input_schema.dump().size();
+  return (characters + 3) / 4;
+}
+
 std::unique_ptr<LlmProvider> make_provider(const ProviderSettings& settings, const PriceTable& prices) {
   ProviderSettings resolved = settings;
   resolved.base_url = without_trailing_slash(resolved.base_url);

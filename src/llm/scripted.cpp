@@ -66,6 +66,18 @@ class ScriptedProvider : public LlmProvider {
 
   std::string name() const override { return "scripted"; }
 
+  // What its "server" counts: the prompt tokens of the reply the call would get (a failure serves none).
+  std::uint64_t prompt_tokens(const LlmRequest& request) override {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    const Reply* next = next_reply_locked(request.caller);
+    if (next == nullptr || !next->reply.contains("usage") || !next->reply.at("usage").is_object()) return 0;
+    const nlohmann::json& usage = next->reply.at("usage");
+    std::uint64_t tokens = 0;
+    for (const char* field : {"input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"})
+      if (usage.contains(field) && usage.at(field).is_number_unsigned()) tokens += usage.at(field).get<std::uint64_t>();
+    return tokens;
+  }
+
   LlmResult complete(const LlmRequest& request) override {
     if (interrupted()) return LlmFailure{FailureKind::interrupted, 0, "scripted: interrupted", 0, 0};
     const Reply* next = take_reply_for(request.caller);
@@ -108,13 +120,19 @@ class ScriptedProvider : public LlmProvider {
   // Replies never move once loaded, so the pointer stays valid after the lock is released.
   const Reply* take_reply_for(const std::string& caller) {
     std::lock_guard<std::mutex> lock(m_mutex);
+    Reply* next = next_reply_locked(caller);
+    return next == nullptr ? nullptr : mark_used(*next);
+  }
+
+  // The line a call from `caller` would get now, or nullptr; m_mutex held.
+  Reply* next_reply_locked(const std::string& caller) {
     Reply* unaddressed = nullptr;
     for (Reply& candidate : m_replies) {
       if (candidate.used) continue;
-      if (!caller.empty() && candidate.caller == caller) return mark_used(candidate);
+      if (!caller.empty() && candidate.caller == caller) return &candidate;
       if (candidate.caller.empty() && unaddressed == nullptr) unaddressed = &candidate;
     }
-    return unaddressed == nullptr ? nullptr : mark_used(*unaddressed);
+    return unaddressed;
   }
 
   static void wait_for_the_model(double seconds) {

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
@@ -48,11 +49,18 @@ struct JournalFacts {
   std::optional<double> session_mark_at;  // the last cycle end, resume or start: where elapsed_s stops counting
   std::optional<double> ticked_tokens;    // the last budget_tick's totals, fresher than run.json's summary
   std::optional<double> ticked_usd;
-  std::map<std::string, double> device_seconds;  // evaluations' device time by the device that measured them
-  std::set<std::string> evaluated;               // candidates the evaluator measured (blocked ones never ran)
-  int trials = 0;                                // the agents' trials ("trial" records)
-  std::vector<std::string> skipped;              // what of the journal could not be counted
+  // Device time by the device that held it: each candidate's latest record (a candidate is journaled again when its
+  // ruling changes), and the trials' and profiles' "device_time" records. Their sum is what the GPU-seconds budget
+  // counts (RunHistory::device_seconds).
+  std::map<std::string, double> device_seconds;
+  std::map<std::string, std::pair<std::string, double>> candidate_device;  // candidate id -> (device, seconds)
+  std::set<std::string> evaluated;   // candidates the evaluator measured (blocked ones never ran)
+  int trials = 0;                    // the agents' trials ("trial" records)
+  std::vector<std::string> skipped;  // what of the journal could not be counted
 };
+
+// Device time a record does not attribute (written before records named their device) is shown as such.
+std::string device_name_of(const std::string& device) { return device.empty() ? "unattributed" : device; }
 
 JournalFacts read_journal_facts(const std::filesystem::path& run_dir) {
   JournalFacts facts;
@@ -72,15 +80,19 @@ JournalFacts read_journal_facts(const std::filesystem::path& run_dir) {
       facts.session_mark_at = at;
     if (const auto* evaluation = std::get_if<EvaluationEntry>(&entry)) {
       const EvaluationRecord& measured = evaluation->record;
-      if (!measured.device.empty()) facts.device_seconds[measured.device] += measured.device_s;
+      facts.candidate_device[measured.candidate_id] = {measured.device, measured.device_s};
       if (measured.evaluated()) facts.evaluated.insert(measured.candidate_id);
     }
+    if (const auto* device_time = std::get_if<DeviceTimeEntry>(&entry))
+      facts.device_seconds[device_name_of(device_time->device)] += device_time->seconds;
     if (std::holds_alternative<TrialEntry>(entry)) ++facts.trials;
     if (const auto* tick = std::get_if<BudgetTickEntry>(&entry)) {
       facts.ticked_tokens = static_cast<double>(tick->totals.tokens.total());
       facts.ticked_usd = tick->totals.cost_usd;
     }
   }
+  for (const auto& [id, held] : facts.candidate_device)
+    if (held.second > 0 || !held.first.empty()) facts.device_seconds[device_name_of(held.first)] += held.second;
   return facts;
 }
 
@@ -192,7 +204,12 @@ RunStatusView run_status(const std::filesystem::path& run_dir) {
   add_budget(view, "tokens", tokens, number_or(budgets, "tokens", 0), live);
   add_budget(view, "usd", usd, number_or(budgets, "usd", 0), live);
   add_budget(view, "hours", view.elapsed_s / 3600, number_or(budgets, "hours", 0), live);
-  add_budget(view, "gpu_seconds", number_or(summary, "gpu_seconds", 0), number_or(budgets, "gpu_seconds", 0), live);
+  // One figure: the GPU-seconds spent are the device seconds shown, both read from the journal (fresher than the
+  // summary a cycle end writes).
+  double device_total = 0;
+  for (const auto& [device, seconds] : view.device_seconds) device_total += seconds;
+  add_budget(view, "gpu_seconds", facts.device_seconds.empty() ? number_or(summary, "gpu_seconds", 0) : device_total,
+             number_or(budgets, "gpu_seconds", 0), live);
   return view;
 }
 

@@ -121,7 +121,9 @@ Decision decide_by_llm(const LlmSupervisorInputs& inputs, LlmProvider& provider,
   }
   exchange["system"] = system;
   exchange["user"] = k_supervisor_ask;
-  LlmResult result = provider.complete(supervisor_request(inputs.model, system));
+  const LlmRequest request = supervisor_request(inputs.model, system);
+  if (std::optional<std::string> refused = meter.admit(provider.prompt_tokens(request))) return fall_back(*refused);
+  LlmResult result = provider.complete(request);
   if (!result.ok()) {
     meter.charge_unknown(result.failure().unknown_cost_attempts);
     return fall_back("provider failed: " + result.failure().message);

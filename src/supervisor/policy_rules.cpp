@@ -101,15 +101,17 @@ void add_triggered_roles(const Signals& signals, const TeamSpec& previous, int c
     for (const char* name : trigger.signals)
       if (signals.triggered(name)) fired.push_back(&signals.get(name));
     bool had = previous.has_role(trigger.role);
+    // A Debugger always works the failing candidate (enforce_team_rules holds every team to it).
+    const char* lineage = trigger.role == std::string(k_debugger) ? "failing" : "best";
     if (!fired.empty()) {
       clear_streak[trigger.role] = 0;
-      team.roles.push_back({trigger.role, 0, "best"});
+      team.roles.push_back({trigger.role, 0, lineage});
       if (!had) reasons.push_back(std::string("+") + trigger.role + ": " + trigger.why);
       for (const Signal* signal : fired) team.evidence.push_back(evidence_of(*signal));
     } else if (had) {
       int streak = ++clear_streak[trigger.role];
       if (streak < clear_after) {
-        team.roles.push_back({trigger.role, 0, "best"});
+        team.roles.push_back({trigger.role, 0, lineage});
       } else {
         reasons.push_back(std::string("-") + trigger.role + ": its trigger cleared (" +
                           signals.get(trigger.signals.front()).evidence + ")");
@@ -153,7 +155,7 @@ TeamSpec initial_team(TeamMode mode, const SupervisorSettings& settings) {
   TeamSpec team;
   if (mode == TeamMode::fixed) {
     for (const char* role : {k_profiler, k_debugger, k_optimizer, k_integrator})
-      team.roles.push_back({role, 0, "best"});
+      team.roles.push_back({role, 0, role == std::string(k_debugger) ? "failing" : "best"});
     team.pattern = Pattern::pipeline;
     team.knowledge = KnowledgeMode::curated;
     team.decided_by = "fixed";

@@ -35,7 +35,9 @@ std::optional<StopReason> budget_stop(const Budgets& budgets, const RunState& st
   if (budgets.evaluations > 0 && state.history.evaluations_spent() >= budgets.evaluations)
     return StopReason::budget_evaluations;
   if (budgets.hours > 0 && elapsed_s >= budgets.hours * 3600) return StopReason::budget_hours;
-  if (budgets.tokens > 0 && spent.tokens.total() >= static_cast<std::uint64_t>(budgets.tokens))
+  // A call refused because its prompt alone would cross the budget spends the budget as surely as a served one.
+  if (budgets.tokens > 0 &&
+      (spent.tokens.total() >= static_cast<std::uint64_t>(budgets.tokens) || spent.refused_calls > 0))
     return StopReason::budget_tokens;
   if (budgets.usd > 0 && spent.cost_usd >= budgets.usd) return StopReason::budget_usd;
   if (budgets.gpu_seconds > 0 && state.history.device_seconds() >= budgets.gpu_seconds)
@@ -365,19 +367,31 @@ bool SupervisorLoop::did_work(int cycle, const std::map<std::string, TurnOutcome
   return false;
 }
 
+namespace {
+
+// The team as it will run (enforce_team_rules, where its members are made), its rationale saying what the rules
+// changed, so the record shows the team that worked.
+TeamSpec as_it_runs(TeamSpec team) {
+  const std::vector<std::string> changes = enforce_team_rules(team);
+  if (!changes.empty()) team.rationale += " (kept to the team's rules: " + join(changes, "; ") + ")";
+  return team;
+}
+
+}  // namespace
+
 TeamChoice SupervisorLoop::choose_team(int cycle) {
   if (m_state.unfinished_team && m_state.unfinished_cycle == cycle) {
     spdlog::info("cycle {}: resuming with the recorded team", cycle);
     return {*m_state.unfinished_team, nullptr, std::nullopt,
             nullptr};  // a killed cycle: same team, known work is reused
   }
-  if (cycle == 1) return {initial_team(m_options.mode, m_supervisor), nullptr, std::nullopt, nullptr};
+  if (cycle == 1) return {as_it_runs(initial_team(m_options.mode, m_supervisor)), nullptr, std::nullopt, nullptr};
   Signals signals = compute_signals(m_state.history, m_knowledge, m_supervisor, cycle - 1);
   if (m_options.mode != TeamMode::evolving)
-    return {initial_team(m_options.mode, m_supervisor), signals.to_json(), std::nullopt, nullptr};
+    return {as_it_runs(initial_team(m_options.mode, m_supervisor)), signals.to_json(), std::nullopt, nullptr};
   Decision decision = with_hard_stops(decide(signals), signals);
   std::optional<StopReason> stop = decision.stop ? std::optional<StopReason>(decision.stop_reason) : std::nullopt;
-  return {decision.team, signals.to_json(), stop, std::move(decision.exchange)};
+  return {as_it_runs(std::move(decision.team)), signals.to_json(), stop, std::move(decision.exchange)};
 }
 
 Decision SupervisorLoop::decide(const Signals& signals) {
@@ -430,6 +444,7 @@ void SupervisorLoop::read_lab_records() {
   m_state.history.evaluations = std::move(lab.evaluations);
   m_state.history.trials = lab.trials;
   m_state.history.trial_device_s = lab.trial_device_s;
+  m_state.history.unrecorded_failures = std::move(lab.unrecorded_failures);
 }
 
 // A cycle resumed after a kill continues with what is left of its allowance (what it recorded before counts,

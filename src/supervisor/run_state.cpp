@@ -225,6 +225,8 @@ RunState replay_run_state(const nlohmann::json& run_json, const JournalReplay& r
       ++state.history.trials;
     else if (const auto* device_time = std::get_if<DeviceTimeEntry>(&entry))
       state.history.trial_device_s += device_time->seconds;
+    else if (const auto* failure = std::get_if<UnrecordedFailureEntry>(&entry))
+      state.history.unrecorded_failures.push_back(failure->failure);
     else if (const auto* profile = std::get_if<ProfileEntry>(&entry))
       replay_entry(state, *profile);
     else if (const auto* ruling = std::get_if<RulingEntry>(&entry))

@@ -89,15 +89,26 @@ void add_failure_rates(CycleReading& reading) {
     if (class_of(*record) == VerdictClass::build_failure) build_failed.push_back(named);
     if (class_of(*record) == VerdictClass::test_failure) test_failed.push_back(named);
   }
+  // A resubmitted failure or a failed trial spent no new candidate, but it is a failure of the cycle all the same.
+  // Not a member's own trials on the failing lineage: a Debugger reproducing the failure it was sent to fix is doing
+  // its work, and counting it would keep it on the team for good.
+  std::vector<const UnrecordedFailure*> unrecorded = reading.history.unrecorded_in_cycle(reading.cycle);
+  std::erase_if(unrecorded,
+                [](const UnrecordedFailure* failure) { return failure->stage && failure->lineage == "failing"; });
+  for (const UnrecordedFailure* failure : unrecorded) {
+    if (verdict_class(failure->verdict) == VerdictClass::build_failure) build_failed.push_back(failure->describe());
+    if (verdict_class(failure->verdict) == VerdictClass::test_failure) test_failed.push_back(failure->describe());
+  }
+  const std::size_t attempts = reading.spent.size() + unrecorded.size();
   const double stuck = reading.settings.stuck_failure_rate;
-  const double count = reading.spent_count();
-  const std::string of = " of " + std::to_string(reading.spent.size());
+  const double count = std::max<double>(1.0, static_cast<double>(attempts));
+  const std::string of = " of " + std::to_string(attempts);
   reading.set(k_signal_build_failure_rate, build_failed.size() / count, stuck,
-              !reading.spent.empty() && build_failed.size() / count >= stuck,
+              attempts > 0 && build_failed.size() / count >= stuck,
               std::to_string(build_failed.size()) + of + " failed to build" +
                   (build_failed.empty() ? "" : ": " + join_ids(build_failed)));
   reading.set(k_signal_test_failure_rate, test_failed.size() / count, stuck,
-              !reading.spent.empty() && test_failed.size() / count >= stuck,
+              attempts > 0 && test_failed.size() / count >= stuck,
               std::to_string(test_failed.size()) + of + " failed correctness" +
                   (test_failed.empty() ? "" : ": " + join_ids(test_failed)));
 }
@@ -108,6 +119,10 @@ Recurrence add_recurring_error(CycleReading& reading) {
     if (record.cycle >= reading.cycle - 1 && record.cycle <= reading.cycle && !record.passed() &&
         !record.failure_signature.empty() && !record.blocked())
       by_signature[record.failure_signature].push_back(record.candidate_id);
+  for (const UnrecordedFailure& failure : reading.history.unrecorded_failures)
+    if (failure.cycle >= reading.cycle - 1 && failure.cycle <= reading.cycle && !failure.failure_signature.empty() &&
+        !(failure.stage && failure.lineage == "failing"))
+      by_signature[failure.failure_signature].push_back(failure.describe());
   Recurrence worst;
   for (const auto& [signature, ids] : by_signature)
     if (ids.size() > worst.count) worst = {signature, ids.size(), ids};

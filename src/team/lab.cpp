@@ -51,6 +51,7 @@ Lab::Lab(RunDir& run, CandidateEvaluator& evaluator, KnowledgeBase& knowledge, c
   m_history.evaluations = recorded.evaluations;
   m_history.trials = recorded.trials;
   m_history.trial_device_s = recorded.trial_device_s;
+  m_history.unrecorded_failures = recorded.unrecorded_failures;
   // New ids start past every recorded candidate and every candidate directory on disk: a directory the journal
   // does not know (an evaluation a kill interrupted, or records lost from a damaged journal) is never reused.
   std::size_t highest = 0;
@@ -157,6 +158,11 @@ LabOutcome Lab::reuse_locked(const EvaluationRecord& earlier, const EvaluationRe
   LabOutcome outcome;
   outcome.record = *m_history.find(earlier.candidate_id);
   outcome.reused = true;
+  // Resubmitting a failure costs nothing, but the cycle failed as surely as if it had been measured again.
+  if (outcome.record.failed())
+    add_unrecorded_failure_locked(UnrecordedFailure{requested.cycle, requested.author_role, outcome.record.candidate_id,
+                                                    std::nullopt, outcome.record.verdict,
+                                                    outcome.record.failure_signature, requested.lineage});
   outcome.summary =
       "identical to " + outcome.record.candidate_id + " (" + outcome.record.verdict_text() + "), not re-evaluated";
   return outcome;
@@ -270,7 +276,7 @@ std::optional<CandidateEvaluator::Profile> Lab::profile(const std::string& candi
   if (!spend_trial(Stage::profile)) return std::nullopt;
   std::filesystem::path dir = m_run.candidate_dir(candidate_id);
   CandidateEvaluator::Profile profile = m_evaluator.profile(dir / "src", params);
-  add_trial_device_time(profile.device_s);
+  add_trial_device_time(profile.device_s, profile.device);
   write_json_atomic(dir / "profile.json",
                     {{"bound", profile.bound}, {"summary", profile.summary}, {"metrics", profile.metrics}});
   std::lock_guard<std::mutex> lock(m_mutex);
@@ -336,10 +342,15 @@ std::optional<std::string> Lab::budget_spent_locked() const {
   return std::nullopt;
 }
 
-void Lab::add_trial_device_time(double seconds) {
+void Lab::add_trial_device_time(double seconds, const std::string& device) {
   std::lock_guard<std::mutex> lock(m_mutex);
   m_history.trial_device_s += seconds;
-  append_entry(m_run.journal(), DeviceTimeEntry{seconds});
+  append_entry(m_run.journal(), DeviceTimeEntry{seconds, device});
+}
+
+void Lab::add_unrecorded_failure_locked(const UnrecordedFailure& failure) {
+  m_history.unrecorded_failures.push_back(failure);
+  append_entry(m_run.journal(), UnrecordedFailureEntry{failure});
 }
 
 bool Lab::spend_trial(Stage stage) {
@@ -352,10 +363,16 @@ bool Lab::spend_trial(Stage stage) {
 }
 
 std::optional<CandidateEvaluator::Result> Lab::trial(const std::filesystem::path& sources_dir,
-                                                     const ParamValues& params, Stage through) {
+                                                     const ParamValues& params, Stage through, int cycle,
+                                                     const std::string& role, const std::string& lineage) {
   if (!spend_trial(through)) return std::nullopt;
   CandidateEvaluator::Result result = m_evaluator.evaluate(sources_dir, params, through, 0);
-  add_trial_device_time(result.device_s);
+  add_trial_device_time(result.device_s, measured_on(result.eval_json));
+  if (!counts_as_pass(result.verdict) && !is_infra(result.verdict)) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    add_unrecorded_failure_locked(
+        UnrecordedFailure{cycle, role, "", through, result.verdict, result.failure_signature, lineage});
+  }
   return result;
 }
 
@@ -363,7 +380,7 @@ std::optional<CandidateEvaluator::Profile> Lab::trial_profile(const std::filesys
                                                               const ParamValues& params) {
   if (!spend_trial(Stage::profile)) return std::nullopt;
   CandidateEvaluator::Profile profile = m_evaluator.profile(sources_dir, params);
-  add_trial_device_time(profile.device_s);
+  add_trial_device_time(profile.device_s, profile.device);
   return profile;
 }
 
@@ -379,6 +396,10 @@ std::optional<EvaluationRecord> Lab::best() const {
 
 std::filesystem::path Lab::sources_of(const std::string& candidate_id) const {
   return m_run.candidate_dir(candidate_id) / "src";
+}
+
+std::filesystem::path Lab::build_log_of(const std::string& candidate_id) const {
+  return m_run.candidate_dir(candidate_id) / "build.log";
 }
 
 RoleUsage Lab::usage_of(int cycle, const std::string& role) const {

@@ -33,7 +33,8 @@ ToolResult LabToolBackend::evaluate(const Workspace& workspace, Stage through, c
     if (!profile) return k_budget_spent;
     return {"bound: " + profile->bound + "\n" + profile->summary + "\n" + profile->metrics.dump(1), false};
   }
-  const std::optional<CandidateEvaluator::Result> result = m_lab.trial(workspace.root(), params, through);
+  const std::optional<CandidateEvaluator::Result> result =
+      m_lab.trial(workspace.root(), params, through, m_target.cycle, m_target.role, m_target.lineage);
   if (!result) return k_budget_spent;
   return {result->summary, !counts_as_pass(result->verdict)};
 }

@@ -2,7 +2,9 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
@@ -11,7 +13,47 @@
 #include <evoteam/core/process.hpp>
 #include <evoteam/team/team.hpp>
 
+#include "team/turn_setup.hpp"
+
 namespace evoteam {
+
+namespace {
+
+const char* const k_debugger_role = "debugger";
+const char* const k_reviewer_role = "disciplinarian";
+const char* const k_integrator_role = "knowledge-integrator";
+
+bool is_reviewer(const RoleAssignment& role) { return role.name == k_reviewer_role; }
+
+}  // namespace
+
+std::vector<std::string> enforce_team_rules(TeamSpec& team) {
+  std::vector<std::string> changes;
+  for (RoleAssignment& role : team.roles)
+    if (role.name == k_debugger_role && role.lineage != "failing") {
+      role.lineage = "failing";
+      changes.push_back("the Debugger works the failing lineage");
+    }
+  auto reviewer = std::find_if(team.roles.begin(), team.roles.end(), is_reviewer);
+  if (reviewer == team.roles.end()) return changes;
+  if (team.roles.size() == 1) {
+    // Alone, a reviewer has no candidate to review: an Optimizer makes them.
+    reviewer->budget_share = 0.5;
+    team.roles.insert(team.roles.begin(), RoleAssignment{"optimizer", 0.5, "best"});
+    team.pattern = Pattern::pipeline;
+    changes.push_back("an Optimizer makes the candidates the Disciplinarian reviews");
+    return changes;
+  }
+  // After every member who makes candidates; only the Knowledge Integrator, who consolidates, may follow it.
+  const std::vector<std::string> order = team.role_names();
+  const RoleAssignment moved = *reviewer;
+  team.roles.erase(reviewer);
+  auto at = team.roles.end();
+  if (!team.roles.empty() && team.roles.back().name == k_integrator_role) at = team.roles.end() - 1;
+  team.roles.insert(at, moved);
+  if (team.role_names() != order) changes.push_back("the Disciplinarian reviews after the members who make candidates");
+  return changes;
+}
 
 bool TurnContext::directive_active(const std::string& prefix) const {
   for (const std::string& directive : team->directives)
@@ -58,9 +100,45 @@ TurnOutcome run_member(TeamMember& member, TurnContext& context) {
 
 }  // namespace
 
-std::map<std::string, TurnOutcome> run_team(const TeamSpec& team, int cycle, const CycleBudget& budget,
+namespace {
+
+// What a reviewer is handed: the cycle's candidates so far, each with its verdict and author, then the notes of the
+// members before it.
+std::string review_handoff(const Lab& lab, int cycle, const std::string& notes) {
+  std::string listed;
+  for (const EvaluationRecord* record : lab.snapshot().in_cycle(cycle))
+    if (record->evaluated() && record->author_role != "start")
+      listed += "\n- " + describe_record(*record) + " by " + record->author_role +
+                (record->hypothesis.empty() ? "" : ": " + record->hypothesis);
+  std::string note = listed.empty() ? "no candidate was recorded this cycle"
+                                    : "candidates of cycle " + std::to_string(cycle) + " to review:" + listed;
+  return notes == "none" ? note : note + "\n" + notes;
+}
+
+// The hand-off a member starts from: the notes of the members before it, and what its role must have whatever they
+// wrote (a Debugger the failing candidate, a reviewer the cycle's candidates).
+std::string handoff_for(const TurnContext& context, const std::string& notes) {
+  if (context.role.lineage == "failing") {
+    const std::string failing = failing_candidate_handoff(*context.lab);
+    return notes == "none" ? failing : failing + "\n" + notes;
+  }
+  if (is_reviewer(context.role)) return review_handoff(*context.lab, context.cycle, notes);
+  return notes;
+}
+
+// Appends a member's hand-off to the notes the next members read.
+void add_note(std::string& notes, const std::string& role, const TurnOutcome& outcome) {
+  if (!outcome.handoff_note.empty()) notes = (notes == "none" ? "" : notes + "\n") + role + ": " + outcome.handoff_note;
+}
+
+}  // namespace
+
+std::map<std::string, TurnOutcome> run_team(const TeamSpec& proposed, int cycle, const CycleBudget& budget,
                                             const MemberFactory& make_member, Lab& lab, KnowledgeBase& knowledge,
                                             std::uint64_t run_seed, ParallelTurns parallel_turns) {
+  // Whoever proposed the team, it keeps the rules here, where its members are made.
+  TeamSpec team = proposed;
+  enforce_team_rules(team);
   std::map<std::string, TurnOutcome> outcomes;
   std::vector<TurnContext> contexts;
   std::vector<std::unique_ptr<TeamMember>> members;
@@ -78,42 +156,50 @@ std::map<std::string, TurnOutcome> run_team(const TeamSpec& team, int cycle, con
     members.push_back(make_member(role));
   }
 
-  if (team.pattern == Pattern::parallel && parallel_turns == ParallelTurns::in_turn) {
-    // Each member starts from "none", as side by side: no hand-off between peers.
-    for (std::size_t i = 0; i < members.size(); ++i) {
-      if (interrupted()) break;
-      outcomes[contexts[i].role.name] = run_member(*members[i], contexts[i]);
-    }
-    return outcomes;
-  }
+  std::string note = "none";
+  std::size_t next = 0;
   if (team.pattern == Pattern::parallel) {
-    std::vector<TurnOutcome> results(members.size());
-    std::vector<std::exception_ptr> errors(members.size());
+    // Every member but the reviewer at once; the reviewer (enforce_team_rules put it after them) then reviews what
+    // they made.
+    std::size_t width = 0;
+    while (width < members.size() && !is_reviewer(contexts[width].role)) ++width;
+    std::vector<TurnOutcome> results(width);
+    std::vector<std::exception_ptr> errors(width);
     std::vector<std::thread> threads;
-    for (std::size_t i = 0; i < members.size(); ++i)
-      threads.emplace_back([&, i] {
+    for (std::size_t i = 0; i < width; ++i) contexts[i].handoff_note = handoff_for(contexts[i], "none");
+    for (std::size_t i = 0; i < width; ++i) {
+      auto take_turn = [&, i] {
         try {
           results[i] = run_member(*members[i], contexts[i]);
         } catch (...) {
           errors[i] = std::current_exception();
         }
-      });
+      };
+      // In turn: each member as it would act side by side (no hand-off from its peers), one after another.
+      if (parallel_turns == ParallelTurns::in_turn) {
+        take_turn();
+      } else {
+        threads.emplace_back(take_turn);
+      }
+    }
     for (std::thread& thread : threads) thread.join();
     for (std::exception_ptr& error : errors)
       if (error) std::rethrow_exception(error);
-    for (std::size_t i = 0; i < members.size(); ++i) outcomes[contexts[i].role.name] = results[i];
-    return outcomes;
+    for (std::size_t i = 0; i < width; ++i) {
+      outcomes[contexts[i].role.name] = results[i];
+      add_note(note, contexts[i].role.name, results[i]);
+    }
+    next = width;
   }
 
-  // Solo and pipeline: in order, each member reading the previous member's hand-off note.
-  std::string note = "none";
-  for (std::size_t i = 0; i < members.size(); ++i) {
+  // Solo and pipeline (and a parallel team's reviewer and those after it): in order, each member reading the
+  // earlier members' hand-off notes.
+  for (std::size_t i = next; i < members.size(); ++i) {
     if (interrupted()) break;
-    contexts[i].handoff_note = note;
+    contexts[i].handoff_note = handoff_for(contexts[i], note);
     TurnOutcome outcome = run_member(*members[i], contexts[i]);
     // Notes accumulate along the pipeline, so the reviewer at the end sees every earlier hand-off.
-    if (!outcome.handoff_note.empty())
-      note = (note == "none" ? "" : note + "\n") + contexts[i].role.name + ": " + outcome.handoff_note;
+    add_note(note, contexts[i].role.name, outcome);
     outcomes[contexts[i].role.name] = outcome;
   }
   return outcomes;

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <string>
 
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
@@ -12,20 +14,19 @@ namespace evoteam {
 
 namespace {
 
-// The head a member works from: the run's best; on the failing lineage, the latest candidate that failed —
-// evaluated, so never a parallel member's evaluation still under way (pending, its sources not yet stored), nor
-// the evaluator's own failure. Without either, the first candidate.
-EvaluationRecord head_of_lineage(const RunHistory& history, const std::string& lineage) {
-  std::optional<EvaluationRecord> head = history.best();
-  if (lineage == "failing")
-    for (auto it = history.evaluations.rbegin(); it != history.evaluations.rend(); ++it)
-      if (it->failed() && !it->rejected) {
-        head = *it;
-        break;
-      }
-  if (!head && !history.evaluations.empty()) head = history.evaluations.front();
-  EVOTEAM_CHECK(head.has_value(), "no candidate to start from");
-  return *head;
+constexpr std::size_t k_build_log_tail_chars = 3000;
+
+// The latest candidate that failed: evaluated, so never a parallel member's evaluation still under way (pending, its
+// sources not yet stored), nor the evaluator's own failure. One a reviewer rejected is taken only when no other
+// failed: it is still the failing code, and a Debugger handed the passing best instead has nothing to debug.
+std::optional<EvaluationRecord> latest_failure(const RunHistory& history) {
+  std::optional<EvaluationRecord> rejected;
+  for (auto it = history.evaluations.rbegin(); it != history.evaluations.rend(); ++it) {
+    if (!it->failed()) continue;
+    if (!it->rejected) return *it;
+    if (!rejected) rejected = *it;
+  }
+  return rejected;
 }
 
 std::filesystem::path member_dir_of(const std::filesystem::path& run_dir, int cycle, const std::string& role) {
@@ -41,6 +42,9 @@ Workspace workspace_of_head(const Lab& lab, const Task& task, const EvaluationRe
     editable.push_back({file, lab.sources_of(head.candidate_id) / file});
   if (std::filesystem::exists(task.dir / "README.md")) read_only.push_back({"README.md", task.dir / "README.md"});
   read_only.push_back({task.reference_file, task.dir / task.reference_file});
+  // A failing head comes with the evidence of its failure.
+  const std::filesystem::path build_log = lab.build_log_of(head.candidate_id);
+  if (head.failed() && std::filesystem::is_regular_file(build_log)) read_only.push_back({"build.log", build_log});
   return Workspace::create(member_dir / "workspace", editable, read_only, limits);
 }
 
@@ -66,6 +70,30 @@ std::map<std::string, std::string> prompt_values_of(const TurnContext& context, 
 }
 
 }  // namespace
+
+EvaluationRecord head_of_lineage(const RunHistory& history, const std::string& lineage) {
+  std::optional<EvaluationRecord> head = lineage == "failing" ? latest_failure(history) : std::nullopt;
+  if (!head) head = history.best();
+  if (!head && !history.evaluations.empty()) head = history.evaluations.front();
+  EVOTEAM_CHECK(head.has_value(), "no candidate to start from");
+  return *head;
+}
+
+std::string failing_candidate_handoff(const Lab& lab) {
+  const std::optional<EvaluationRecord> failing = latest_failure(lab.snapshot());
+  if (!failing) return "no candidate has failed: your workspace holds the best";
+  std::string note = "failing candidate " + failing->candidate_id + " (" + failing->verdict_text() + ", by " +
+                     failing->author_role + " in cycle " + std::to_string(failing->cycle) +
+                     "); your workspace holds its code. Failure: " + failing->failure_signature;
+  const std::filesystem::path log_file = lab.build_log_of(failing->candidate_id);
+  if (std::filesystem::is_regular_file(log_file)) {
+    std::string log = read_file(log_file);
+    const bool cut = log.size() > k_build_log_tail_chars;
+    if (cut) log = "..." + log.substr(log.size() - k_build_log_tail_chars);
+    note += "\nIts build log (build.log in your workspace" + std::string(cut ? "; its end" : "") + "):\n" + log;
+  }
+  return note;
+}
 
 TurnSetup prepare_turn(const TurnContext& context, const TurnSetupInputs& inputs) {
   Lab& lab = *context.lab;

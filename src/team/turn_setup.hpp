@@ -34,6 +34,15 @@ struct TurnSetupInputs {
   std::string step_allowance;
 };
 
+// The candidate a member on `lineage` starts from: the run's best; on the failing lineage, the latest candidate
+// that failed (turn_setup.cpp says which). Throws (EVOTEAM_CHECK) when the history holds no candidate.
+EvaluationRecord head_of_lineage(const RunHistory& history, const std::string& lineage);
+
+// What a member on the failing lineage is handed before anything else: the failing candidate its workspace holds,
+// its verdict and failure signature, and the tail of its build log (the whole log is in its workspace as
+// build.log). Says so when no candidate has failed.
+std::string failing_candidate_handoff(const Lab& lab);
+
 // Prepares the turn: picks the head, creates the workspace under the member's directory and fills the prompt
 // values. Throws (EVOTEAM_CHECK) when the lab has no task or no candidate to start from.
 TurnSetup prepare_turn(const TurnContext& context, const TurnSetupInputs& inputs);

@@ -243,8 +243,8 @@ TEST(AgentCli, ACliThatIsNotInstalledIsRefusedBeforeTheRunExists) {
 
 // An evolving team of stand-ins restructures as a team of built-in members does: the Optimizer breaks the build in
 // cycle 1, so the rules bring a Debugger (a CLI member too) into cycle 2, where the Optimizer submits its fast
-// config. Each role's story is picked by the wrapper from the role its prompt names. (Where the rules place the
-// Debugger — the failing lineage or the best — is the rules' business, the same for every member kind.)
+// config. Each role's story is picked by the wrapper from the role its prompt names. The Debugger, whatever kind of
+// member, works the failing candidate: its edit of the stray line applies only to the broken code, and its fix passes.
 TEST(AgentCli, AnEvolvingTeamOfCliMembersRestructuresAsBuiltinMembersDo) {
   REQUIRE_MCP_SDK();
   TempDir temp;
@@ -270,11 +270,14 @@ TEST(AgentCli, AnEvolvingTeamOfCliMembersRestructuresAsBuiltinMembersDo) {
   std::map<std::string, std::string> lineage;
   for (const nlohmann::json& role : team["roles"]) lineage[role["name"]] = role.value("lineage", "");
   ASSERT_EQ(lineage.count("debugger"), 1u) << team.dump(2);
+  EXPECT_EQ(lineage["debugger"], "failing") << team.dump(2);
   EXPECT_TRUE(testing::cites(team, "build_failure_rate")) << team.dump(2);
-  std::string broken_verdict, optimizer_cycle2_verdict, debugger_turn;
+  std::string broken_verdict, broken_id, optimizer_cycle2_verdict, debugger_turn;
+  nlohmann::json debugger_fix;
   for (const nlohmann::json& record : testing::evaluations(run)) {
     if (record.value("author_role", "") == "optimizer" && record.value("cycle", 0) == 1)
-      broken_verdict = record.value("verdict", "");
+      broken_verdict = record.value("verdict", ""), broken_id = record.value("candidate_id", "");
+    if (record.value("author_role", "") == "debugger") debugger_fix = record;
     if (record.value("author_role", "") == "optimizer" && record.value("cycle", 0) == 2)
       optimizer_cycle2_verdict = record.value("verdict", "");
   }
@@ -282,6 +285,14 @@ TEST(AgentCli, AnEvolvingTeamOfCliMembersRestructuresAsBuiltinMembersDo) {
     if (record.value("type", "") == "turn" && record.value("role", "") == "debugger")
       debugger_turn = record.value("summary", "");
   EXPECT_EQ(broken_verdict, "COMPILE_ERROR");
+  // The Debugger's workspace held the broken candidate (its edit of the stray line applied) and its fix of it passed.
+  ASSERT_TRUE(debugger_fix.is_object()) << testing::describe(result);
+  EXPECT_EQ(debugger_fix.value("parent_id", ""), broken_id) << debugger_fix.dump(2);
+  EXPECT_EQ(debugger_fix.value("lineage", ""), "failing") << debugger_fix.dump(2);
+  EXPECT_EQ(debugger_fix.value("verdict", ""), "PASS") << debugger_fix.dump(2);
+  EXPECT_EQ(
+      read_file(run / "candidates" / debugger_fix.value("candidate_id", "") / "src" / "kernel.cpp").find("broken one;"),
+      std::string::npos);
   EXPECT_EQ(debugger_turn.rfind("claude-code finished", 0), 0u) << debugger_turn;
   EXPECT_TRUE(fs::exists(run / "cycles" / "0002" / "agents" / "debugger" / "transcript.jsonl"));
   EXPECT_EQ(optimizer_cycle2_verdict, "PASS");

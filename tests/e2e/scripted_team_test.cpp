@@ -37,9 +37,12 @@ TEST(ScriptedTeamE2E, AgentsSubmitAndSupervisorAddsDebuggerThenKnowledgeIntegrat
   testing::TempDir dir;
   std::filesystem::path script =
       std::filesystem::path(EVOTEAM_SOURCE_DIR) / "tests" / "data" / "scripted" / "team_debug_story.jsonl";
+  // The optimizer's failed compile in cycle 1 is a failure of that cycle beside its candidate: two alike. Three
+  // recurrences block a path here, so the rules keep the pipeline the script's unaddressed replies are written for.
   ProcessResult result = run_evoteam(
       {"optimize", k_task.string(), "--provider", "scripted", "--set", "llm.scripted_file=" + script.string(), "--set",
-       "supervisor.policy=rules", "--max-cycles", "3", "--runs-dir", (dir / "runs").string(), "--json"},
+       "supervisor.policy=rules", "--set", "supervisor.recurring_error_count=3", "--max-cycles", "3", "--runs-dir",
+       (dir / "runs").string(), "--json"},
       std::chrono::seconds(600));
   ASSERT_EQ(result.exit_code, 0) << describe(result);
   nlohmann::json summary = parse_stdout(result);
@@ -59,10 +62,12 @@ TEST(ScriptedTeamE2E, AgentsSubmitAndSupervisorAddsDebuggerThenKnowledgeIntegrat
   EXPECT_EQ(records[2]["verdict"], "PASS");
   EXPECT_EQ(records[3]["verdict"], "COMPILE_ERROR");
   EXPECT_TRUE(records[3]["repeated_recorded_failure"].get<bool>());
-  // The debugger's candidate carries its edit.
+  // The debugger worked the failing candidate: its candidate is c0002 with the stray line removed.
+  EXPECT_EQ(records[2]["parent_id"], records[1]["candidate_id"]);
   std::string fixed =
       read_file(*run / "candidates" / records[2]["candidate_id"].get<std::string>() / "src" / "kernel.cpp");
-  EXPECT_NE(fixed.find("#define TILE_M 64"), std::string::npos);
+  EXPECT_NE(fixed.find("// a stray declaration was removed"), std::string::npos);
+  EXPECT_EQ(fixed.find("broken one;"), std::string::npos);
 
   nlohmann::json cycle1 = read_json_file(*run / "cycles" / "0001" / "team.json");
   nlohmann::json cycle2 = read_json_file(*run / "cycles" / "0002" / "team.json");

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <evoteam/agent/transcript.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/store/store.hpp>
 #include <evoteam/team/role.hpp>
@@ -284,7 +285,8 @@ TEST(StoriesE2E, ARepeatedRecordedFailureBringsAKnowledgeIntegrator) {
 }
 
 // d. A candidate bundles two changes: the Disciplinarian joins and rejects it with the rule tool, so it loses the
-// best it held and no lineage builds on it; the one-change redo becomes the best.
+// best it held; the one-change candidate becomes the best. The LLM put the reviewer first; the team runs it after the
+// Optimizer, whose candidate of the cycle it then has to review.
 TEST(StoriesE2E, ATwoChangeCandidateIsRejectedByTheDisciplinarianAndLosesTheBest) {
   testing::TempDir dir;
   Story story = play(dir, "disciplinarian_rejects.jsonl", {"--max-cycles", "2"});
@@ -312,10 +314,26 @@ TEST(StoriesE2E, ATwoChangeCandidateIsRejectedByTheDisciplinarianAndLosesTheBest
   ASSERT_NE(rejected, nullptr);
   EXPECT_TRUE(rejected->rejected);
 
-  // The Optimizer, after the ruling, started from the start, not from the rejected best, and made one change.
+  // The team as it ran: the reviewer after the Optimizer, the record saying why.
+  const nlohmann::json ran = team_of(story, 2);
+  ASSERT_EQ(ran["roles"].size(), 2u);
+  EXPECT_EQ(ran["roles"][0]["name"], "optimizer");
+  EXPECT_EQ(ran["roles"][1]["name"], "disciplinarian");
+  EXPECT_NE(
+      ran["rationale"].get<std::string>().find("the Disciplinarian reviews after the members who make candidates"),
+      std::string::npos)
+      << ran.dump(2);
+  // The Optimizer, before the ruling, took the header comment back from the best: one change, the register blocking
+  // alone; the Disciplinarian, after it, was handed that candidate to review.
   EXPECT_EQ(records["c0003"]["author_role"], "optimizer");
-  EXPECT_EQ(records["c0003"]["parent_id"], "c0001");
+  EXPECT_EQ(records["c0003"]["parent_id"], "c0002");
   EXPECT_EQ(records["c0003"]["changes"], 1);
+  const std::string redo = read_file(story.run / "candidates/c0003/src/kernel.cpp");
+  EXPECT_EQ(redo.find("Register-blocked kernel"), std::string::npos);
+  EXPECT_NE(redo.find("#define TILE_N 256"), std::string::npos);
+  const std::string reviewer =
+      read_transcript(story.run / "cycles/0002/agents/disciplinarian/transcript.jsonl").at(0).value("content", "");
+  EXPECT_NE(reviewer.find("candidates of cycle 2 to review:\n- c0003"), std::string::npos) << reviewer;
   EXPECT_EQ(records["c0003"]["verdict"], "PASS");
   const nlohmann::json run_json = read_json_file(story.run / "run.json");
   EXPECT_EQ(run_json["summary"]["best_candidate"], "c0003") << run_json["summary"].dump(2);
@@ -407,6 +425,72 @@ TEST(StoriesE2E, ATokenBudgetEndsTheRunMidCycleAndAResumeStopsAgainAtOnce) {
   EXPECT_FALSE(fs::exists(story.run / "cycles/0003"));
   EXPECT_EQ(journal_of_type(story, "resume").size(), 1u);
   EXPECT_EQ(journal_of_type(story, "stop").size(), 2u);
+}
+
+// h. Issue 28's stall, replayed under the rules policy: two candidates fail to build, the rules add a Debugger, and
+// the Debugger works the failing candidate — its workspace holds c0003's code and build log, its hand-off names it and
+// carries the log — and fixes it. The optimizer resubmitting c0002's broken code byte for byte ("identical to c0002
+// (COMPILE_ERROR), not re-evaluated") counts as a failure of its cycle, so the Debugger is not dismissed with "0 of 0
+// failed to build" while the broken code keeps coming back; the run goes on to a new best.
+TEST(StoriesE2E, UnderTheRulesTheDebuggerWorksTheFailingCandidateAndTheRunLeavesTheStall) {
+  testing::TempDir dir;
+  // Three recurrences block a path, not two: the two failures do not put the Debugger in a parallel team on the
+  // failing lineage by that rule, and the rules place it in a pipeline, as in the run the issue reported.
+  Story story =
+      play(dir, "debugger_leaves_the_stall.jsonl",
+           {"--set", "supervisor.policy=rules", "--set", "supervisor.recurring_error_count=3", "--max-cycles", "3"});
+  ASSERT_EQ(story.result.exit_code, 0) << describe(story.result);
+  EXPECT_EQ(story.summary["cycles"], 3) << story.summary.dump(2);
+  std::map<std::string, nlohmann::json> records = records_by_id(story);
+  ASSERT_EQ(records.count("c0003"), 1u);
+  EXPECT_EQ(records["c0002"]["verdict"], "COMPILE_ERROR");
+  EXPECT_EQ(records["c0003"]["verdict"], "COMPILE_ERROR");
+
+  // Cycle 2: the rules added the Debugger, on the failing lineage.
+  const nlohmann::json team = team_of(story, 2);
+  EXPECT_EQ(team["decided_by"], "rules") << team.dump(2);
+  EXPECT_EQ(team["pattern"], "pipeline") << team.dump(2);
+  ASSERT_TRUE(has_role(team, "debugger")) << team.dump(2);
+  EXPECT_EQ(role_of(team, "debugger")["lineage"], "failing") << team.dump(2);
+  EXPECT_TRUE(signal_of(team, "build_failure_rate")["triggered"].get<bool>()) << team.dump(2);
+
+  // Its workspace held the failing code and its build log, and its hand-off named the candidate and carried the log.
+  const std::vector<nlohmann::json> transcript =
+      read_transcript(story.run / "cycles/0002/agents/debugger/transcript.jsonl");
+  ASSERT_FALSE(transcript.empty());
+  const std::string system = transcript[0].value("content", "");
+  EXPECT_NE(system.find("failing candidate c0003 (COMPILE_ERROR"), std::string::npos) << system.substr(0, 4000);
+  const std::string build_log = read_file(story.run / "candidates/c0003/build.log");
+  ASSERT_FALSE(build_log.empty());
+  EXPECT_NE(system.find("Its build log"), std::string::npos);
+  std::vector<std::string> tool_results;
+  for (const nlohmann::json& record : transcript)
+    if (record.value("role", "") == "user" && record.contains("content") && record["content"].is_array())
+      for (const nlohmann::json& block : record["content"])
+        if (block.value("type", "") == "tool_result") tool_results.push_back(block.value("content", ""));
+  ASSERT_GE(tool_results.size(), 2u);
+  EXPECT_NE(tool_results[0].find("int broken = ;"), std::string::npos) << tool_results[0].substr(0, 400);
+  EXPECT_EQ(tool_results[1], build_log);
+  // ... and it fixed that candidate.
+  const std::vector<nlohmann::json> fixes = records_by(story, "debugger");
+  ASSERT_FALSE(fixes.empty()) << describe(story.result);
+  EXPECT_EQ(fixes[0]["parent_id"], "c0003");
+  EXPECT_EQ(fixes[0]["lineage"], "failing");
+  EXPECT_EQ(fixes[0]["cycle"], 2);
+  EXPECT_EQ(fixes[0]["verdict"], "PASS");
+
+  // The optimizer's resubmission of c0002 was not re-evaluated, but the cycle counts it as a failure: the Debugger
+  // stays for cycle 3 instead of leaving on "0 of 0 failed to build".
+  EXPECT_EQ(journal_of_type(story, "unrecorded_failure").size(), 1u);
+  const nlohmann::json next = team_of(story, 3);
+  EXPECT_TRUE(has_role(next, "debugger")) << next.dump(2);
+  const std::string evidence = signal_of(next, "build_failure_rate")["evidence"];
+  EXPECT_NE(evidence.find("c0002 resubmitted by optimizer COMPILE_ERROR"), std::string::npos) << evidence;
+  // The run left the stall: cycle 3's optimizer built on the best and passed.
+  const std::vector<nlohmann::json> tiles = records_by(story, "optimizer");
+  ASSERT_EQ(tiles.size(), 3u) << describe(story.result);  // c0002, c0003 and cycle 3's TILE_M 64
+  EXPECT_EQ(tiles[2]["cycle"], 3);
+  EXPECT_EQ(tiles[2]["verdict"], "PASS");
 }
 
 // g. The target is reached in cycle 2: the run stops there with target_reached and exit 0.

@@ -184,6 +184,40 @@ TEST_F(AgentLoop, RunWideBudgetOfTheMeterStops) {
   EXPECT_NE(result.detail.find("run's"), std::string::npos);
 }
 
+// The prompt is known before it is sent: a call whose prompt alone the run's token budget cannot pay for is not sent.
+// The scripted provider counts it as its server would (the input tokens of the reply it would serve: 3,854 here,
+// as in the run that first showed it), and the turn ends on the token budget, saying both figures.
+TEST_F(AgentLoop, ACallWhosePromptAloneWouldCrossTheTokenBudgetIsNotSent) {
+  m_meter.set_limits(MeterLimits{1000, 0, 0});
+  std::unique_ptr<LlmProvider> provider = scripted(
+      write_script(R"({"content":[{"type":"tool_use","id":"t1","name":"read_file","input":{"path":"kernel.cpp"}}],)"
+                   R"("stop_reason":"tool_use","usage":{"input_tokens":3854,"output_tokens":20}})"
+                   "\n"));
+  AgentResult result = run(*provider);
+  EXPECT_EQ(result.stop, Stop::token_limit) << result.detail;
+  EXPECT_EQ(result.steps, 0);
+  EXPECT_EQ(m_meter.totals().tokens.total(), 0u);
+  EXPECT_EQ(m_meter.totals().calls, 0u);
+  EXPECT_NE(result.detail.find("3854"), std::string::npos) << result.detail;
+  EXPECT_NE(result.detail.find("1000 of 1000"), std::string::npos) << result.detail;
+  EXPECT_EQ(read_transcript(transcript()).back()["stop"], "token_limit");
+  // The budget counts as spent once a call was refused for it: no later turn asks.
+  EXPECT_EQ(m_meter.check(), LimitHit::tokens);
+}
+
+// A provider that cannot count for free is weighed by the estimate from the prompt's text: a 12,000-character system
+// prompt (about 3,000 tokens) is not sent against a budget of 1,000.
+TEST_F(AgentLoop, AnEstimatedPromptOverTheTokenBudgetIsNotSentEither) {
+  m_meter.set_limits(MeterLimits{1000, 0, 0});
+  m_prompt.system = std::string(12000, 'x');
+  std::unique_ptr<LlmProvider> inner = scripted(script("edit_compile_submit.jsonl"));
+  RecordingProvider provider(*inner);
+  AgentResult result = run(provider);
+  EXPECT_EQ(result.stop, Stop::token_limit) << result.detail;
+  EXPECT_TRUE(provider.requests.empty());
+  EXPECT_EQ(m_meter.totals().tokens.total(), 0u);
+}
+
 // A budget the team shares with the evaluator (wall time, GPU-seconds, evaluations) ends a turn at its next tool
 // call: the call is answered, not run, and the turn stops as budget_spent, journaled in the transcript.
 TEST_F(AgentLoop, ASpentRunBudgetEndsTheTurnAtItsNextToolCall) {

@@ -29,6 +29,23 @@ TEST(EvalStages, ParsesListsInPipelineOrder) {
   EXPECT_FALSE(parse_sandbox_mode("docker").has_value());
 }
 
+// GPU-seconds are the device's busy time: the timing stage's wait for another evaluation's timing lock is part of
+// its wall time (eval.json keeps both) but never of the device time charged (one trial was charged 6.37 s of which
+// 3.9 s was the wait). The build and the static checks are no device time either.
+TEST(EvalResultJson, TheWaitForTheTimingLockIsNoDeviceTime) {
+  EvalResult result;
+  result.verdict = Verdict::pass;
+  result.speedup = 1.5;
+  result.stages = {{"static", StageStatus::passed, 0.1, ""},
+                   {"build", StageStatus::passed, 2.0, ""},
+                   {"correctness", StageStatus::passed, 0.5, ""},
+                   {"timing", StageStatus::passed, 6.37, "lock wait 3.900 s", 3.9}};
+  EXPECT_NEAR(measurement_of(result).device_s, 0.5 + 2.47, 1e-9);
+  const EvalResult back = EvalResult::from_json(result.to_json());
+  EXPECT_DOUBLE_EQ(back.stages[3].lock_wait_s, 3.9);
+  EXPECT_NEAR(measurement_of(back).device_s, 2.97, 1e-9);
+}
+
 TEST(EvalResultJson, RoundTripsThroughEvalJson) {
   EvalResult result;
   result.verdict = Verdict::numeric_mismatch;

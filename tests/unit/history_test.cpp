@@ -117,9 +117,11 @@ TEST(JournalRecords, EveryRecordTypeReadsBackAsWritten) {
       EvaluationEntry{record},
       RulingEntry{"c0002", false, "disciplinarian", Ruling{RulingKind::several_changes, "several changes at once"}},
       ProfileEntry{"c0002", "memory", "dram bound"},
-      DeviceTimeEntry{1.5},
+      DeviceTimeEntry{1.5, "cuda:0"},
       TrialEntry{Stage::correctness},
       BudgetTickEntry{totals},
+      UnrecordedFailureEntry{UnrecordedFailure{4, "optimizer", "c0003", std::nullopt, Verdict::compile_error,
+                                               "COMPILE_ERROR: kernel.cpp:3: error", "best"}},
   };
   ASSERT_EQ(entries.size(), all_record_types().size()) << "a record type without a case here";
   for (const JournalEntry& entry : entries) {

@@ -7,8 +7,10 @@
 #include <atomic>
 
 #include <evoteam/agent/workspace.hpp>
+#include <evoteam/core/config.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/store/store.hpp>
+#include <evoteam/supervisor/supervisor_policy.hpp>
 #include <evoteam/team/lab.hpp>
 #include <evoteam/team/team.hpp>
 
@@ -422,11 +424,11 @@ TEST_F(LabWithFakeEvaluator, TrialsAndProfilesSpendTheEvaluationBudget) {
   lab.set_budget(Lab::Budget{3, 0, {}});
   lab.ensure_start(1);
   const ParamValues params = lab.snapshot().find("c0001")->params;
-  ASSERT_TRUE(lab.trial(dir / "start", params, Stage::build).has_value());
+  ASSERT_TRUE(lab.trial(dir / "start", params, Stage::build, 1, "optimizer").has_value());
   ASSERT_TRUE(lab.trial_profile(dir / "start", params).has_value());
   EXPECT_EQ(lab.snapshot().evaluations_spent(), 3);
 
-  EXPECT_FALSE(lab.trial(dir / "start", params, Stage::timing).has_value());
+  EXPECT_FALSE(lab.trial(dir / "start", params, Stage::timing, 1, "optimizer").has_value());
   EXPECT_FALSE(lab.profile("c0001").has_value());
   ParamValues other = params;
   other["A"] = "2";
@@ -440,6 +442,52 @@ TEST_F(LabWithFakeEvaluator, TrialsAndProfilesSpendTheEvaluationBudget) {
   EXPECT_EQ(replayed.history.evaluations_spent(), 3);
 }
 
+// Resubmitting a candidate identical to a failure costs nothing ("identical to c0002 (COMPILE_ERROR), not
+// re-evaluated"), and used to leave its cycle with "0 of 0 failed to build": the Debugger was dismissed while the
+// team kept resubmitting the broken code and the run stalled. The cycle's signals count it now, from the lab's
+// history and from the journal alike.
+TEST_F(LabWithFakeEvaluator, AResubmittedFailureIsAFailureOfTheCycleThatResubmittedIt) {
+  lab.ensure_start(1);
+  const ParamValues bad = {{"A", "2"}, {"B", "1"}, {"C", "1"}};
+  const LabOutcome first = lab.evaluate(request(bad), 1, Lab::Screening::off);
+  ASSERT_EQ(first.record.verdict, Verdict::compile_error);
+  const LabOutcome again = lab.evaluate(request(bad), 2, Lab::Screening::off);
+  EXPECT_TRUE(again.reused);
+  EXPECT_EQ(again.summary, "identical to " + first.record.candidate_id + " (COMPILE_ERROR), not re-evaluated");
+  EXPECT_EQ(evaluator.calls, 2);  // nothing was spent on it
+
+  const SupervisorSettings settings = supervisor_settings(Config{});
+  const std::string resubmitted = first.record.candidate_id + " resubmitted by optimizer COMPILE_ERROR";
+  const Signals live = compute_signals(lab.snapshot(), knowledge, settings, 2);
+  EXPECT_TRUE(live.triggered(k_signal_build_failure_rate)) << live.to_text();
+  EXPECT_EQ(live.get(k_signal_build_failure_rate).evidence, "1 of 1 failed to build: " + resubmitted);
+  // The same failure twice in two cycles recurs.
+  EXPECT_TRUE(live.triggered(k_signal_recurring_error)) << live.to_text();
+
+  const RunState replayed = replay_run_state(nlohmann::json::object(), replay_journal(run.journal().path()), {});
+  const Signals resumed = compute_signals(replayed.history, knowledge, settings, 2);
+  EXPECT_EQ(resumed.get(k_signal_build_failure_rate).evidence, live.get(k_signal_build_failure_rate).evidence);
+}
+
+// An agent's compile or run_tests trial that fails is a failure of its cycle, though no candidate records it; a
+// Debugger reproducing the failure it works on (its trials on the failing lineage) is not.
+TEST_F(LabWithFakeEvaluator, AFailedTrialIsAFailureOfItsCycle) {
+  lab.ensure_start(1);
+  const ParamValues bad = {{"A", "2"}, {"B", "1"}, {"C", "1"}};
+  ASSERT_TRUE(lab.trial(dir / "start", bad, Stage::build, 3, "optimizer").has_value());
+  ASSERT_TRUE(lab.trial(dir / "start", lab.default_params(), Stage::correctness, 3, "optimizer").has_value());
+  ASSERT_TRUE(lab.trial(dir / "start", bad, Stage::build, 3, "debugger", "failing").has_value());
+  const Signals signals = compute_signals(lab.snapshot(), knowledge, supervisor_settings(Config{}), 3);
+  EXPECT_TRUE(signals.triggered(k_signal_build_failure_rate)) << signals.to_text();
+  EXPECT_EQ(signals.get(k_signal_build_failure_rate).evidence,
+            "1 of 1 failed to build: optimizer's build trial COMPILE_ERROR");
+  const RunState replayed = replay_run_state(nlohmann::json::object(), replay_journal(run.journal().path()), {});
+  ASSERT_EQ(replayed.history.unrecorded_failures.size(), 2u);
+  EXPECT_EQ(replayed.history.unrecorded_failures[1].lineage, "failing");
+  EXPECT_EQ(replayed.history.unrecorded_failures[0].stage, Stage::build);
+  EXPECT_EQ(replayed.history.unrecorded_failures[0].failure_signature, k_bad_signature);
+}
+
 // GPU-seconds are the device time the evaluator measured, ledgered per evaluation (the candidate's record) and per
 // trial or profile ("device_time" records), replayed on resume; once they reach the budget, nothing more is
 // evaluated. The starting kernel is measured whatever the budget: speedups are read against it.
@@ -448,12 +496,12 @@ TEST_F(LabWithFakeEvaluator, DeviceTimeIsLedgeredPerEvaluationAndItsBudgetStopsE
   lab.set_budget(Lab::Budget{0, 0.4, {}});
   lab.ensure_start(1);  // 0.5 s, past the budget already: measured all the same
   EXPECT_EQ(lab.budget_spent().value_or(""), "the run's GPU-seconds budget is spent");
-  EXPECT_FALSE(lab.trial(dir / "start", lab.default_params(), Stage::timing).has_value());
+  EXPECT_FALSE(lab.trial(dir / "start", lab.default_params(), Stage::timing, 1, "optimizer").has_value());
 
   lab.set_budget(Lab::Budget{0, 1.3, {}});
   const ParamValues params = lab.default_params();
-  ASSERT_TRUE(lab.trial(dir / "start", params, Stage::timing).has_value());  // 1.0 s
-  ASSERT_TRUE(lab.profile("c0001").has_value());                             // 1.25 s
+  ASSERT_TRUE(lab.trial(dir / "start", params, Stage::timing, 1, "optimizer").has_value());  // 1.0 s
+  ASSERT_TRUE(lab.profile("c0001").has_value());                                             // 1.25 s
   ParamValues other = params;
   other["A"] = "2";
   EXPECT_EQ(lab.evaluate(request(other), 1, Lab::Screening::off).record.state, RecordState::evaluated);  // 1.75 s
@@ -480,7 +528,7 @@ TEST_F(LabWithFakeEvaluator, PastTheDeadlineNothingIsEvaluated) {
   lab.ensure_start(1);
   EXPECT_FALSE(lab.budget_spent().has_value());
   late = true;
-  EXPECT_FALSE(lab.trial(dir / "start", lab.default_params(), Stage::build).has_value());
+  EXPECT_FALSE(lab.trial(dir / "start", lab.default_params(), Stage::build, 1, "optimizer").has_value());
   ParamValues other = lab.default_params();
   other["A"] = "2";
   EXPECT_EQ(lab.evaluate(request(other), 1, Lab::Screening::off).record.state, RecordState::over_budget);

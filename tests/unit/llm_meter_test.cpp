@@ -87,6 +87,27 @@ TEST(LlmMeter, LimitsAreCheckedInOrder) {
   EXPECT_EQ(meter.check(), LimitHit::none);
 }
 
+// admit weighs a prompt against what the token budget has left: it fits up to the last token, and a refusal names
+// both figures and spends the budget (check), which a restore from the journal forgets.
+TEST(LlmMeter, APromptIsAdmittedOnlyWhileItFitsInWhatTheTokenBudgetHasLeft) {
+  Meter meter(MeterLimits{1000, 0, 0});
+  Meter unlimited;
+  EXPECT_FALSE(unlimited.admit(1'000'000'000).has_value());
+  meter.charge(Usage{600, 100, 0, 0}, 0);
+  EXPECT_FALSE(meter.admit(300).has_value());  // 300 of 300 left
+  EXPECT_EQ(meter.check(), LimitHit::none);
+  const std::optional<std::string> refused = meter.admit(301);
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_NE(refused->find("301"), std::string::npos) << *refused;
+  EXPECT_NE(refused->find("300 of 1000"), std::string::npos) << *refused;
+  EXPECT_EQ(meter.totals().refused_calls, 1u);
+  EXPECT_EQ(meter.check(), LimitHit::tokens);
+  MeterTotals journaled;
+  journaled.tokens = Usage{700, 0, 0, 0};
+  meter.restore(journaled);
+  EXPECT_EQ(meter.check(), LimitHit::none);
+}
+
 TEST(LlmMeter, JournaledTotalsRestoreOnResume) {
   testing::TempDir dir;
   {

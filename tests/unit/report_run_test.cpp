@@ -252,7 +252,9 @@ TEST(Compare, EvaluationsToNinetyPercentAreaAndUnequalBudgets) {
 
 // Runs written by the main of 2026-12-04, before the journal's records were typed (tests/data/
 // runs_before_typed_records: a scripted run with a ruling and budget ticks, a builtin run with trials, a profile and
-// device time). Their report and status read as that build wrote them (expected/, the run's path as @RUN@).
+// device time). Their report and status read as that build wrote them (expected/, the run's path as @RUN@), but for
+// status's device seconds, which since count the trials' and profiles' device time too ("unattributed" where a record
+// named no device), so that they add up to the GPU-seconds spent.
 TEST(RunReport, RunsWrittenBeforeTypedRecordsReportAsTheyDid) {
   const std::filesystem::path old_runs =
       std::filesystem::path(EVOTEAM_SOURCE_DIR) / "tests/data/runs_before_typed_records";

@@ -111,8 +111,42 @@ TEST(ReportStatus, TheEvaluationBudgetCountsCandidatesAndTrialsAndSaysSo) {
   EXPECT_NE(text.find("trials"), std::string::npos) << text;
   // Every budget says what it counts, in the JSON too.
   const nlohmann::json view_json = to_json(view);
-  for (const nlohmann::json& burn : view_json["budgets"])
-    EXPECT_FALSE(burn.value("counts", "").empty()) << burn.dump();
+  for (const nlohmann::json& burn : view_json["budgets"]) EXPECT_FALSE(burn.value("counts", "").empty()) << burn.dump();
+}
+
+// One figure, one meaning: the device seconds status shows per device and the GPU-seconds the budget has spent are
+// the same time — every candidate's latest record (one journaled again for a ruling counts once) and the trials'
+// and profiles' "device_time" records. They used to differ (device_seconds {"host": 0.0} beside 20.57 spent).
+TEST(ReportStatus, DeviceSecondsAndTheGpuSecondsBudgetAreOneFigure) {
+  testing::TempDir dir;
+  nlohmann::json run = finished_run("running", "");
+  run["budgets"]["gpu_seconds"] = 100;
+  run["summary"] = {{"cycles", 1}, {"evaluations", 2}, {"elapsed_s", 60.0}, {"gpu_seconds", 0.0}};
+  write_json_atomic(dir / "run.json", run);
+  {
+    Journal journal(dir / k_journal_name);
+    EvaluationRecord record;
+    record.candidate_id = "c0001";
+    record.state = RecordState::evaluated;
+    record.verdict = Verdict::pass;
+    record.speedup = 1.0;
+    record.device = "host";
+    record.device_s = 2.5;
+    append_entry(journal, EvaluationEntry{record});
+    record.rejected = true;  // journaled again with a ruling: the same 2.5 s
+    append_entry(journal, EvaluationEntry{record});
+    append_entry(journal, TrialEntry{Stage::timing});
+    append_entry(journal, DeviceTimeEntry{1.25, "host"});
+  }
+  const RunStatusView view = run_status(dir.path());
+  EXPECT_EQ(view.device_seconds, (std::map<std::string, double>{{"host", 3.75}}));
+  bool shown = false;
+  for (const BudgetBurn& burn : view.budgets) {
+    if (burn.name != "gpu_seconds") continue;
+    shown = true;
+    EXPECT_DOUBLE_EQ(burn.spent, 3.75);
+  }
+  EXPECT_TRUE(shown);
 }
 
 TEST(ReportStatus, WaitOnARunWhoseDaemonVanishedSaysSo) {

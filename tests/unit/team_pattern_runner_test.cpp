@@ -21,6 +21,9 @@
 namespace evoteam {
 namespace {
 
+// What a Debugger is handed when no candidate has failed.
+const char* const k_nothing_failed = "no candidate has failed: your workspace holds the best";
+
 // The members never evaluate anything; the lab only has to exist.
 class UnusedEvaluator : public CandidateEvaluator {
  public:
@@ -155,7 +158,9 @@ TEST_F(RunTeam, PipelineRunsInOrderAndPassesTheNotesOn) {
   EXPECT_EQ(outcomes.size(), 3u);
   EXPECT_EQ(m_log.seen.at("profiling-scientist").handoff_note, "none");
   EXPECT_EQ(m_log.seen.at("optimizer").handoff_note, "profiling-scientist: memory-bound: raise TILE_N");
+  // The reviewer is told first what the cycle recorded for it to review (nothing, with these fake members).
   EXPECT_EQ(m_log.seen.at("disciplinarian").handoff_note,
+            "no candidate was recorded this cycle\n"
             "profiling-scientist: memory-bound: raise TILE_N\noptimizer: TILE_N 16 -> 64, 1.4x");
   // The split: each share of 8, rounded down.
   EXPECT_EQ(m_log.seen.at("profiling-scientist").evaluation_budget, 2);
@@ -165,10 +170,10 @@ TEST_F(RunTeam, PipelineRunsInOrderAndPassesTheNotesOn) {
 
 // A member that leaves no note adds nothing to the chain; the order is the team's, not the roles' usual one.
 TEST_F(RunTeam, PipelineSkipsEmptyNotesAndKeepsTheTeamsOrder) {
-  TeamSpec team = team_of(Pattern::pipeline, {{"optimizer", 0.5, "best"}, {"debugger", 0.5, "best"}});
+  TeamSpec team = team_of(Pattern::pipeline, {{"optimizer", 0.5, "best"}, {"debugger", 0.5, "failing"}});
   run(team, 4, {{"debugger", "fixed it"}});
   EXPECT_EQ(m_log.started, (std::vector<std::string>{"optimizer", "debugger"}));
-  EXPECT_EQ(m_log.seen.at("debugger").handoff_note, "none");
+  EXPECT_EQ(m_log.seen.at("debugger").handoff_note, k_nothing_failed);
 }
 
 // Parallel members run at the same time, each on its own lineage with its own share, and read no note.
@@ -186,7 +191,7 @@ TEST_F(RunTeam, ParallelRunsEveryMemberAtOnceOnItsLineage) {
   EXPECT_EQ(m_log.seen.at("optimizer").role.lineage, "best");
   EXPECT_EQ(m_log.seen.at("debugger").role.lineage, "failing");
   EXPECT_EQ(m_log.seen.at("optimizer").handoff_note, "none");
-  EXPECT_EQ(m_log.seen.at("debugger").handoff_note, "none");
+  EXPECT_EQ(m_log.seen.at("debugger").handoff_note, k_nothing_failed);  // what a Debugger is always told
   EXPECT_EQ(m_log.seen.at("optimizer").evaluation_budget, 3);
   EXPECT_EQ(m_log.seen.at("debugger").evaluation_budget, 3);
   // Each member draws from its own seed, so two members of one cycle do not make the same random choices.
@@ -245,6 +250,172 @@ TEST_F(RunTeam, TheBudgetSplitRoundsDownToAtLeastOneAndAtMostTheCycles) {
   m_log.seen.clear();
   run(team_of(Pattern::solo, {{"optimizer", 1.0, "best"}}), 1);
   EXPECT_EQ(m_log.seen.at("optimizer").evaluation_budget, 1);
+}
+
+// --- the rules every team keeps where it is built (enforce_team_rules), whoever proposed it -----------------------
+
+// Sources that hold "broken" do not build, with a build log; everything else passes at 1.0x.
+class BrokenBuildEvaluator : public CandidateEvaluator {
+ public:
+  explicit BrokenBuildEvaluator(std::filesystem::path start) : m_start(std::move(start)) {}
+  Result evaluate(const std::filesystem::path& sources_dir, const ParamValues&, Stage, std::uint64_t) override {
+    Result result;
+    if (read_file(sources_dir / "kernel.cpp").find("broken") != std::string::npos) {
+      result.verdict = Verdict::compile_error;
+      result.failure_signature = "COMPILE_ERROR: 'broken' does not name a type";
+      result.build_log = "kernel.cpp:2:1: error: 'broken' does not name a type\n";
+      result.summary = "does not build";
+      return result;
+    }
+    result.verdict = Verdict::pass;
+    result.speedup = 1.0;
+    result.summary = "passes";
+    return result;
+  }
+  Profile profile(const std::filesystem::path&, const ParamValues&) override { return {}; }
+  std::vector<ParamSpec> param_space() const override { return {}; }
+  std::filesystem::path starting_sources() const override { return m_start; }
+
+ private:
+  std::filesystem::path m_start;
+};
+
+// A member that records what it was given and, when it has `code` to submit, records it as a candidate in the lab
+// (an Optimizer's turn), so a reviewer after it has something to review.
+class RecordingMember : public TeamMember {
+ public:
+  RecordingMember(std::map<std::string, TurnContext>& seen, std::vector<std::string>& order, std::mutex& mutex,
+                  std::string code, std::filesystem::path work_dir)
+      : m_seen(seen), m_order(order), m_mutex(mutex), m_code(std::move(code)), m_work_dir(std::move(work_dir)) {}
+  TurnOutcome act(TurnContext& context) override {
+    {
+      std::lock_guard<std::mutex> lock(m_mutex);
+      m_seen[context.role.name] = context;
+      m_order.push_back(context.role.name + " starts");
+    }
+    if (!m_code.empty()) {
+      std::filesystem::create_directories(m_work_dir);
+      write_file_atomic(m_work_dir / "kernel.cpp", m_code);
+      context.lab->evaluate(LabRequest{"c0001", context.role.name, context.role.lineage, "tile 64", {}, m_work_dir},
+                            context.cycle, Lab::Screening::off);
+    }
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_order.push_back(context.role.name + " ends");
+    return TurnOutcome{context.role.name + " was here", context.role.name + " done", RoleUsage{}};
+  }
+
+ private:
+  std::map<std::string, TurnContext>& m_seen;
+  std::vector<std::string>& m_order;
+  std::mutex& m_mutex;
+  std::string m_code;
+  std::filesystem::path m_work_dir;
+};
+
+class TeamRules : public ::testing::Test {
+ protected:
+  TeamRules()
+      : m_evaluator(start_sources()),
+        m_run(RunDir::create(m_dir / "runs", "rules", nlohmann::json::object())),
+        m_knowledge(m_run.knowledge_dir()),
+        m_lab(m_run, m_evaluator, m_knowledge) {
+    m_lab.ensure_start(1);
+  }
+
+  std::filesystem::path start_sources() {
+    std::filesystem::create_directories(m_dir / "start");
+    write_file_atomic(m_dir / "start" / "kernel.cpp", "// the starting kernel\n");
+    return m_dir / "start";
+  }
+
+  // Records a candidate of `cycle` with `code`, as an Optimizer's submission would.
+  LabOutcome submit(const std::string& code, int cycle) {
+    const std::filesystem::path dir = m_dir / ("submitted-" + std::to_string(++m_submitted));
+    std::filesystem::create_directories(dir);
+    write_file_atomic(dir / "kernel.cpp", code);
+    return m_lab.evaluate(LabRequest{"c0001", "optimizer", "best", "an attempt", {}, dir}, cycle, Lab::Screening::off);
+  }
+
+  // Runs `team` in cycle 2; the optimizer submits `optimizer_code` when it is not empty.
+  void run(const TeamSpec& team, const std::string& optimizer_code = "") {
+    MemberFactory make_member = [&](const RoleAssignment& role) -> std::unique_ptr<TeamMember> {
+      return std::make_unique<RecordingMember>(m_seen, m_order, m_mutex, role.name == "optimizer" ? optimizer_code : "",
+                                               m_dir / ("work-" + role.name));
+    };
+    run_team(team, 2, CycleBudget{4}, make_member, m_lab, m_knowledge, 42);
+  }
+
+  testing::TempDir m_dir;
+  BrokenBuildEvaluator m_evaluator;
+  RunDir m_run;
+  KnowledgeBase m_knowledge;
+  Lab m_lab;
+  int m_submitted = 0;
+  std::map<std::string, TurnContext> m_seen;
+  std::vector<std::string> m_order;
+  std::mutex m_mutex;
+};
+
+// Two builds failed and the supervisor (any policy) put the Debugger on lineage best: it is sent to the failing
+// candidate all the same, and told which one it is, why it failed and what its build log says.
+TEST_F(TeamRules, ADebuggerIsAlwaysSentToTheFailingCandidateWithItsBuildLog) {
+  ASSERT_EQ(submit("broken one;\n", 1).record.verdict, Verdict::compile_error);
+  ASSERT_EQ(submit("broken two;\n", 1).record.candidate_id, "c0003");
+  TeamSpec team;
+  team.pattern = Pattern::pipeline;
+  team.roles = {{"debugger", 0.5, "best"}, {"optimizer", 0.5, "best"}};
+  run(team);
+  const TurnContext& debugger = m_seen.at("debugger");
+  EXPECT_EQ(debugger.role.lineage, "failing");
+  const std::string& note = debugger.handoff_note;
+  EXPECT_NE(note.find("failing candidate c0003 (COMPILE_ERROR"), std::string::npos) << note;
+  EXPECT_NE(note.find("kernel.cpp:2:1: error: 'broken' does not name a type"), std::string::npos) << note;
+  EXPECT_EQ(m_seen.at("optimizer").role.lineage, "best");
+  // The record of the team says so too.
+  TeamSpec enforced = team;
+  EXPECT_EQ(enforce_team_rules(enforced), std::vector<std::string>{"the Debugger works the failing lineage"});
+  EXPECT_EQ(enforced.roles[0].lineage, "failing");
+}
+
+// A Disciplinarian in a parallel team (as both policies and LLM proposals have put it) used to run beside the
+// members whose candidates it should review, with "none" to review. It now runs once they are done, and is told
+// the cycle's candidates.
+TEST_F(TeamRules, AParallelTeamsDisciplinarianReviewsTheCandidatesItsPeersMade) {
+  TeamSpec team;
+  team.pattern = Pattern::parallel;
+  team.roles = {{"disciplinarian", 0.5, "best"}, {"optimizer", 0.5, "best"}};
+  run(team, "// tile 64\n");
+  EXPECT_EQ(m_order, (std::vector<std::string>{"optimizer starts", "optimizer ends", "disciplinarian starts",
+                                               "disciplinarian ends"}));
+  const std::string& note = m_seen.at("disciplinarian").handoff_note;
+  EXPECT_NE(note.find("candidates of cycle 2 to review:"), std::string::npos) << note;
+  EXPECT_NE(note.find("c0002"), std::string::npos) << note;
+  EXPECT_NE(note.find("by optimizer: tile 64"), std::string::npos) << note;
+  EXPECT_NE(note.find("optimizer: optimizer was here"), std::string::npos) << note;
+}
+
+// In a pipeline the reviewer comes after the members who make candidates (only a Knowledge Integrator may follow
+// it), and alone it gets an Optimizer to make them.
+TEST_F(TeamRules, ADisciplinarianComesAfterTheMakersOfCandidatesAndNeverAlone) {
+  TeamSpec pipeline;
+  pipeline.pattern = Pattern::pipeline;
+  pipeline.roles = {{"disciplinarian", 0.2, "best"}, {"optimizer", 0.6, "best"}, {"knowledge-integrator", 0.2, "best"}};
+  run(pipeline, "// tile 64\n");
+  EXPECT_EQ(m_order, (std::vector<std::string>{"optimizer starts", "optimizer ends", "disciplinarian starts",
+                                               "disciplinarian ends", "knowledge-integrator starts",
+                                               "knowledge-integrator ends"}));
+  EXPECT_NE(m_seen.at("disciplinarian").handoff_note.find("c0002"), std::string::npos);
+
+  TeamSpec alone;
+  alone.pattern = Pattern::solo;
+  alone.roles = {{"disciplinarian", 1.0, "best"}};
+  EXPECT_EQ(enforce_team_rules(alone),
+            std::vector<std::string>{"an Optimizer makes the candidates the Disciplinarian reviews"});
+  EXPECT_EQ(alone.pattern, Pattern::pipeline);
+  EXPECT_EQ(alone.role_names(), (std::vector<std::string>{"optimizer", "disciplinarian"}));
+  double shares = 0;
+  for (const RoleAssignment& role : alone.roles) shares += role.budget_share;
+  EXPECT_DOUBLE_EQ(shares, 1.0);
 }
 
 // The member factory: the run's provider picks the kind, and the kind makes a member for each of its roles.

@@ -32,6 +32,7 @@ class CandidateEvaluator {
     std::string summary;  // compact, fits in a prompt
     nlohmann::json metrics;
     double device_s = 0;
+    std::string device = {};  // what held it ("host", "cuda:0"); empty when unknown
   };
   virtual ~CandidateEvaluator() = default;
   // Runs every stage up to and including `through` (build, correctness or timing). `seed_salt` varies the

@@ -119,6 +119,9 @@ struct StageRecord {
   StageStatus status = StageStatus::passed;
   double wall_s = 0;
   std::string detail;
+  // Of wall_s, the time spent waiting for the device's timing lock (another evaluation held the device): never
+  // device time.
+  double lock_wait_s = 0;
 
   // The pipeline stage it records; nullopt for the steps around the stages.
   std::optional<Stage> stage() const { return parse_stage(name); }

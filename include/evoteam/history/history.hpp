@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <evoteam/eval/eval_settings.hpp>
 #include <evoteam/eval/measurement.hpp>
 #include <evoteam/eval/verdict.hpp>
 #include <evoteam/history/ruling.hpp>
@@ -85,6 +86,24 @@ struct RoleUsage {
   static RoleUsage from_json(const nlohmann::json& value);
 };
 
+// A failure of a cycle that left no candidate record of its own: a submission identical to a failed candidate
+// (answered with the earlier record, not re-evaluated) or an agent's trial of work in progress (compile, run_tests,
+// benchmark) that failed. The supervisor's signals count them with the cycle's candidates: an agent resubmitting
+// the same broken code, or failing its own compiles, is stuck as surely as one whose candidates fail.
+struct UnrecordedFailure {
+  int cycle = 0;
+  std::string author_role;
+  std::string candidate_id;    // the earlier candidate a resubmission was identical to; empty for a trial
+  std::optional<Stage> stage;  // the stage a trial ran through; nullopt for a resubmission
+  Verdict verdict = Verdict::compile_error;
+  std::string failure_signature;
+  std::string lineage =
+      "best";  // the author's: a Debugger's own trials on the failing code are its work, not a symptom
+
+  // "c0003 resubmitted by optimizer COMPILE_ERROR", "optimizer's build trial COMPILE_ERROR": for the evidence.
+  std::string describe() const;
+};
+
 struct CycleRecord {
   int cycle = 0;
   TeamSpec team;
@@ -100,6 +119,7 @@ class RunHistory {
   // spends the evaluator as one does, so the evaluation budget counts them.
   int trials = 0;
   double trial_device_s = 0;  // the device time of those trials and of profiles ("device_time" records)
+  std::vector<UnrecordedFailure> unrecorded_failures;  // resubmitted failures and failed trials, by cycle
   std::vector<CycleRecord> cycles;
 
   // The best passing candidate (highest speedup), if any.
@@ -109,6 +129,7 @@ class RunHistory {
   const EvaluationRecord* find(const std::string& candidate_id) const;
   const EvaluationRecord* find_key(const std::string& key) const;
   std::vector<const EvaluationRecord*> in_cycle(int cycle) const;
+  std::vector<const UnrecordedFailure*> unrecorded_in_cycle(int cycle) const;
   int evaluation_count() const;                                          // candidates evaluated (blocked ones excluded)
   int evaluations_spent() const { return evaluation_count() + trials; }  // what --budget-evaluations counts
   double device_seconds() const;  // candidates' and trials' device time: what --budget-gpu-seconds counts

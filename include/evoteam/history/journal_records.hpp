@@ -35,6 +35,7 @@ enum class RecordType {
   device_time,
   trial,
   budget_tick,
+  unrecorded_failure,
 };
 // "run_start", "resume", ... as the journal's "type" holds them.
 std::string to_string(RecordType type);
@@ -119,6 +120,7 @@ struct ProfileEntry {
 struct DeviceTimeEntry {
   static constexpr RecordType k_type = RecordType::device_time;
   double seconds = 0;
+  std::string device;  // what held it ("host", "cuda:0"); empty when the evaluator did not say (profiles, old runs)
 };
 
 // An agent's tool trial took one evaluation from the budget (journaled before it runs).
@@ -133,9 +135,15 @@ struct BudgetTickEntry {
   MeterTotals totals;
 };
 
+// A failure of a cycle that left no candidate of its own (a resubmitted failure, a failed trial).
+struct UnrecordedFailureEntry {
+  static constexpr RecordType k_type = RecordType::unrecorded_failure;
+  UnrecordedFailure failure;
+};
+
 using JournalEntry =
     std::variant<RunStartEntry, ResumeEntry, CycleStartEntry, TurnEntry, CycleEndEntry, StopEntry, EvaluationEntry,
-                 RulingEntry, ProfileEntry, DeviceTimeEntry, TrialEntry, BudgetTickEntry>;
+                 RulingEntry, ProfileEntry, DeviceTimeEntry, TrialEntry, BudgetTickEntry, UnrecordedFailureEntry>;
 
 RecordType type_of(const JournalEntry& entry);
 // The record as the journal holds it, "type" first among its fields (the journal adds "seq" and "t").

@@ -157,10 +157,18 @@ std::string to_string(Role role);
 // Sends one request and returns one reply. Implementations are safe to call from several threads at once, and
 // each call goes out on its own connection: parallel team members share one provider and wait on no one but the
 // model.
+// The prompt a request sends, in tokens, estimated from its text before it is sent (about 4 characters a token,
+// as for replies without usage): its system prompt, messages and tool definitions. What a token budget weighs a
+// call against (Meter::admit).
+std::uint64_t estimate_prompt_tokens(const LlmRequest& request);
+
 class LlmProvider {
  public:
   virtual ~LlmProvider() = default;
   virtual LlmResult complete(const LlmRequest& request) = 0;
+  // The request's prompt in tokens, before it is sent: counted where the provider can tell for free (the scripted
+  // provider: the input tokens of the reply it would serve), else estimate_prompt_tokens.
+  virtual std::uint64_t prompt_tokens(const LlmRequest& request) { return estimate_prompt_tokens(request); }
   virtual std::string name() const = 0;  // "anthropic", "openai", "scripted"
 };
 

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -29,6 +31,9 @@ struct MeterTotals {
   std::uint64_t unknown_cost_attempts = 0;  // attempts that may have been billed without a reply
   std::uint64_t estimated_calls = 0;        // replies without usage, their tokens estimated from the text
   double wall_s = 0;                        // restored wall time plus this process's time since start
+  // Calls refused before they were sent, their prompt alone more than the token budget had left (Meter::admit);
+  // the token budget then counts as spent. Not journaled: a resumed run (perhaps with a larger budget) asks again.
+  std::uint64_t refused_calls = 0;
 };
 
 enum class LimitHit { none, tokens, cost, wall_time };
@@ -39,8 +44,13 @@ class Meter {
 
   void set_limits(const MeterLimits& limits);
   MeterLimits limits() const;
-  // The first limit reached, checked in the order tokens, cost, wall time.
+  // The first limit reached, checked in the order tokens, cost, wall time. The token budget is reached too once a
+  // call was refused for it (admit).
   LimitHit check() const;
+  // Before a call is sent: nullopt when its prompt (`prompt_tokens`, estimated or counted) fits in what the token
+  // budget has left; otherwise the call is refused, counted (MeterTotals::refused_calls) and the reason returned,
+  // naming both figures.
+  std::optional<std::string> admit(std::uint64_t prompt_tokens);
 
   // Adds one reply's usage and cost (and attempts that may have been billed), then hands the running totals to the
   // journal sink if one is set. The sink runs under no lock of the meter.

@@ -74,9 +74,11 @@ class Lab {
 
   // Runs the evaluator on work in progress (an agent's compile/test/benchmark/profile tool) without recording a
   // candidate. Each trial counts against the evaluation limit and is journaled ("trial"); nothing once the limit
-  // is reached.
+  // is reached. A trial that fails is kept as a failure of `role`'s `cycle` on `lineage`
+  // (RunHistory::unrecorded_failures).
   std::optional<CandidateEvaluator::Result> trial(const std::filesystem::path& sources_dir, const ParamValues& params,
-                                                  Stage through);
+                                                  Stage through, int cycle, const std::string& role,
+                                                  const std::string& lineage = "best");
   std::optional<CandidateEvaluator::Profile> trial_profile(const std::filesystem::path& sources_dir,
                                                            const ParamValues& params);
   const Task* task() const { return m_evaluator.task(); }
@@ -99,6 +101,8 @@ class Lab {
   RunHistory snapshot() const;
   std::optional<EvaluationRecord> best() const;
   std::filesystem::path sources_of(const std::string& candidate_id) const;
+  // The build log the evaluator left for a recorded candidate (it may not exist: a build that logged nothing).
+  std::filesystem::path build_log_of(const std::string& candidate_id) const;
   std::vector<ParamSpec> param_space() const { return m_evaluator.param_space(); }
   ParamValues default_params() const;
   // An agent's param changes ("TILE_M=64, UNROLL=4") applied to `params`, within the declared values and the
@@ -117,7 +121,7 @@ class Lab {
   // evaluate_within's steps, in order. The *_locked ones need m_mutex held.
   EvaluationRecord record_for(const LabRequest& request, int cycle) const;
   // The earlier record of an identical candidate, lifting its several-changes rejection when `requested` reaches it
-  // by one change from its parent.
+  // by one change from its parent; an identical failure is kept as a failure of the requesting cycle.
   LabOutcome reuse_locked(const EvaluationRecord& earlier, const EvaluationRecord& requested);
   void count_changes_locked(EvaluationRecord& record, const std::filesystem::path& sources_dir) const;
   // Records the candidate as blocked when a recorded constraint matches its params.
@@ -138,8 +142,10 @@ class Lab {
   // Takes one trial from the budget and journals it; false when the budget is spent.
   bool spend_trial(Stage stage);
   std::optional<std::string> budget_spent_locked() const;
-  // Ledgers the device time of a trial or profile ("device_time" record).
-  void add_trial_device_time(double seconds);
+  // Ledgers the device time of a trial or profile ("device_time" record), with the device that held it if known.
+  void add_trial_device_time(double seconds, const std::string& device = "");
+  // Keeps a failure that left no candidate record (a resubmitted failure, a failed trial) and journals it.
+  void add_unrecorded_failure_locked(const UnrecordedFailure& failure);
 
   RunDir& m_run;
   CandidateEvaluator& m_evaluator;

@@ -86,8 +86,15 @@ struct CycleBudget {
 // of its seed — what a replayed search benchmark needs — at the cost of the overlap.
 enum class ParallelTurns { side_by_side, in_turn };
 
-// Runs one cycle's team. Returns each member's outcome by role. A member's exception is recorded as that
-// member's failure and does not stop the others (it is rethrown only if it is an InvalidInput).
+// The rules every cycle's team keeps, whoever proposed it (the rule policy, an LLM's proposal, a fixed team): a
+// Debugger works the failing lineage (its workspace holds the latest failed candidate, its hand-off names it and
+// carries its build log); a Disciplinarian reviews the cycle's candidates, so it comes after every member who makes
+// them (only a Knowledge Integrator may follow it; in a parallel team it runs once the others are done) and never
+// alone (an Optimizer joins it). Returns what it changed, one phrase each; the team's record says so.
+std::vector<std::string> enforce_team_rules(TeamSpec& team);
+
+// Runs one cycle's team (after enforce_team_rules). Returns each member's outcome by role. A member's exception is
+// recorded as that member's failure and does not stop the others (it is rethrown only if it is an InvalidInput).
 std::map<std::string, TurnOutcome> run_team(const TeamSpec& team, int cycle, const CycleBudget& budget,
                                             const MemberFactory& make_member, Lab& lab, KnowledgeBase& knowledge,
                                             std::uint64_t run_seed,

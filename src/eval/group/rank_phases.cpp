@@ -157,9 +157,8 @@ TimingResult run_ranked_timing(EvaluationRun& run, const fs::path& candidate, co
     workloads_by_group[ranks].push_back({{"workload", workload}, {"sets", sets}, {"probes", probes}});
   }
   // Every GPU of this machine is taken by some group; the device every evaluation locks stands for them all.
-  std::optional<DeviceLock> lock = acquire_timing_lock(run, &result.failure);
+  std::optional<DeviceLock> lock = acquire_timing_lock(run, &result.failure, &result.lock_wait_s);
   if (!lock) return result;
-  result.lock_wait_s = lock->waited_s();
   std::vector<HarnessRun> merged_groups;
   for (const auto& [ranks, ids] : ids_by_group) {
     nlohmann::json plan = base_plan(run.task, run.battery, settings.correctness, "timing");
