@@ -250,9 +250,12 @@ ImportedSolution import_solution(const fs::path& solution_file, const Task& task
   if (!task_follows(task, imported.definition))
     throw SolutionRefused("definition", "\"" + imported.definition + "\" is not the definition task " + task.name +
                                             " follows");
-  const std::string binding = spec.value("binding", "torch");
+  // The schema's default for CUDA and C++ is tvm-ffi (flashinfer_bench/data/solution.py, BuildSpec.binding).
+  const std::string binding =
+      spec.contains("binding") && spec["binding"].is_string() ? spec["binding"].get<std::string>() : "tvm-ffi";
   if (binding != "torch")
-    throw SolutionRefused("spec.binding", "\"" + binding + "\": only torch-bound entry points are mapped");
+    throw SolutionRefused("spec.binding", "\"" + binding + "\"" + (spec.contains("binding") ? "" : " (the default)") +
+                                              ": only torch-bound entry points are mapped");
   if (spec.contains("dependencies") && spec["dependencies"].is_array() && !spec["dependencies"].empty())
     throw SolutionRefused("spec.dependencies", spec["dependencies"].dump() + ": the harness provides none");
   imported.entry_point = string_field(spec, "entry_point", "spec.entry_point");
