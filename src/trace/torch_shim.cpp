@@ -22,7 +22,6 @@ const std::string& torch_shim_text() {
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
-#include <iostream>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -195,7 +194,7 @@ struct Frame {
   struct Slot { void* data; ScalarType type; std::int64_t bytes; bool taken; };
   std::vector<Slot> outputs;
   std::vector<Slot> scratch;
-  static Frame*& current() { static thread_local Frame* frame = nullptr; return frame; }
+  static Frame*& current();
   void* take(ScalarType type, std::int64_t bytes) {
     for (Slot& slot : outputs)
       if (!slot.taken && slot.type == type && slot.bytes == bytes) { slot.taken = true; return slot.data; }
@@ -211,6 +210,11 @@ struct Frame {
     fail();
   }
 };
+
+// One call at a time per harness process: a plain global (thread_local and function statics would add host
+// symbols the static stage does not allow).
+inline Frame* current_frame = nullptr;
+inline Frame*& Frame::current() { return current_frame; }
 
 inline cudaStream_t current_stream() { return Frame::current() != nullptr ? Frame::current()->stream : nullptr; }
 
