@@ -46,25 +46,30 @@ for definition_dir in "$data"/solutions/*/; do
       rm -rf "$candidate"
       definition_args=()
       [ -f "$definition_file" ] && definition_args=(--definition "$definition_file")
+      note=""
       if ! refusal=$("$evoteam" import-solution "$solution" --task "$task" --out "$candidate" "${definition_args[@]}" 2>&1); then
         python3 -c 'import json,sys; print(json.dumps({"definition":sys.argv[1],"solution":sys.argv[2],"task":sys.argv[3],"refused":sys.argv[4]}))' \
           "$definition" "$(basename "$solution" .json)" "$(basename "$task")" "$refusal" >> "$rows"
-        continue
+        # A Solution refused only for its dtype still tells how the static stage judges its code: imported without
+        # the Definition's check and built (never a result for the task: its code reads the other dtype).
+        case "$refusal" in *"field definition."*".dtype"*) ;; *) continue ;; esac
+        "$evoteam" import-solution "$solution" --task "$task" --out "$candidate" > /dev/null 2>&1 || continue
+        note="build only: dtype differs"
       fi
       "$evoteam" eval "$task" --candidate "$candidate" --stages static,build --json \
         --cache-dir "$out/cache" > "$candidate/eval.json" 2> "$candidate/eval.err" || true
-      python3 -c 'import json,sys; print(json.dumps({"definition":sys.argv[1],"solution":sys.argv[2],"task":sys.argv[3],"candidate":sys.argv[4]}))' \
-        "$definition" "$(basename "$solution" .json)" "$(basename "$task")" "$candidate" >> "$rows"
+      python3 -c 'import json,sys; print(json.dumps({"definition":sys.argv[1],"solution":sys.argv[2],"task":sys.argv[3],"candidate":sys.argv[4],"note":sys.argv[5]}))' \
+        "$definition" "$(basename "$solution" .json)" "$(basename "$task")" "$candidate" "$note" >> "$rows"
     done
   done
 done
 
 python3 - "$rows" <<'PY'
-import json, sys
+import json, subprocess, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
-print("| definition | task | author | solution | import | sm_90a | sm_100a | verdict | why (first rejection, error or warning) |")
+print("| definition | task | author | solution | import | sm_90a | sm_100a | verdict | why (the first rejection, error or warning) |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-counts = {"published": len(rows), "mapped": 0, "sm_90a": 0, "sm_100a": 0, "static": 0, "compile": 0, "refused": 0}
+counts = {"rows": len(rows), "refused": 0, "mapped": 0}
 for row in rows:
     author = row["solution"].split("_")[0]
     if "refused" in row:
@@ -72,34 +77,44 @@ for row in rows:
         why = row["refused"].replace("|", "\\|").replace("\n", " ")[:300]
         print(f"| {row['definition']} | {row['task']} | {author} | {row['solution']} | refused | - | - | - | {why} |")
         continue
-    counts["mapped"] += 1
+    build_only = bool(row.get("note"))
+    counts["build only (dtype differs)" if build_only else "mapped"] = counts.get("build only (dtype differs)" if build_only else "mapped", 0) + 1
+    label = row.get("note") or "mapped"
     try:
         result = json.load(open(row["candidate"] + "/eval.json"))
     except (OSError, ValueError):
         err = open(row["candidate"] + "/eval.err").read().strip().replace("\n", " ")[:300]
-        print(f"| {row['definition']} | {row['task']} | {author} | {row['solution']} | mapped | ? | ? | error | {err} |")
+        print(f"| {row['definition']} | {row['task']} | {author} | {row['solution']} | {label} | ? | ? | error | {err} |")
         continue
     verdict = result.get("verdict", "?")
-    archs = result.get("build", {}).get("report", {}).get("archs", {})
+    evidence = result.get("evidence") or {}
     passed = verdict == "PASS"
+    # nvcc compiles each file for every arch at once; the static stage then judges the objects arch by arch and
+    # stops at the first rejection (its evidence names the arch). A rejection without an arch came before nvcc.
+    compiled = passed or (verdict == "STATIC_REJECT" and "arch" in evidence)
     cells = []
     for arch in ("sm_90a", "sm_100a"):
-        built = passed and arch in archs
-        counts[arch] += built
-        cells.append("built" if built else ("judged, rejected" if arch in archs else "no"))
-    if verdict.startswith("STATIC"):
-        counts["static"] += 1
-    elif verdict.startswith("COMPILE"):
-        counts["compile"] += 1
+        group = "build-only" if build_only else "mapped"
+        counts[f"{group} compiled {arch}"] = counts.get(f"{group} compiled {arch}", 0) + compiled
+        counts[f"{group} passed static {arch}"] = counts.get(f"{group} passed static {arch}", 0) + passed
+        cells.append(("compiled" if compiled else "no") + (", static pass" if passed else ""))
+    if verdict != "PASS":
+        key = ("build-only " if build_only else "mapped ") + verdict
+        counts[key] = counts.get(key, 0) + 1
     why = result.get("reason", "")
+    symbol = evidence.get("symbol", "")
+    if symbol:
+        demangled = subprocess.run(["c++filt", symbol], capture_output=True, text=True).stdout.strip()
+        if demangled and demangled != symbol:
+            why += f" = `{demangled}`"
     if passed and result.get("static_warnings"):
         why = "warning: " + result["static_warnings"][0]
     if verdict.startswith("COMPILE"):
-        log = result.get("build_log", "") or ""
+        log = (result.get("build") or {}).get("log", "") or ""
         first = next((line for line in log.splitlines() if "error" in line), "")
         why += ": " + first.split("): ")[-1][:200]
-    why = why.replace("|", "\\|").replace("\n", " ")[:300]
-    print(f"| {row['definition']} | {row['task']} | {author} | {row['solution']} | mapped | {cells[0]} | {cells[1]} | {verdict} | {why} |")
+    why = why.replace("|", "\\|").replace("\n", " ")[:400]
+    print(f"| {row['definition']} | {row['task']} | {author} | {row['solution']} | {label} | {cells[0]} | {cells[1]} | {verdict} | {why} |")
 print()
 print("counts: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
 PY

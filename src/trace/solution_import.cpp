@@ -180,14 +180,20 @@ std::string glue(const Task& task, const std::string& function, const std::vecto
   out << "extern \"C\" cudaError_t " << task.entry.name << "(";
   for (const std::string& arg : task.entry.args) out << parameter(task, arg) << ", ";
   out << "cudaStream_t stream) {\n";
+  // Const axes the entry point does not pass are declared for the shape expressions.
   for (const Axis& axis : task.axes)
-    if (axis.is_const) out << "  const std::int64_t " << axis.name << " = " << axis.value << ";\n";
+    if (axis.is_const && std::find(task.entry.args.begin(), task.entry.args.end(), axis.name) == task.entry.args.end())
+      out << "  const std::int64_t " << axis.name << " = " << axis.value << ";\n";
   for (const Axis& axis : task.axes) out << "  (void)" << axis.name << ";\n";
   out << "  published_shim::Frame frame;\n  frame.stream = stream;\n  published_shim::Frame::current() = &frame;\n";
+  // The outputs in the definition's order (the task's list is by name), then the scratch tensors.
+  std::vector<std::pair<const TensorSpec*, std::string>> slots;
+  for (const std::string& name : outputs) slots.emplace_back(task.find_tensor(name), "outputs");
   for (const TensorSpec& tensor : task.outputs)
-    out << "  frame." << (tensor.scratch ? "scratch" : "outputs") << ".push_back({static_cast<void*>(" << tensor.name
-        << "), published_shim::ScalarType::" << shim_dtype(tensor.dtype) << ", " << numel(tensor) << " * "
-        << dtype_size(tensor.dtype) << ", false});\n";
+    if (tensor.scratch) slots.emplace_back(&tensor, "scratch");
+  for (const auto& [tensor, kind] : slots)
+    out << "  frame." << kind << ".push_back({static_cast<void*>(" << tensor->name << "), published_shim::ScalarType::"
+        << shim_dtype(tensor->dtype) << ", " << numel(*tensor) << " * " << dtype_size(tensor->dtype) << ", false});\n";
   auto tensor_of = [&](const std::string& name) {
     const TensorSpec& tensor = *task.find_tensor(name);
     return "torch::Tensor(const_cast<void*>(static_cast<const void*>(" + name + ")), published_shim::ScalarType::" +
@@ -314,6 +320,10 @@ ImportedSolution import_solution(const fs::path& solution_file, const Task& task
          << "// Below: evoteam's torch stand-in, then the Solution's sources verbatim (their local and torch includes "
             "commented out), then the glue.\n";
   kernel << torch_shim_text();
+  // The evaluator passes the task's params as -D defines; the Solution has none, and its own names must not be
+  // rewritten by them (a tile size called like a param would become a number).
+  for (const ParamSpec& param : task.params)
+    kernel << "#ifdef " << param.name << "\n#undef " << param.name << "\n#endif\n";
   for (const SourceFile& file : ordered_sources(sources))
     kernel << "\n// ---- " << file.path << " (verbatim) ----\n" << inline_source(file, own);
   kernel << glue(task, function, inputs, outputs);
