@@ -192,19 +192,20 @@ std::string glue(const Task& task, const std::string& function, const std::vecto
   for (const TensorSpec& tensor : task.outputs)
     if (tensor.scratch) slots.emplace_back(&tensor, "scratch");
   for (const auto& [tensor, kind] : slots)
-    out << "  frame." << kind << ".push_back({static_cast<void*>(" << tensor->name << "), published_shim::ScalarType::"
-        << shim_dtype(tensor->dtype) << ", " << numel(*tensor) << " * " << dtype_size(tensor->dtype) << ", false});\n";
+    out << "  frame." << kind << ".push_back({static_cast<void*>(" << tensor->name
+        << "), published_shim::ScalarType::" << shim_dtype(tensor->dtype) << ", " << numel(*tensor) << " * "
+        << dtype_size(tensor->dtype) << ", false});\n";
   auto tensor_of = [&](const std::string& name) {
     const TensorSpec& tensor = *task.find_tensor(name);
-    return "torch::Tensor(const_cast<void*>(static_cast<const void*>(" + name + ")), published_shim::ScalarType::" +
-           shim_dtype(tensor.dtype) + ", " + shape_list(tensor) + ")";
+    return "torch::Tensor(const_cast<void*>(static_cast<const void*>(" + name +
+           ")), published_shim::ScalarType::" + shim_dtype(tensor.dtype) + ", " + shape_list(tensor) + ")";
   };
   out << "  auto inputs = std::make_tuple(";
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     out << (i == 0 ? "" : ",\n      ");
     if (const ScalarSpec* scalar = task.find_scalar(inputs[i]))
-      out << "published_shim::ScalarArg{static_cast<double>(" << inputs[i] << "), published_shim::ScalarType::"
-          << shim_dtype(scalar->dtype) << ", 0.0f, 0.0}";
+      out << "published_shim::ScalarArg{static_cast<double>(" << inputs[i]
+          << "), published_shim::ScalarType::" << shim_dtype(scalar->dtype) << ", 0.0f, 0.0}";
     else
       out << tensor_of(inputs[i]);
   }
@@ -249,13 +250,13 @@ ImportedSolution import_solution(const fs::path& solution_file, const Task& task
   const ojson& spec = solution["spec"];
   const std::string language = string_field(spec, "language", "spec.language");
   if (!compiled_language(language))
-    throw SolutionRefused("spec.language", "\"" + language +
-                                               "\" runs from Python; a CUDA task's harness calls compiled code only");
+    throw SolutionRefused("spec.language",
+                          "\"" + language + "\" runs from Python; a CUDA task's harness calls compiled code only");
   if (task.target != Target::cuda)
     throw SolutionRefused("spec.language", "\"" + language + "\" and task " + task.name + " is not a CUDA task");
   if (!task_follows(task, imported.definition))
-    throw SolutionRefused("definition", "\"" + imported.definition + "\" is not the definition task " + task.name +
-                                            " follows");
+    throw SolutionRefused("definition",
+                          "\"" + imported.definition + "\" is not the definition task " + task.name + " follows");
   // The schema's default for CUDA and C++ is tvm-ffi (flashinfer_bench/data/solution.py, BuildSpec.binding).
   const std::string binding =
       spec.contains("binding") && spec["binding"].is_string() ? spec["binding"].get<std::string>() : "tvm-ffi";

@@ -35,13 +35,13 @@ TEST(PublishedSolutionE2E, AnImportedPublishedSolutionBuildsOrIsRejectedForItsOw
   text.replace(text.find(both), both.size(), "\"archs\": [\"sm_90a\"]");
   write_file_atomic(task / "task.json", text);
 
-  const fs::path solution = root / "tests/data/flashinfer_trace/solutions" / name /
-                            ("gpt-5.2_" + name + "_cuda_optimized_r10_c0_high.json");
+  const fs::path solution =
+      root / "tests/data/flashinfer_trace/solutions" / name / ("gpt-5.2_" + name + "_cuda_optimized_r10_c0_high.json");
   const std::string candidate = (dir / "candidate").string();
-  ProcessResult imported = run_evoteam({"import-solution", solution.string(), "--task", task.string(), "--out",
-                                        candidate, "--definition",
-                                        (root / "tests/data/flashinfer_trace/definitions" / (name + ".json")).string()},
-                                       std::chrono::seconds(30));
+  ProcessResult imported =
+      run_evoteam({"import-solution", solution.string(), "--task", task.string(), "--out", candidate, "--definition",
+                   (root / "tests/data/flashinfer_trace/definitions" / (name + ".json")).string()},
+                  std::chrono::seconds(30));
   ASSERT_EQ(imported.exit_code, 0) << describe(imported);
   EXPECT_TRUE(fs::is_regular_file(dir / "candidate" / "published.json"));
 
@@ -50,8 +50,8 @@ TEST(PublishedSolutionE2E, AnImportedPublishedSolutionBuildsOrIsRejectedForItsOw
                                     std::chrono::seconds(240));
   const json result = parse_stdout(built);
   const std::string verdict = result.value("verdict", "");
-  EXPECT_TRUE(verdict == "PASS" || verdict == "STATIC_REJECT") << verdict << ": " << result.value("reason", "")
-                                                               << "\n" << result.value("build_log", "").substr(0, 3000);
+  EXPECT_TRUE(verdict == "PASS" || verdict == "STATIC_REJECT") << verdict << ": " << result.value("reason", "") << "\n"
+                                                               << result.value("build_log", "").substr(0, 3000);
   EXPECT_EQ(built.exit_code, verdict == "PASS" ? 0 : 1) << describe(built);
   if (verdict == "STATIC_REJECT") {
     const std::string reason = result.value("reason", "");

@@ -154,8 +154,7 @@ TEST(SolutionImport, RefusesDependenciesNamingSpecDependencies) {
 
 TEST(SolutionImport, RefusesPythonSourcesNamingTheSource) {
   TempDir dir;
-  const fs::path file = edited_solution(
-      dir.path(), [](json& s) { s["sources"][0]["path"] = "kernel.py"; });
+  const fs::path file = edited_solution(dir.path(), [](json& s) { s["sources"][0]["path"] = "kernel.py"; });
   EXPECT_EQ(refused_field(file, k_gqa, dir / "out"), "sources[0].path");
 }
 
