@@ -249,7 +249,7 @@ TEST(CudaStaticVerdict, AForbiddenCategoryIsReportedBeforeASymbolOnlyMissingFrom
   policy.arch = "sm_90a";
   const CudaStaticVerdict verdict = judge_static(signals, policy);
   ASSERT_EQ(verdict.rejections.size(), 2u);
-  EXPECT_EQ(verdict.rejections[0].reason, "forbidden host symbol cudaStreamSynchronize (side stream)");
+  EXPECT_EQ(verdict.rejections[0].reason, "forbidden host symbol cudaStreamSynchronize (synchronisation)");
   EXPECT_EQ(verdict.rejections[1].reason, "forbidden host symbol _ZNSt13runtime_errorC1EPKc (not on the allowlist)");
 }
 

@@ -95,7 +95,7 @@ TEST(SolutionImport, APublishedSolutionBecomesACandidateWithItsSourcesVerbatimAn
   EvalResult evaluated;
   evaluated.task = task.name;
   evaluated.verdict = Verdict::static_reject;
-  evaluated.reason = "forbidden host symbol cudaStreamSynchronize (side stream) (sm_90a)";
+  evaluated.reason = "forbidden host symbol cudaStreamSynchronize (synchronisation) (sm_90a)";
   write_json_atomic(dir / "candidate" / "eval.json", evaluated.to_json());
   results = read_published_results(dir / "candidate");
   ASSERT_EQ(results.size(), 1u);

@@ -45,6 +45,7 @@ const std::vector<std::string> k_allowed_host = {
 
 // Forbidden host symbols by category (evaluator-spec §6.1): prefix -> why.
 const std::vector<std::pair<std::string, std::string>> k_forbidden_host = {
+    {"cudaStreamSynchronize", "synchronisation"},  // before the prefix below: a sync, not a stream of its own
     {"cudaStream", "side stream"},
     {"cudaEvent", "timing events"},
     {"cudaGraph", "graph capture"},
