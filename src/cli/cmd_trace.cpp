@@ -1,9 +1,12 @@
-// `evoteam import` and `evoteam export`: FlashInfer-Trace Definitions in, Solutions and Traces out.
+// `evoteam import`, `import-solution` and `export`: FlashInfer-Trace Definitions and published Solutions in,
+// Solutions and Traces out.
 #include <iostream>
 #include <memory>
 #include <optional>
 
 #include <evoteam/report/report.hpp>
+#include <evoteam/task/task.hpp>
+#include <evoteam/trace/solution_import.hpp>
 #include <evoteam/trace/trace_export.hpp>
 #include <evoteam/trace/trace_import.hpp>
 
@@ -43,6 +46,40 @@ void add_import(CLI::App& sub, CommandContext& context) {
         std::cout << (finding.blocking ? "  not carried: " : "  translated: ") << describe(finding) << "\n";
       std::cout << "not runnable yet; still to write (README.md):\n";
       for (const std::string& item : imported.remaining) std::cout << "  - " << item << "\n";
+      return 0;
+    };
+  });
+}
+
+void add_import_solution(CLI::App& sub, CommandContext& context) {
+  auto solution = std::make_shared<std::string>();
+  auto task_dir = std::make_shared<std::string>();
+  auto out_dir = std::make_shared<std::string>();
+  auto definition = std::make_shared<std::string>();
+  auto json = std::make_shared<bool>(false);
+  sub.add_option("SOLUTION", *solution, "A published FlashInfer-Trace Solution (JSON)")->required();
+  sub.add_option("--task", *task_dir, "The task directory whose definition the Solution implements")->required();
+  sub.add_option("--out", *out_dir, "The candidate directory to write (for `evoteam eval TASK --candidate`)")
+      ->required();
+  sub.add_option("--definition", *definition,
+                 "The published Definition: checks the Solution's definition and dtypes, gives the argument order");
+  sub.add_flag("--json", *json, "Print what was written as JSON");
+  sub.callback([&context, solution, task_dir, out_dir, definition, json] {
+    context.action = [solution, task_dir, out_dir, definition, json] {
+      const Task task = load_task(*task_dir);
+      ImportSolutionOptions options;
+      if (!definition->empty()) options.definition = std::filesystem::path(*definition);
+      const ImportedSolution imported = import_solution(*solution, task, *out_dir, options);
+      if (*json) {
+        print_json({{"candidate_dir", imported.candidate_dir.string()},
+                    {"solution", imported.name},
+                    {"author", imported.author},
+                    {"definition", imported.definition},
+                    {"files", imported.files}});
+        return 0;
+      }
+      std::cout << "imported " << imported.name << " (" << imported.author << ") into "
+                << imported.candidate_dir.string() << " for task " << task.name << "\n";
       return 0;
     };
   });

@@ -55,6 +55,7 @@ void add_worker(CLI::App& sub, CommandContext& context);
 void add_status(CLI::App& sub, CommandContext& context);
 void add_wait(CLI::App& sub, CommandContext& context);
 void add_import(CLI::App& sub, CommandContext& context);
+void add_import_solution(CLI::App& sub, CommandContext& context);
 void add_export(CLI::App& sub, CommandContext& context);
 void add_mcp(CLI::App& sub, CommandContext& context);
 

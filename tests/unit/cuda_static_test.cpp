@@ -239,6 +239,20 @@ TEST(CudaStaticVerdict, ReleaseBuildsRejectTimersAndUndeclaredDeviceState) {
   EXPECT_TRUE(judge_static(signals, policy).rejections.empty());
 }
 
+// Published torch bindings throw std::runtime_error and synchronise: the reported rejection is the sync, whatever
+// nm's order.
+TEST(CudaStaticVerdict, AForbiddenCategoryIsReportedBeforeASymbolOnlyMissingFromTheAllowlist) {
+  CudaStaticSignals signals;
+  signals.host_undefined =
+      parse_nm_undefined("                 U _ZNSt13runtime_errorC1EPKc\n                 U cudaStreamSynchronize\n");
+  CudaStaticPolicy policy;
+  policy.arch = "sm_90a";
+  const CudaStaticVerdict verdict = judge_static(signals, policy);
+  ASSERT_EQ(verdict.rejections.size(), 2u);
+  EXPECT_EQ(verdict.rejections[0].reason, "forbidden host symbol cudaStreamSynchronize (synchronisation)");
+  EXPECT_EQ(verdict.rejections[1].reason, "forbidden host symbol _ZNSt13runtime_errorC1EPKc (not on the allowlist)");
+}
+
 TEST(CudaStaticVerdict, StaticProfileIsMarkedAsSuch) {
   CudaStaticSignals signals;
   signals.kernels = parse_ptxas(fixture("ptxas_sm90a.txt"));

@@ -2,6 +2,7 @@
 // malloc, timer reads) and warnings for agents (spills, local memory, no tensor-core or TMA instruction where the
 // task expects them, printf, shape literals), from the ptxas report, the PTX scan and the SASS histogram.
 #include <regex>
+#include <vector>
 
 #include "eval/cuda/cuda_static.hpp"
 #include "eval/host/static_check.hpp"
@@ -44,6 +45,7 @@ const std::vector<std::string> k_allowed_host = {
 
 // Forbidden host symbols by category (evaluator-spec §6.1): prefix -> why.
 const std::vector<std::pair<std::string, std::string>> k_forbidden_host = {
+    {"cudaStreamSynchronize", "synchronisation"},  // before the prefix below: a sync, not a stream of its own
     {"cudaStream", "side stream"},
     {"cudaEvent", "timing events"},
     {"cudaGraph", "graph capture"},
@@ -79,6 +81,9 @@ const std::vector<std::pair<std::string, std::string>> k_forbidden_host = {
     {"cuModule", "driver API"},
     {"cuMem", "driver API"},
 };
+
+// The category of a host symbol that is in no forbidden category but not allowed either.
+const char* const k_not_allowlisted = "not on the allowlist";
 
 bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 
@@ -122,7 +127,7 @@ std::string forbidden_host_symbol(const std::string& symbol, const std::vector<s
     if (glob_match(pattern, symbol)) return "";
   for (const auto& [prefix, why] : k_forbidden_host)
     if (starts_with(symbol, prefix)) return why;
-  return "not on the allowlist";
+  return k_not_allowlisted;
 }
 
 CudaStaticVerdict judge_static(const CudaStaticSignals& signals, const CudaStaticPolicy& policy) {
@@ -135,12 +140,17 @@ CudaStaticVerdict judge_static(const CudaStaticSignals& signals, const CudaStati
   verdict.report["instructions_from"] = signals.sass ? "sass" : "ptx";
   if (signals.sass) verdict.report["sass"] = signals.sass->total;
 
+  // Symbols of a forbidden category (a sync, a host copy, an allocation) come before those only missing from the
+  // allowlist: the first rejection is the one reported, and it should name what the candidate must not do rather
+  // than the first library internal in nm's order.
+  std::vector<CudaFinding> unlisted;
   for (const std::string& symbol : signals.host_undefined) {
     const std::string why = forbidden_host_symbol(symbol, policy.allowed_host_symbols);
-    if (!why.empty())
-      verdict.rejections.push_back(
-          {"forbidden host symbol " + symbol + " (" + why + ")", {{"symbol", symbol}, {"category", why}}});
+    if (why.empty()) continue;
+    CudaFinding finding{"forbidden host symbol " + symbol + " (" + why + ")", {{"symbol", symbol}, {"category", why}}};
+    (why == k_not_allowlisted ? unlisted : verdict.rejections).push_back(std::move(finding));
   }
+  verdict.rejections.insert(verdict.rejections.end(), unlisted.begin(), unlisted.end());
   if (policy.device_state == DeviceState::forbidden && !signals.ptx.writable_globals.empty())
     verdict.rejections.push_back(
         {"writable device global " + signals.ptx.writable_globals.front() + " (state across calls can cache results)",
