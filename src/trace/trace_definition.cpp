@@ -12,6 +12,7 @@
 #include <evoteam/trace/trace_import.hpp>
 
 #include "trace/import_text.hpp"
+#include "trace/trace_families.hpp"
 
 namespace evoteam {
 namespace {
@@ -145,6 +146,12 @@ class Translation {
     if (dtype == "float8_e4m3fn") {
       note(field, "float8_e4m3fn is evoteam's float8_e4m3");
       return "float8_e4m3";
+    }
+    // Bytes carried as bytes: evoteam has no signed 8-bit type. The one published int8 tensor (a packed fp8 cache
+    // with scales) says it is read as uint8; any other stays carried but is reported as losing its sign.
+    if (dtype == "int8") {
+      finding(m_file, field, "int8 has no evoteam equivalent: carried as uint8 (the same bytes, read unsigned)");
+      return "uint8";
     }
     if (!parse_dtype(dtype))
       fail(field, "dtype \"" + dtype +
@@ -282,6 +289,15 @@ class Translation {
       } else {
         entry["description"] = "published workload at " + m_workloads_file + " " + where;
       }
+      const std::string from_files = safetensors_inputs(workload);
+      if (!from_files.empty()) {
+        // Their values are not in the repository: the shapes are kept and the values generated.
+        entry["description"] = (entry.contains("description") ? entry["description"].get<std::string>() + "; " : "") +
+                               "random inputs: " + from_files +
+                               " published as safetensors files not in the repository, generated here";
+        ++m_result.random_input_workloads;
+      }
+      ++m_result.published_workloads;
       m_workloads.push_back(entry);
     }
     for (const auto& [input, count] : file_inputs)
@@ -289,6 +305,15 @@ class Translation {
               "safetensors in " + std::to_string(count) + " of " + std::to_string(lines.size()) +
                   " workloads: evoteam generates every input and loads no tensor files, so the task generates it "
                   "from the battery; write a hook that produces valid values (kernels/README.md, \"generate\")");
+  }
+
+  // The inputs a workload loads from safetensors files, comma-separated ("" when none).
+  static std::string safetensors_inputs(const ojson& workload) {
+    std::string names;
+    if (!workload.contains("inputs") || !workload["inputs"].is_object()) return names;
+    for (const auto& [name, spec] : workload["inputs"].items())
+      if (spec.is_object() && spec.value("type", "") == "safetensors") names += (names.empty() ? "" : ", ") + name;
+    return names;
   }
 
   // The workload's var axes into `axes`; false (with findings) when it cannot be a workload of the task.
@@ -540,10 +565,16 @@ ImportedTask translate_definition(const nlohmann::ordered_json& definition, cons
     imported.findings.push_back({definition_file, "reference", "missing: no reference.py written", true});
   imported.reference_stub = trace_detail::entry_stub(imported.task, "the task's reference, reference.py in CUDA");
   imported.kernel_stub = trace_detail::entry_stub(imported.task, "the starting kernel the team optimises");
+  trace_detail::apply_family(imported, definition);
+  const std::string sources =
+      imported.starting_kernel
+          ? "reference.cu (double), kernel.cu (the naive starting kernel) and\n// cpu_reference.* are generated for "
+            "op family " +
+                imported.family + " (README.md says what the import could not carry).\n"
+          : "reference.cu and kernel.cu are stubs still to be written (op family " + imported.family +
+                " has no generator yet;\n// README.md says what remains and what the import could not carry).\n";
   imported.task_text = "// Imported from the FlashInfer-Trace definition " + imported.name + " (" + definition_file +
-                       ") by `evoteam import`.\n// reference.py is its PyTorch reference; reference.cu and kernel.cu "
-                       "are stubs still to be written (README.md says\n// what remains and what the import could "
-                       "not carry).\n" +
+                       ") by `evoteam import`.\n// reference.py is its PyTorch reference; " + sources +
                        imported.task.dump(2) + "\n";
   imported.readme = trace_detail::import_readme(imported, definition, definition_file, workloads_file);
   return imported;

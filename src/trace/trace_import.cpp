@@ -66,6 +66,7 @@ ImportedTask import_definition(const std::filesystem::path& definition_file,
   if (!imported.reference_py.empty()) write_file_atomic(out_dir / "reference.py", imported.reference_py);
   write_file_atomic(out_dir / "reference.cu", imported.reference_stub);
   write_file_atomic(out_dir / "kernel.cu", imported.kernel_stub);
+  for (const auto& [file, text] : imported.extra_files) write_file_atomic(out_dir / file, text);
   try {
     load_task(out_dir);
   } catch (const InvalidInput& refusal) {
