@@ -311,6 +311,7 @@ FamilySources generate_gqa_prefill(const nlohmann::ordered_json& definition, con
   std::map<std::string, std::string> values = {
       {"@NAME@", task["name"].get<std::string>()},
       {"@QO@", std::to_string(const_axis(task, "num_qo_heads"))},
+      {"@GROUP@", std::to_string(const_axis(task, "num_qo_heads") / const_axis(task, "num_kv_heads"))},
       {"@KV@", std::to_string(const_axis(task, "num_kv_heads"))},
       {"@D@", std::to_string(const_axis(task, "head_dim"))},
       {"@PS@", paged ? std::to_string(const_axis(task, "page_size")) : "0"},
@@ -325,8 +326,10 @@ FamilySources generate_gqa_prefill(const nlohmann::ordered_json& definition, con
   out.files["kernel.cu"] = fill(k_prefill_kernel, values);
   out.files["reference.cu"] = fill(k_prefill_reference, values);
   out.files["hooks.cpp"] = fill(k_prefill_hooks, values);
+  out.files["cpu_reference.hpp"] = fill(gqa_prefill_cpu_reference_hpp(), values);
+  out.files["cpu_reference.cpp"] = fill(gqa_prefill_cpu_reference_cpp(), values);
   out.generated = true;
-  out.cpu_reference = "no: not generated for prefill yet (reference.cu computes in double)";
+  out.cpu_reference = "yes";
   out.task_fields["hooks"] = "hooks.cpp";
   out.input_generators["qo_indptr"] = "hook:ragged_qo_indptr";
   out.input_generators["kv_indptr"] = "hook:ragged_kv_indptr";

@@ -43,6 +43,8 @@ FamilySources generate_rmsnorm(const nlohmann::ordered_json& definition, const n
                                bool fused_add);
 FamilySources generate_gqa_decode(const nlohmann::ordered_json& definition, const nlohmann::ordered_json& task);
 FamilySources generate_gqa_prefill(const nlohmann::ordered_json& definition, const nlohmann::ordered_json& task);
+std::string gqa_prefill_cpu_reference_hpp();
+std::string gqa_prefill_cpu_reference_cpp();
 std::string gqa_decode_flashinfer_baseline(const nlohmann::ordered_json& task);
 
 // `text` with each key of `values` replaced by its value (keys are spelled @NAME@ in the templates).

@@ -124,8 +124,7 @@ TEST(TraceSuite, EveryPublishedDefinitionImportsAsCommittedOrIsListedWithWhy) {
     const Task fresh = load_task(out);
     const Task ours = load_task(committed);
     EXPECT_FALSE(ours.content_hash.empty());
-    EXPECT_EQ(fresh.content_hash, ours.content_hash);
-    EXPECT_EQ(load_task(committed).content_hash, ours.content_hash) << "the hash is not stable across loads";
+    EXPECT_EQ(fresh.content_hash, ours.content_hash) << "the same import written twice hashes differently";
     EXPECT_EQ(ours.name, published.name);
     EXPECT_TRUE(ours.python_reference.has_value());
   }

@@ -55,8 +55,8 @@ ImportedTask translate_definition(const nlohmann::ordered_json& definition, cons
                                   const std::string& workloads_file);
 
 // Reads DEFINITION.json and the optional workloads JSONL, translates them and writes the task directory
-// `out_dir` (which must not exist or be empty): task.json, reference.py, reference.cu and kernel.cu stubs and
-// README.md. The written task is then loaded with the real task loader; a refusal becomes a blocking finding.
+// `out_dir` (which must not exist or be empty): task.json, reference.py, reference.cu and kernel.cu (generated for
+// an op family with a generator, stubs otherwise), the generator's other files and README.md. The written task is then loaded with the real task loader; a refusal becomes a blocking finding.
 // With `strict`, blocking findings throw InvalidInput before anything is written.
 ImportedTask import_definition(const std::filesystem::path& definition_file,
                                const std::optional<std::filesystem::path>& workloads_file,
