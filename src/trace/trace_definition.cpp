@@ -329,6 +329,12 @@ class Translation {
           continue;
         }
         const std::int64_t number = value.get<std::int64_t>();
+        if (!axis->is_const && number < 1) {
+          finding(m_workloads_file, field,
+                  "is " + std::to_string(number) + ": evoteam var axes are >= 1: workload skipped");
+          usable = false;
+          continue;
+        }
         if (axis->is_const) {
           if (number != axis->value) {
             finding(m_workloads_file, field, "differs from the const axis: workload skipped");
@@ -517,18 +523,42 @@ class Translation {
     return args;
   }
 
-  // A task needs a workload to load: with none imported, one with every var axis 1 stands in, said as a finding.
+  // The smallest power of two that, given to every var axis, meets the carried constraints (1 when none does, and
+  // the loader then says which constraint fails).
+  std::int64_t placeholder_extent() const {
+    for (std::int64_t extent = 1; extent <= (std::int64_t{1} << 16); extent *= 2) {
+      std::map<std::string, double> values;
+      for (const AxisIn& axis : m_axes)
+        values[axis.name] = axis.is_const ? static_cast<double>(axis.value) : static_cast<double>(extent);
+      bool holds = true;
+      for (const std::string& constraint : m_constraints) {
+        try {
+          holds = holds && evaluate_expression(constraint, values, "constraint") != 0.0;
+        } catch (const Error&) {
+          holds = false;
+        }
+      }
+      if (holds) return extent;
+    }
+    return 1;
+  }
+
+  // A task needs a workload to load: with none imported, one with every var axis the same extent stands in, said as
+  // a finding.
   void add_placeholder_workload(const ojson& axes) {
+    const std::int64_t extent = placeholder_extent();
     ojson placeholder = ojson::object();
     ojson values = ojson::object();
     for (const auto& [name, spec] : axes.items())
-      if (spec["type"] == "var") values[name] = 1;
+      if (spec["type"] == "var") values[name] = extent;
     placeholder["name"] = "placeholder";
     placeholder["axes"] = values;
-    placeholder["description"] = "every var axis 1: no published workload was imported; replace it";
+    placeholder["description"] =
+        "every var axis " + std::to_string(extent) + ": no published workload was imported; replace it";
     m_workloads.push_back(placeholder);
     finding(m_workloads_file.empty() ? m_file : m_workloads_file, "workloads",
-            "no workload imported: one placeholder with every var axis 1 stands in (pass --workloads FILE.jsonl)");
+            "no workload imported: one placeholder with every var axis " + std::to_string(extent) +
+                " (the smallest power of two meeting the constraints) stands in (pass --workloads FILE.jsonl)");
   }
 
   const ojson& m_def;

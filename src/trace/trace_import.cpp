@@ -71,8 +71,12 @@ ImportedTask import_definition(const std::filesystem::path& definition_file,
     load_task(out_dir);
   } catch (const InvalidInput& refusal) {
     // A definition whose workloads break its own constraints, for one: the directory stays for editing.
-    imported.findings.push_back(
-        {(out_dir / "task.json").string(), "task", std::string("the task loader refuses it: ") + refusal.what(), true});
+    // Named by the task, not the directory it was written to, so the README reads the same wherever it was imported.
+    std::string why = refusal.what();
+    const std::string written = (out_dir / "task.json").string();
+    for (std::size_t at = why.find(written); at != std::string::npos; at = why.find(written))
+      why.replace(at, written.size(), "task.json");
+    imported.findings.push_back({imported.name + "/task.json", "task", "the task loader refuses it: " + why, true});
   }
   imported.readme = trace_detail::import_readme(imported, definition, definition_file.string(), workloads_name);
   write_file_atomic(out_dir / "README.md", imported.readme);
