@@ -52,8 +52,10 @@ void add_import(CLI::App& sub, CommandContext& context) {
       std::cout << "imported " << imported.name << " into " << *out_dir << "\n";
       for (const TraceFinding& finding : imported.findings)
         std::cout << (finding.blocking ? "  not carried: " : "  translated: ") << describe(finding) << "\n";
-      std::cout << (imported.starting_kernel ? "generated for op family " + imported.family + "; notes (README.md):\n"
-                                             : "not runnable yet; still to write (README.md):\n");
+      std::cout << (imported.starting_kernel
+                        ? "runnable: op family " + imported.family +
+                              " generated its starting kernel and references; still to write, and notes (README.md):\n"
+                        : "not runnable yet; still to write (README.md):\n");
       for (const std::string& item : imported.remaining) std::cout << "  - " << item << "\n";
       return 0;
     };
