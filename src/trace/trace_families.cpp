@@ -13,19 +13,19 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
+bool family_name_starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 
 std::string family_of(const ojson& definition) {
   const std::string name = definition.value("name", "");
   const std::string op = definition.contains("op_type") && definition["op_type"].is_string()
                              ? definition["op_type"].get<std::string>()
                              : "unknown";
-  if (starts_with(name, "fused_add_rmsnorm")) return "fused_add_rmsnorm";
-  if (starts_with(name, "gqa_paged_decode")) return "gqa_paged_decode";
-  if (starts_with(name, "gqa_paged_prefill")) return "gqa_paged_prefill";
-  if (starts_with(name, "gqa_ragged_prefill")) return "gqa_ragged";
-  if (starts_with(name, "mla_paged_decode")) return "mla_paged_decode";
-  if (starts_with(name, "mla_paged_prefill")) return "mla_paged_prefill";
+  if (family_name_starts_with(name, "fused_add_rmsnorm")) return "fused_add_rmsnorm";
+  if (family_name_starts_with(name, "gqa_paged_decode")) return "gqa_paged_decode";
+  if (family_name_starts_with(name, "gqa_paged_prefill")) return "gqa_paged_prefill";
+  if (family_name_starts_with(name, "gqa_ragged_prefill")) return "gqa_ragged";
+  if (family_name_starts_with(name, "mla_paged_decode")) return "mla_paged_decode";
+  if (family_name_starts_with(name, "mla_paged_prefill")) return "mla_paged_prefill";
   return op;
 }
 
@@ -35,7 +35,7 @@ std::string why_no_generator(const std::string& family) {
     return "op family sampling: the output is a random draw (torch.multinomial, no seed in the definition) and "
            "evoteam compares outputs element by element with the reference, so no starting kernel could be judged "
            "correct; it needs a seeded sampling contract or a distribution test";
-  if (starts_with(family, "mla"))
+  if (family_name_starts_with(family, "mla"))
     return "no generator for op family " + family +
            " yet (kernels/mla_paged_decode_h16_ckv512_kpe64_ps1 is the hand-written task of one MLA decode definition)";
   if (family == "gdn")
