@@ -38,13 +38,27 @@ void add_import(CLI::App& sub, CommandContext& context) {
                               {"field", finding.field},
                               {"message", finding.message},
                               {"blocking", finding.blocking}});
-        print_json({{"task_dir", *out_dir}, {"findings", findings}, {"remaining", imported.remaining}});
+        print_json({{"task_dir", *out_dir},
+                    {"name", imported.name},
+                    {"family", imported.family},
+                    {"starting_kernel", imported.starting_kernel},
+                    {"cpu_reference", imported.cpu_reference},
+                    {"vendor", imported.vendor},
+                    {"published_workloads", imported.published_workloads},
+                    {"random_input_workloads", imported.random_input_workloads},
+                    {"workloads", imported.task["workloads"].size()},
+                    {"archs", imported.task["archs"]},
+                    {"findings", findings},
+                    {"remaining", imported.remaining}});
         return 0;
       }
       std::cout << "imported " << imported.name << " into " << *out_dir << "\n";
       for (const TraceFinding& finding : imported.findings)
         std::cout << (finding.blocking ? "  not carried: " : "  translated: ") << describe(finding) << "\n";
-      std::cout << "not runnable yet; still to write (README.md):\n";
+      std::cout << (imported.starting_kernel
+                        ? "runnable: op family " + imported.family +
+                              " generated its starting kernel and references; still to write, and notes (README.md):\n"
+                        : "not runnable yet; still to write (README.md):\n");
       for (const std::string& item : imported.remaining) std::cout << "  - " << item << "\n";
       return 0;
     };

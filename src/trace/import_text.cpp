@@ -62,8 +62,25 @@ std::string import_readme(const ImportedTask& imported, const nlohmann::ordered_
       << "The entry point `" << imported.task["entry"]["name"].get<std::string>()
       << "` takes the inputs in the definition's order (scalars by value), then the outputs, then the var axes "
          "as `int64_t`, and a trailing `cudaStream_t`.\n\n";
+  out << "## Generated sources\n\n"
+      << "- op family: " << (imported.family.empty() ? "unknown" : imported.family) << "\n"
+      << "- starting kernel: "
+      << (imported.starting_kernel ? "kernel.cu, the naive CUDA translation of reference.py (not FlashInfer)"
+                                   : "none (kernel.cu is a stub)")
+      << "\n- CPU reference (double): " << imported.cpu_reference << "\n"
+      << "- FlashInfer vendor baseline: "
+      << (imported.vendor == "flashinfer" ? "baseline_flashinfer.cu" : "unavailable: " + imported.vendor) << "\n"
+      << "- workloads: " << imported.published_workloads << " published";
+  if (imported.random_input_workloads > 0)
+    out << " (" << imported.random_input_workloads
+        << " with random inputs where the published ones are safetensors files not in the repository)";
+  std::size_t ours = 0;
+  for (const auto& workload : imported.task["workloads"])
+    if (workload.value("origin", "") == "ours") ++ours;
+  out << ", " << ours << " ours\n\n";
   out << "## Still to write\n\n";
   for (const std::string& item : imported.remaining) out << "- " << item << "\n";
+  if (imported.remaining.empty()) out << "Nothing.\n";
   out << "\n## What the import could not carry\n\n";
   bool any = false;
   for (const TraceFinding& finding : imported.findings) {

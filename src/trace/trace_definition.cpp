@@ -14,6 +14,7 @@
 #include <evoteam/trace/trace_import.hpp>
 
 #include "trace/import_text.hpp"
+#include "trace/trace_families.hpp"
 
 namespace evoteam {
 namespace {
@@ -160,6 +161,12 @@ class Translation {
       note(field, "float8_e4m3fn is evoteam's float8_e4m3");
       return "float8_e4m3";
     }
+    // Bytes carried as bytes: evoteam has no signed 8-bit type. The one published int8 tensor (a packed fp8 cache
+    // with scales) says it is read as uint8; any other stays carried but is reported as losing its sign.
+    if (dtype == "int8") {
+      finding(m_file, field, "int8 has no evoteam equivalent: carried as uint8 (the same bytes, read unsigned)");
+      return "uint8";
+    }
     if (!parse_dtype(dtype))
       fail(field, "dtype \"" + dtype +
                       "\" has no evoteam equivalent (float32, float64, int32, int64, uint8, float16, bfloat16, "
@@ -299,6 +306,15 @@ class Translation {
       } else {
         entry["description"] = "published workload at " + m_workloads_file + " " + where;
       }
+      const std::string from_files = safetensors_inputs(workload);
+      if (!from_files.empty()) {
+        // Their values are not in the repository: the shapes are kept and the values generated.
+        entry["description"] = (entry.contains("description") ? entry["description"].get<std::string>() + "; " : "") +
+                               "random inputs: " + from_files +
+                               " published as safetensors files not in the repository, generated here";
+        ++m_result.random_input_workloads;
+      }
+      ++m_result.published_workloads;
       m_workloads.push_back(entry);
     }
     for (const auto& [input, count] : file_inputs)
@@ -306,6 +322,15 @@ class Translation {
               "safetensors in " + std::to_string(count) + " of " + std::to_string(lines.size()) +
                   " workloads: evoteam generates every input and loads no tensor files, so the task generates it "
                   "from the battery; write a hook that produces valid values (kernels/README.md, \"generate\")");
+  }
+
+  // The inputs a workload loads from safetensors files, comma-separated ("" when none).
+  static std::string safetensors_inputs(const ojson& workload) {
+    std::string names;
+    if (!workload.contains("inputs") || !workload["inputs"].is_object()) return names;
+    for (const auto& [name, spec] : workload["inputs"].items())
+      if (spec.is_object() && spec.value("type", "") == "safetensors") names += (names.empty() ? "" : ", ") + name;
+    return names;
   }
 
   // The workload's var axes into `axes`; false (with findings) when it cannot be a workload of the task.
@@ -327,6 +352,12 @@ class Translation {
           continue;
         }
         const std::int64_t number = value.get<std::int64_t>();
+        if (!axis->is_const && number < 1) {
+          finding(m_workloads_file, field,
+                  "is " + std::to_string(number) + ": evoteam var axes are >= 1: workload skipped");
+          usable = false;
+          continue;
+        }
         if (axis->is_const) {
           if (number != axis->value) {
             finding(m_workloads_file, field, "differs from the const axis: workload skipped");
@@ -515,18 +546,42 @@ class Translation {
     return args;
   }
 
-  // A task needs a workload to load: with none imported, one with every var axis 1 stands in, said as a finding.
+  // The smallest power of two that, given to every var axis, meets the carried constraints (1 when none does, and
+  // the loader then says which constraint fails).
+  std::int64_t placeholder_extent() const {
+    for (std::int64_t extent = 1; extent <= (std::int64_t{1} << 16); extent *= 2) {
+      std::map<std::string, double> values;
+      for (const AxisIn& axis : m_axes)
+        values[axis.name] = axis.is_const ? static_cast<double>(axis.value) : static_cast<double>(extent);
+      bool holds = true;
+      for (const std::string& constraint : m_constraints) {
+        try {
+          holds = holds && evaluate_expression(constraint, values, "constraint") != 0.0;
+        } catch (const Error&) {
+          holds = false;
+        }
+      }
+      if (holds) return extent;
+    }
+    return 1;
+  }
+
+  // A task needs a workload to load: with none imported, one with every var axis the same extent stands in, said as
+  // a finding.
   void add_placeholder_workload(const ojson& axes) {
+    const std::int64_t extent = placeholder_extent();
     ojson placeholder = ojson::object();
     ojson values = ojson::object();
     for (const auto& [name, spec] : axes.items())
-      if (spec["type"] == "var") values[name] = 1;
+      if (spec["type"] == "var") values[name] = extent;
     placeholder["name"] = "placeholder";
     placeholder["axes"] = values;
-    placeholder["description"] = "every var axis 1: no published workload was imported; replace it";
+    placeholder["description"] =
+        "every var axis " + std::to_string(extent) + ": no published workload was imported; replace it";
     m_workloads.push_back(placeholder);
     finding(m_workloads_file.empty() ? m_file : m_workloads_file, "workloads",
-            "no workload imported: one placeholder with every var axis 1 stands in (pass --workloads FILE.jsonl)");
+            "no workload imported: one placeholder with every var axis " + std::to_string(extent) +
+                " (the smallest power of two meeting the constraints) stands in (pass --workloads FILE.jsonl)");
   }
 
   const ojson& m_def;
@@ -563,10 +618,16 @@ ImportedTask translate_definition(const nlohmann::ordered_json& definition, cons
     imported.findings.push_back({definition_file, "reference", "missing: no reference.py written", true});
   imported.reference_stub = trace_detail::entry_stub(imported.task, "the task's reference, reference.py in CUDA");
   imported.kernel_stub = trace_detail::entry_stub(imported.task, "the starting kernel the team optimises");
+  trace_detail::apply_family(imported, definition);
+  const std::string sources =
+      imported.starting_kernel
+          ? "reference.cu (double), kernel.cu (the naive starting kernel) and\n// cpu_reference.* are generated for "
+            "op family " +
+                imported.family + " (README.md says what the import could not carry).\n"
+          : "reference.cu and kernel.cu are stubs still to be written (op family " + imported.family +
+                " has no generator yet;\n// README.md says what remains and what the import could not carry).\n";
   imported.task_text = "// Imported from the FlashInfer-Trace definition " + imported.name + " (" + definition_file +
-                       ") by `evoteam import`.\n// reference.py is its PyTorch reference; reference.cu and kernel.cu "
-                       "are stubs still to be written (README.md says\n// what remains and what the import could "
-                       "not carry).\n" +
+                       ") by `evoteam import`.\n// reference.py is its PyTorch reference; " + sources +
                        imported.task.dump(2) + "\n";
   imported.readme = trace_detail::import_readme(imported, definition, definition_file, workloads_file);
   return imported;

@@ -67,6 +67,7 @@ ImportedTask import_definition(const std::filesystem::path& definition_file,
   if (!imported.reference_py.empty()) write_file_atomic(out_dir / "reference.py", imported.reference_py);
   write_file_atomic(out_dir / "reference.cu", imported.reference_stub);
   write_file_atomic(out_dir / "kernel.cu", imported.kernel_stub);
+  for (const auto& [file, text] : imported.extra_files) write_file_atomic(out_dir / file, text);
   // What was written is checked by the loader every command uses: a task it refuses is never an import that
   // succeeded. Under --strict nothing stays; otherwise the directory stays for editing and the refusal says why.
   try {
@@ -75,12 +76,17 @@ ImportedTask import_definition(const std::filesystem::path& definition_file,
     if (strict) {
       for (const char* name : {"task.json", "reference.py", "reference.cu", "kernel.cu"})
         std::filesystem::remove(out_dir / name, error);
+      for (const auto& extra : imported.extra_files) std::filesystem::remove(out_dir / extra.first, error);
       if (!existed) std::filesystem::remove(out_dir, error);
       throw InvalidInput(definition_file.string() +
                          ": --strict: the task loader refuses the imported task (nothing written): " + refusal.what());
     }
-    imported.findings.push_back(
-        {(out_dir / "task.json").string(), "task", std::string("the task loader refuses it: ") + refusal.what(), true});
+    // Named by the task, not the directory it was written to, so the README reads the same wherever it was imported.
+    std::string why = refusal.what();
+    const std::string written = (out_dir / "task.json").string();
+    for (std::size_t at = why.find(written); at != std::string::npos; at = why.find(written))
+      why.replace(at, written.size(), "task.json");
+    imported.findings.push_back({imported.name + "/task.json", "task", "the task loader refuses it: " + why, true});
     imported.readme = trace_detail::import_readme(imported, definition, definition_file.string(), workloads_name);
     write_file_atomic(out_dir / "README.md", imported.readme);
     throw InvalidInput(definition_file.string() + ": the task loader refuses the imported task: " + refusal.what() +

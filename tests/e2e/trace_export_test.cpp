@@ -227,9 +227,9 @@ TEST(TraceExportE2E, ImportExitsZeroWithFindingsAndThreeWhenStrict) {
 }
 
 // Import, then the stages a machine without a GPU can run: each published definition our CUDA tasks follow becomes
-// a task whose stubs pass the static stage and build for both archs with the real nvcc, the entry point's
-// signature as the definition gives it. (Running and exporting a CUDA run needs a GPU; export is checked on the
-// host run above.)
+// a task whose sources (generated for the families with a generator, stubs for the others) pass the static stage
+// and build for both archs with the real nvcc, the entry point's signature as the definition gives it. (Running and
+// exporting a CUDA run needs a GPU; export is checked on the host run above.)
 TEST(TraceExportE2E, EachPublishedDefinitionImportsToATaskThatBuildsForBothArchs) {
   if (!std::filesystem::exists("/usr/local/cuda/bin/nvcc") && std::system("command -v nvcc >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "nvcc is not installed";

@@ -154,6 +154,16 @@ TEST(CudaPtx, FindsGlobalsTimersLocalMemoryAndDeviceMalloc) {
   EXPECT_EQ(scan.count("ld.global"), 0);  // not a counted construct
 }
 
+// FlashInfer's PTX declares global tables with their whole initialiser on one line; scanning it must neither
+// overflow the stack (a regex over the initialiser recursed per character) nor miss the name.
+TEST(CudaStatic, AGlobalWithAHugeOneLineInitialiserIsScanned) {
+  std::string table = ".visible .global .align 4 .b8 big_table[400000] = {";
+  for (int i = 0; i < 400000; ++i) table += (i == 0 ? "" : ", ") + std::to_string(i % 251);
+  table += "};\n";
+  const PtxScan scan = scan_ptx(".version 9.0\n.target sm_90a\n" + table);
+  EXPECT_EQ(scan.writable_globals, (std::vector<std::string>{"big_table"}));
+}
+
 TEST(CudaSass, HistogramSeparatesHgmmaFromHmmaInCapturedSass) {
   const SassHistogram sass = parse_sass(fixture("sass_sm90a_tensor.txt"));
   EXPECT_EQ(sass.count("HGMMA"), 1);

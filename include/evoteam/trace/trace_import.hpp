@@ -3,7 +3,9 @@
 // The two formats share axes, tensors with dtypes and shapes, constraints and workloads; what evoteam cannot
 // express (tensors loaded from safetensors files, tensor-valued constraints, fields it does not know) comes back
 // as findings naming the file and the field, never dropped without a word.
+#include <cstddef>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +36,16 @@ struct ImportedTask {
   std::string readme;
   std::vector<TraceFinding> findings;
   std::vector<std::string> remaining;  // what still needs writing before the task is runnable
+  // What the op family's generator gave (trace/trace_families.hpp): the family, whether kernel.cu and reference.cu
+  // are real, the CPU reference ("yes ..." or why not), the vendor baseline ("flashinfer" or why unavailable), and
+  // the other files it wrote (cpu_reference.*, hooks.cpp, baseline_flashinfer.cu).
+  std::string family;
+  bool starting_kernel = false;
+  std::string cpu_reference;
+  std::string vendor;
+  std::map<std::string, std::string> extra_files;
+  std::size_t published_workloads = 0;
+  std::size_t random_input_workloads = 0;  // published workloads whose safetensors inputs are generated here
 };
 
 // Translates a Definition (parsed with its key order) and the workload trace lines of a JSONL file. Throws
@@ -43,8 +55,8 @@ ImportedTask translate_definition(const nlohmann::ordered_json& definition, cons
                                   const std::string& workloads_file);
 
 // Reads DEFINITION.json and the optional workloads JSONL, translates them and writes the task directory
-// `out_dir` (which must not exist or be empty): task.json, reference.py, reference.cu and kernel.cu stubs and
-// README.md. The written task is then loaded with the real task loader; a refusal becomes a blocking finding.
+// `out_dir` (which must not exist or be empty): task.json, reference.py, reference.cu and kernel.cu (generated for
+// an op family with a generator, stubs otherwise), the generator's other files and README.md. The written task is then loaded with the real task loader; a refusal becomes a blocking finding.
 // With `strict`, blocking findings throw InvalidInput before anything is written.
 ImportedTask import_definition(const std::filesystem::path& definition_file,
                                const std::optional<std::filesystem::path>& workloads_file,

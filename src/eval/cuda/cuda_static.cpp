@@ -156,7 +156,12 @@ PtxScan scan_ptx(const std::string& text) {
   while (std::getline(lines, raw)) {
     const std::string line = strip_comment(raw);
     if (std::regex_search(line, match, k_entry)) scan.entries.push_back(match[1]);
-    if (depth == 0 && std::regex_search(line, match, k_global)) scan.writable_globals.push_back(match[1]);
+    // Only the declaration up to its initialiser is matched: libstdc++'s regex recurses per character, and the
+    // one-line initialiser of a large global table (FlashInfer's PTX has them) overflows the stack.
+    if (depth == 0 && line.find(".global") != std::string::npos) {
+      const std::string declaration = line.substr(0, line.find_first_of("=;")) + ";";
+      if (std::regex_search(declaration, match, k_global)) scan.writable_globals.push_back(match[1]);
+    }
     for (const auto& pattern : k_ptx_patterns)
       if (line.find(pattern.second) != std::string::npos) ++scan.counts[pattern.first];
     if (std::regex_search(line, k_malloc)) ++scan.counts["device_malloc"];

@@ -1,0 +1,15 @@
+#pragma once
+// Double-precision CPU reference of gemm_n256_k7168 (imported): C[m][n] = sum_k A[m][k] * B[n][k], A [M, 7168] and
+// B [256, 7168] as the fp16 values widened to float. 2 * M * 256 * 7168 flops: workloads past a few hundred GFLOP
+// are too slow for it (README.md lists them).
+#include <cstdint>
+#include <vector>
+
+namespace evoteam_kernels::gemm_n256_k7168 {
+
+inline constexpr std::int64_t k_n = 256;
+inline constexpr std::int64_t k_k = 7168;
+
+std::vector<double> run(const float* a, const float* b, std::int64_t m);
+
+}  // namespace evoteam_kernels::gemm_n256_k7168

@@ -1,0 +1,15 @@
+#pragma once
+// Double-precision CPU reference of gemm_n28672_k4096 (imported): C[m][n] = sum_k A[m][k] * B[n][k], A [M, 4096] and
+// B [28672, 4096] as the fp16 values widened to float. 2 * M * 28672 * 4096 flops: workloads past a few hundred GFLOP
+// are too slow for it (README.md lists them).
+#include <cstdint>
+#include <vector>
+
+namespace evoteam_kernels::gemm_n28672_k4096 {
+
+inline constexpr std::int64_t k_n = 28672;
+inline constexpr std::int64_t k_k = 4096;
+
+std::vector<double> run(const float* a, const float* b, std::int64_t m);
+
+}  // namespace evoteam_kernels::gemm_n28672_k4096

@@ -1,0 +1,15 @@
+#pragma once
+// Double-precision CPU reference of gemm_n3584_k18944 (imported): C[m][n] = sum_k A[m][k] * B[n][k], A [M, 18944] and
+// B [3584, 18944] as the fp16 values widened to float. 2 * M * 3584 * 18944 flops: workloads past a few hundred GFLOP
+// are too slow for it (README.md lists them).
+#include <cstdint>
+#include <vector>
+
+namespace evoteam_kernels::gemm_n3584_k18944 {
+
+inline constexpr std::int64_t k_n = 3584;
+inline constexpr std::int64_t k_k = 18944;
+
+std::vector<double> run(const float* a, const float* b, std::int64_t m);
+
+}  // namespace evoteam_kernels::gemm_n3584_k18944

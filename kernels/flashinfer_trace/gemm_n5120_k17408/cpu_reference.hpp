@@ -1,0 +1,15 @@
+#pragma once
+// Double-precision CPU reference of gemm_n5120_k17408 (imported): C[m][n] = sum_k A[m][k] * B[n][k], A [M, 17408] and
+// B [5120, 17408] as the fp16 values widened to float. 2 * M * 5120 * 17408 flops: workloads past a few hundred GFLOP
+// are too slow for it (README.md lists them).
+#include <cstdint>
+#include <vector>
+
+namespace evoteam_kernels::gemm_n5120_k17408 {
+
+inline constexpr std::int64_t k_n = 5120;
+inline constexpr std::int64_t k_k = 17408;
+
+std::vector<double> run(const float* a, const float* b, std::int64_t m);
+
+}  // namespace evoteam_kernels::gemm_n5120_k17408

@@ -1,0 +1,15 @@
+#pragma once
+// Double-precision CPU reference of gemm_n7168_k5120 (imported): C[m][n] = sum_k A[m][k] * B[n][k], A [M, 5120] and
+// B [7168, 5120] as the fp16 values widened to float. 2 * M * 7168 * 5120 flops: workloads past a few hundred GFLOP
+// are too slow for it (README.md lists them).
+#include <cstdint>
+#include <vector>
+
+namespace evoteam_kernels::gemm_n7168_k5120 {
+
+inline constexpr std::int64_t k_n = 7168;
+inline constexpr std::int64_t k_k = 5120;
+
+std::vector<double> run(const float* a, const float* b, std::int64_t m);
+
+}  // namespace evoteam_kernels::gemm_n7168_k5120

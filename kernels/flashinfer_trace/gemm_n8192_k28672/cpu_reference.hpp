@@ -1,0 +1,15 @@
+#pragma once
+// Double-precision CPU reference of gemm_n8192_k28672 (imported): C[m][n] = sum_k A[m][k] * B[n][k], A [M, 28672] and
+// B [8192, 28672] as the fp16 values widened to float. 2 * M * 8192 * 28672 flops: workloads past a few hundred GFLOP
+// are too slow for it (README.md lists them).
+#include <cstdint>
+#include <vector>
+
+namespace evoteam_kernels::gemm_n8192_k28672 {
+
+inline constexpr std::int64_t k_n = 8192;
+inline constexpr std::int64_t k_k = 28672;
+
+std::vector<double> run(const float* a, const float* b, std::int64_t m);
+
+}  // namespace evoteam_kernels::gemm_n8192_k28672

@@ -1,0 +1,13 @@
+// Not written yet: the starting kernel the team optimises.
+// Imported from the FlashInfer-Trace definition mla_paged_prefill_causal_h8_ckv512_kpe64_ps1; reference.py holds its PyTorch reference. Until this file is
+// written, every evaluation of the task fails with cudaErrorNotSupported.
+#include <cstdint>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+#include <cuda_runtime.h>
+
+extern "C" cudaError_t mla_paged_prefill_causal_h8_ckv512_kpe64_ps1(const __nv_bfloat16* /*q_nope*/, const __nv_bfloat16* /*q_pe*/, const __nv_bfloat16* /*ckv_cache*/, const __nv_bfloat16* /*kpe_cache*/, const std::int32_t* /*qo_indptr*/, const std::int32_t* /*kv_indptr*/, const std::int32_t* /*kv_indices*/, float /*sm_scale*/, __nv_bfloat16* /*output*/, float* /*lse*/, std::int64_t /*total_q*/, std::int64_t /*num_pages*/, std::int64_t /*len_indptr*/, std::int64_t /*num_kv_indices*/, cudaStream_t /*stream*/) {
+  return cudaErrorNotSupported;
+}
