@@ -171,21 +171,26 @@ class CampaignRunner {
     if (!executor.empty()) cluster.executor = executor_from_string(executor);
     m_slots = {""};
     m_can_time_cuda = cluster.executor != Executor::local;  // the cluster places and times every run
-    if (m_can_time_cuda) return;
-    for (const CampaignTask& task : m_campaign.tasks) {
+    bool probed = m_can_time_cuda;
+    m_cuda.assign(m_campaign.tasks.size(), false);
+    for (std::size_t i = 0; i < m_campaign.tasks.size(); ++i) {
       Task loaded;
       try {
-        loaded = load_task(task.task_dir);
+        loaded = load_task(m_campaign.tasks[i].task_dir);
       } catch (const Error&) {
-        continue;
+        continue;  // it fails with the loader's message when its turn comes
       }
-      if (loaded.target != Target::cuda || !loaded.ranks_axis.empty()) continue;
+      m_cuda[i] = loaded.target == Target::cuda;
+      if (!m_cuda[i] || !loaded.ranks_axis.empty() || probed) continue;
+      probed = true;
       const std::vector<std::string> found = local_devices(cluster, loaded, system_runner());
       m_can_time_cuda = !(found.size() == 1 && found.front().empty());
       if (m_can_time_cuda) m_slots = found;
-      return;
     }
   }
+
+  // A CUDA task where nothing can time it never takes a share: the budget goes to the tasks that can use it.
+  bool takes_share(std::size_t index) const { return !(m_cuda[index] && !m_can_time_cuda); }
 
   bool slot_free(const std::string& slot) const {
     for (const CampaignTask& task : m_campaign.tasks)
@@ -223,14 +228,16 @@ class CampaignRunner {
       end_task(index, CampaignTaskState::failed, error.what());
       return;
     }
+    m_cuda[index] = loaded.target == Target::cuda;
     const bool multi_gpu = !loaded.ranks_axis.empty();
     if (loaded.target == Target::cuda && !m_can_time_cuda) {
       check_build(index);
       return;
     }
     double weight_left = 0;
-    for (const CampaignTask& other : m_campaign.tasks)
-      if (other.state == CampaignTaskState::pending) weight_left += other.weight;
+    for (std::size_t other = 0; other < m_campaign.tasks.size(); ++other)
+      if (m_campaign.tasks[other].state == CampaignTaskState::pending && takes_share(other))
+        weight_left += m_campaign.tasks[other].weight;
     const std::optional<CampaignBudgets> share =
         budget_share(budgets_left(m_campaign.budgets, committed_budgets(m_campaign)), task.weight, weight_left);
     if (!share) {
@@ -288,6 +295,7 @@ class CampaignRunner {
     command.output_cap = 0;
     spdlog::info("campaign: {} is a CUDA task and no GPU is here: checking that its starting kernel builds", task.name);
     const ProcessResult result = system_runner().run(command);
+    if (result.interrupted) return;  // the campaign is stopping: the task stays pending for a resume
     if (result.ok()) {
       end_task(index, CampaignTaskState::built_not_timed,
                "no GPU on this machine: the starting kernel passed the static and build stages; nothing was timed");
@@ -408,6 +416,7 @@ class CampaignRunner {
   std::filesystem::path m_self;
   std::vector<std::string> m_slots;
   bool m_can_time_cuda = false;             // a GPU here, or a cluster that brings its own
+  std::vector<bool> m_cuda;                 // by task: a CUDA task (as far as its task.json loads)
   std::map<std::size_t, pid_t> m_children;  // runs this daemon started, by task
   std::map<std::size_t, int> m_cycles_seen;
   std::map<std::size_t, int> m_resumes;
