@@ -272,7 +272,7 @@ void add_stop(CLI::App& sub, CommandContext& context) {
       if (!pid) throw Error(path.string() + " is not running (no live daemon holds it)");
       // SIGTERM makes the daemon stop at its next safe point, journal, and exit 130.
       if (::kill(*pid, SIGTERM) != 0) throw Error("cannot signal pid " + std::to_string(*pid));
-      std::cout << "asked pid " << *pid << " to stop run " << path.string() << "\n";
+      std::cout << "asked pid " << *pid << " to stop " << (campaign ? "campaign " : "run ") << path.string() << "\n";
       return 0;
     };
   });

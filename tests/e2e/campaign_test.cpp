@@ -1,6 +1,6 @@
-// `evoteam campaign` end to end through the real binary: three host tasks with a small evaluation budget split by
-// weight, run detached, its daemon and the live run's daemon killed with -9 mid-task, resumed, waited for; then
-// campaign.json is checked against the runs' own files.
+// `evoteam campaign` end to end through the real binary: three host tasks (kernels/host_matmul at small sizes, so the
+// suite runs within seconds) with a small evaluation budget split by weight, run detached, its daemon and the live
+// run's daemon killed with -9 mid-task, resumed, waited for; then campaign.json is checked against the runs' own files.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -50,6 +50,7 @@ std::vector<std::string> quick_settings(const TempDir& dir) {
   return {"--set", "eval.cache_dir=" + (dir / "cache").string(),
           "--set", "eval.timing.min_time_s=0.02",
           "--set", "eval.timing.warmup_s=0.005",
+          "--set", "eval.timing.min_samples=3",
           "--set", "team.evaluations_per_cycle=1"};
 }
 
@@ -72,12 +73,12 @@ std::optional<std::filesystem::path> live_run(const std::filesystem::path& campa
 
 TEST(CampaignE2E, AKilledCampaignResumesAndItsRecordMatchesTheRuns) {
   TempDir dir;
-  // host_matmul twice the weight of the others: 2, 1 and 1 of the 4 evaluations, less what a run leaves unspent.
-  const std::filesystem::path kernels = std::filesystem::path(EVOTEAM_SOURCE_DIR) / "kernels";
+  // The small matmul twice the weight of the others: 2, 1 and 1 of the 4 evaluations, less what a run leaves unspent.
+  const std::filesystem::path source = EVOTEAM_SOURCE_DIR;
   std::ofstream(dir / "suite.txt") << "# three host tasks\n"
-                                   << (kernels / "host_matmul").string() << " 2\n"
-                                   << (kernels / "host_gemm_packed").string() << "\n"
-                                   << (kernels / "host_conv2d").string() << "  # weight 1\n";
+                                   << (source / "tests/data/campaign_suite/host_matmul_small").string() << " 2\n"
+                                   << (source / "kernels/host_gemm_packed").string() << "\n"
+                                   << (source / "kernels/host_conv2d").string() << "  # weight 1\n";
   std::vector<std::string> args = quick_settings(dir);
   args.insert(args.end(), {"campaign", (dir / "suite.txt").string(), "--provider", "builtin", "--runs-dir",
                            (dir / "runs").string(), "--budget-evaluations", std::to_string(k_campaign_evaluations),
