@@ -56,17 +56,18 @@ std::vector<std::string> quick_settings(const TempDir& dir) {
 
 nlohmann::json campaign_json(const std::filesystem::path& dir) { return read_json_file(dir / k_campaign_json_name); }
 
-// The first task whose run is alive, with its run directory; polls until one is or the deadline passes.
-std::optional<std::filesystem::path> live_run(const std::filesystem::path& campaign_dir, std::chrono::seconds limit) {
+// The first task's run that is alive, with its daemon's pid; polls until there is one or the deadline passes.
+std::optional<std::pair<std::filesystem::path, int>> live_run(const std::filesystem::path& campaign_dir,
+                                                              std::chrono::seconds limit) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   while (std::chrono::steady_clock::now() < deadline) {
     const nlohmann::json campaign = campaign_json(campaign_dir);
     for (const nlohmann::json& task : campaign["tasks"])
       if (task["state"] == "running" && task["run_dir"].is_string()) {
         const std::filesystem::path run = campaign_dir / task["run_dir"].get<std::string>();
-        if (lock_holder(run)) return run;
+        if (const std::optional<int> pid = lock_holder(run); pid && *pid > 0) return std::make_pair(run, *pid);
       }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return std::nullopt;
 }
@@ -91,20 +92,19 @@ TEST(CampaignE2E, AKilledCampaignResumesAndItsRecordMatchesTheRuns) {
   CampaignReaper reaper{campaign_dir};
   EXPECT_EQ(campaign_dir.parent_path(), dir / "runs" / "campaigns");
 
-  // Mid-task: the campaign's daemon and the live run's daemon die without a word.
-  const std::optional<std::filesystem::path> run = live_run(campaign_dir, std::chrono::seconds(60));
-  ASSERT_TRUE(run) << campaign_json(campaign_dir).dump(2);
+  // Mid-task: the campaign's daemon and the run it was watching die at once, without a word.
+  const std::optional<std::pair<std::filesystem::path, int>> live = live_run(campaign_dir, std::chrono::seconds(60));
+  ASSERT_TRUE(live) << campaign_json(campaign_dir).dump(2);
+  const auto& [killed_run, run_pid] = *live;
   const std::optional<int> campaign_pid = lock_holder(campaign_dir, k_campaign_lock_name);
   ASSERT_TRUE(campaign_pid && *campaign_pid > 0);
   ::kill(*campaign_pid, SIGKILL);
-  if (const std::optional<int> run_pid = lock_holder(*run); run_pid && *run_pid > 0) {
-    ::kill(-*run_pid, SIGKILL);
-    ::kill(*run_pid, SIGKILL);
-  }
+  ::kill(-run_pid, SIGKILL);
+  ::kill(run_pid, SIGKILL);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while ((lock_holder(campaign_dir, k_campaign_lock_name) || lock_holder(*run)) &&
+  while ((lock_holder(campaign_dir, k_campaign_lock_name) || lock_holder(killed_run)) &&
          std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   const ProcessResult dead = run_evoteam({"wait", campaign_dir.string()}, k_campaign_command);
   EXPECT_EQ(dead.exit_code, 1) << describe(dead);  // died without recording its end
   EXPECT_EQ(campaign_json(campaign_dir)["status"], "running");
@@ -144,8 +144,9 @@ TEST(CampaignE2E, AKilledCampaignResumesAndItsRecordMatchesTheRuns) {
 
   // The killed run was resumed rather than started again: its journal says so.
   bool resumed_record = false;
-  for (const nlohmann::json& record : journal_records(*run)) resumed_record |= record.value("type", "") == "resume";
-  EXPECT_TRUE(resumed_record);
+  for (const nlohmann::json& record : journal_records(killed_run))
+    resumed_record |= record.value("type", "") == "resume";
+  EXPECT_TRUE(resumed_record) << killed_run.string();
 
   // `runs` shows the campaign as one line with its three runs under it; `status` reads it.
   const ProcessResult listed = run_evoteam({"runs", "--runs-dir", (dir / "runs").string()}, k_campaign_command);
