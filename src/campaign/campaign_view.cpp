@@ -81,7 +81,7 @@ std::string format_campaign_status(const std::filesystem::path& campaign_dir) {
       << budget_text(budgets_left(campaign.budgets, committed_budgets(campaign))) << "\n";
   out << "  " << task_counts(campaign) << "\n";
   for (const CampaignTask& task : campaign.tasks) {
-    out << "  " << std::left << std::setw(36) << task.name << std::setw(16) << to_string(task.state);
+    out << "  " << std::left << std::setw(36) << task.name << " " << std::setw(16) << to_string(task.state);
     if (!task.run_dir.empty()) {
       const RunSummary run = summarize_run(campaign_dir / task.run_dir);
       out << run.id << "  " << run.evaluations << " evaluations, best " << best_text(run);
@@ -155,18 +155,18 @@ std::string format_campaign_lines(const std::vector<std::filesystem::path>& camp
       out << std::left << std::setw(36) << dir.filename().string() << "unreadable (" << error.what() << ")\n";
       continue;
     }
-    out << std::left << std::setw(36) << campaign.id << std::setw(22) << campaign.suite << std::setw(16)
+    out << std::left << std::setw(36) << campaign.id << std::setw(22) << campaign.suite << " " << std::setw(16)
         << status_word(dir, campaign) << task_counts(campaign) << "  " << campaign.created << "\n";
     for (const CampaignTask& task : campaign.tasks) {
       out << "  " << std::left << std::setw(34);
       if (task.run_dir.empty()) {
-        out << "-" << std::setw(22) << task.name << to_string(task.state);
+        out << "-" << std::setw(22) << task.name << " " << to_string(task.state);
         if (!task.reason.empty()) out << "  (" << task.reason << ")";
         out << "\n";
         continue;
       }
       const RunSummary run = summarize_run(dir / task.run_dir);
-      out << run.id << std::setw(22) << task.name << std::setw(16) << run.status << std::right << std::setw(7)
+      out << run.id << std::setw(22) << task.name << " " << std::setw(16) << run.status << std::right << std::setw(7)
           << run.cycles << std::setw(7) << run.evaluations << std::setw(9) << best_text(run) << "\n";
     }
   }
