@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <ctime>
 #include <iomanip>
 #include <map>
@@ -91,9 +92,9 @@ CampaignBudgets spent_of(const std::filesystem::path& run_dir) {
   CampaignBudgets spent;
   const RunStatusView view = run_status(run_dir);
   for (const BudgetBurn& burn : view.budgets) {
-    if (burn.name == "evaluations") spent.evaluations = static_cast<long long>(burn.spent + 0.5);
+    if (burn.name == "evaluations") spent.evaluations = std::llround(burn.spent);
     if (burn.name == "gpu_seconds") spent.gpu_seconds = burn.spent;
-    if (burn.name == "tokens") spent.tokens = static_cast<long long>(burn.spent + 0.5);
+    if (burn.name == "tokens") spent.tokens = std::llround(burn.spent);
     if (burn.name == "usd") spent.usd = burn.spent;
     if (burn.name == "hours") spent.wall_s = burn.spent * 3600.0;
   }
