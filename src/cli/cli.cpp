@@ -22,6 +22,9 @@ namespace {
 const Subcommand k_subcommands[] = {
     {"optimize", "Run the supervisor loop over an agent team on a task until a budget or the target is reached",
      "evoteam optimize kernels/host_matmul --max-cycles 4 --json", add_optimize},
+    {"campaign",
+     "One run per task of a suite (a directory of tasks, a glob or a list with weights), the budgets split across them",
+     "evoteam campaign kernels/ --budget-evaluations 40 --detach", add_campaign},
     {"resume", "Continue a stopped or killed run with its budgets and knowledge intact",
      "evoteam resume runs/20261129T184500Z-host_matmul", add_resume},
     {"stop", "Ask the daemon running a run to stop at its next safe point",

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include <evoteam/agent/agent_cli.hpp>
+#include <evoteam/campaign/campaign.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/inventory.hpp>
 #include <evoteam/eval/oracle.hpp>
@@ -150,12 +151,16 @@ void add_runs(CLI::App& sub, CommandContext& context) {
     context.action = [&context, runs_dir, json] {
       const std::filesystem::path dir = context.runs_dir(*runs_dir);
       std::vector<RunSummary> runs = summarize_runs(dir);
+      // Campaigns keep their runs in their own directories: each is one line with its runs under it.
+      const std::vector<std::filesystem::path> campaigns = list_campaigns(dir);
       if (*json) {
         nlohmann::json items = nlohmann::json::array();
         for (const RunSummary& run : runs) items.push_back(to_json(run));
+        for (const std::filesystem::path& campaign : campaigns) items.push_back(campaign_summary_json(campaign));
         print_json(items);
       } else {
         std::cout << format_runs_table(runs);
+        if (!campaigns.empty()) std::cout << "\ncampaigns:\n" << format_campaign_lines(campaigns);
       }
       return 0;
     };

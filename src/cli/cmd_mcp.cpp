@@ -8,6 +8,7 @@
 #include <evoteam/llm/meter.hpp>
 #include <evoteam/mcp/mcp_server.hpp>
 #include <evoteam/mcp/turn_channel.hpp>
+#include <evoteam/report/report.hpp>
 #include <evoteam/store/store.hpp>
 #include <evoteam/supervisor/supervisor.hpp>
 

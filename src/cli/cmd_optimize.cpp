@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <evoteam/campaign/campaign.hpp>
 #include <evoteam/cluster/cluster.hpp>
 #include <evoteam/core/detach.hpp>
 #include <evoteam/core/error.hpp>
@@ -228,13 +229,23 @@ void add_resume(CLI::App& sub, CommandContext& context) {
   auto run = std::make_shared<std::string>();
   auto runs_dir = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
-  sub.add_option("RUN", *run, "Run directory, or a run id under --runs-dir")->required();
+  auto detach = std::make_shared<bool>(false);
+  sub.add_option("RUN", *run, "Run or campaign directory, or an id under --runs-dir")->required();
   sub.add_option("--runs-dir", *runs_dir, "Directory holding run directories (default: store.runs_dir)");
   sub.add_flag("--json", *json, "Print a final JSON summary on stdout");
-  sub.callback([&context, run, runs_dir, json] {
-    context.action = [&context, run, runs_dir, json] {
+  sub.add_flag("--detach", *detach,
+               "Run as a daemon in the background: print the directory and return at once (as optimize --detach)");
+  sub.callback([&context, run, runs_dir, json, detach] {
+    context.action = [&context, run, runs_dir, json, detach] {
+      if (const std::optional<std::filesystem::path> campaign = find_campaign(*run, context.runs_dir(*runs_dir)))
+        return resume_campaign_command(context, *campaign, *detach, *json);
+      const std::filesystem::path run_dir = resolve_run(*run, context.runs_dir(*runs_dir));
+      if (*detach) return start_detached_optimize(context.arguments, *json);
+      // A daemon started by --detach hands the run's directory to its caller before it resumes the run.
+      install_interrupt_forwarding();
+      announce_detached_run(run_dir, run_dir / k_daemon_log_name);
       RunContext run_context = process_run_context();
-      return finish_run(resume(context.config, resolve_run(*run, context.runs_dir(*runs_dir)), run_context), *json);
+      return finish_run(resume(context.config, run_dir, run_context), *json);
     };
   });
 }
@@ -259,16 +270,18 @@ void add_worker(CLI::App& sub, CommandContext& context) {
 void add_stop(CLI::App& sub, CommandContext& context) {
   auto run = std::make_shared<std::string>();
   auto runs_dir = std::make_shared<std::string>();
-  sub.add_option("RUN", *run, "Run directory, or a run id under --runs-dir")->required();
+  sub.add_option("RUN", *run, "Run or campaign directory, or an id under --runs-dir")->required();
   sub.add_option("--runs-dir", *runs_dir, "Directory holding run directories (default: store.runs_dir)");
   sub.callback([&context, run, runs_dir] {
     context.action = [&context, run, runs_dir] {
-      std::filesystem::path path = resolve_run(*run, context.runs_dir(*runs_dir));
-      std::optional<int> pid = lock_holder(path);
-      if (!pid) throw Error("run " + path.string() + " is not running (no live daemon holds it)");
+      const std::optional<std::filesystem::path> campaign = find_campaign(*run, context.runs_dir(*runs_dir));
+      // A campaign's daemon asks each of its live runs to stop, records them and exits 130.
+      std::filesystem::path path = campaign ? *campaign : resolve_run(*run, context.runs_dir(*runs_dir));
+      std::optional<int> pid = campaign ? lock_holder(path, k_campaign_lock_name) : lock_holder(path);
+      if (!pid) throw Error(path.string() + " is not running (no live daemon holds it)");
       // SIGTERM makes the daemon stop at its next safe point, journal, and exit 130.
       if (::kill(*pid, SIGTERM) != 0) throw Error("cannot signal pid " + std::to_string(*pid));
-      std::cout << "asked pid " << *pid << " to stop run " << path.string() << "\n";
+      std::cout << "asked pid " << *pid << " to stop " << (campaign ? "campaign " : "run ") << path.string() << "\n";
       return 0;
     };
   });

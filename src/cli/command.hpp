@@ -58,5 +58,9 @@ void add_import(CLI::App& sub, CommandContext& context);
 void add_import_solution(CLI::App& sub, CommandContext& context);
 void add_export(CLI::App& sub, CommandContext& context);
 void add_mcp(CLI::App& sub, CommandContext& context);
+void add_campaign(CLI::App& sub, CommandContext& context);
+
+// `resume CAMPAIGN [--detach]` (cmd_campaign): continues a campaign as `resume RUN` continues a run.
+int resume_campaign_command(CommandContext& context, const std::filesystem::path& dir, bool detach, bool json);
 
 }  // namespace evoteam::cli

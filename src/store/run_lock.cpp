@@ -33,8 +33,8 @@ int read_pid(int fd) {
 
 }  // namespace
 
-RunLock::RunLock(const std::filesystem::path& run_dir) {
-  const std::filesystem::path lock_path = run_dir / k_lock_name;
+RunLock::RunLock(const std::filesystem::path& run_dir, const char* lock_name) {
+  const std::filesystem::path lock_path = run_dir / lock_name;
   // "runs/x/" names the run x as "runs/x" does.
   const std::filesystem::path normal = run_dir.lexically_normal();
   const std::string run_name = (normal.has_filename() ? normal : normal.parent_path()).filename().string();
@@ -76,8 +76,8 @@ RunLock::~RunLock() {
   ::close(m_fd);
 }
 
-std::optional<int> lock_holder(const std::filesystem::path& run_dir) {
-  const std::filesystem::path lock_path = run_dir / k_lock_name;
+std::optional<int> lock_holder(const std::filesystem::path& run_dir, const char* lock_name) {
+  const std::filesystem::path lock_path = run_dir / lock_name;
   const int fd = ::open(lock_path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
   std::optional<int> holder;

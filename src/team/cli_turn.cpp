@@ -6,6 +6,7 @@
 
 #include <evoteam/agent/transcript.hpp>
 #include <evoteam/core/config.hpp>
+#include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/inventory.hpp>
 #include <evoteam/eval/sandbox.hpp>

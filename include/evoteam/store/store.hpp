@@ -70,6 +70,8 @@ struct JournalReplay {
 // InvalidInput if the file is missing, empty, or its first line is not an evoteam journal (or a newer one).
 JournalReplay replay_journal(const std::filesystem::path& path);
 
+inline constexpr const char* k_lock_name = "lock";
+
 // --- Run lock --------------------------------------------------------------------------------------------
 
 // flock(LOCK_EX|LOCK_NB) on <run>/lock, which then holds our pid. A lock held by a live process is refused
@@ -78,7 +80,9 @@ JournalReplay replay_journal(const std::filesystem::path& path);
 // inherit the lock.
 class RunLock {
  public:
-  explicit RunLock(const std::filesystem::path& run_dir);
+  // `lock_name` names the lock file inside `run_dir`: a campaign directory is locked the same way through its own
+  // campaign.lock, beside the run directories it holds.
+  explicit RunLock(const std::filesystem::path& run_dir, const char* lock_name = k_lock_name);
   ~RunLock();  // empties the pid in the lock file and releases the lock
   RunLock(const RunLock&) = delete;
   RunLock& operator=(const RunLock&) = delete;
@@ -89,13 +93,12 @@ class RunLock {
 
 // The pid recorded in a run's lock file if a live process holds the lock (0 when the holder has not
 // written its pid yet), else nullopt.
-std::optional<int> lock_holder(const std::filesystem::path& run_dir);
+std::optional<int> lock_holder(const std::filesystem::path& run_dir, const char* lock_name = k_lock_name);
 
 // --- Run directory ---------------------------------------------------------------------------------------
 
 inline constexpr const char* k_run_json_name = "run.json";
 inline constexpr const char* k_journal_name = "journal.jsonl";
-inline constexpr const char* k_lock_name = "lock";
 
 enum class RunStatus { running, finished, stopped, failed };
 std::string to_string(RunStatus status);
