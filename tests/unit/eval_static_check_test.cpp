@@ -42,7 +42,7 @@ Disassembly of section .text:
    e:	ret
 )";
 
-const evoteam::Task& matmul_task() {
+const evoteam::Task& static_check_matmul_task() {
   static const evoteam::Task task = evoteam::load_task(evoteam::install_root() / "kernels" / "host_matmul");
   return task;
 }
@@ -68,16 +68,16 @@ TEST(EvalStaticCheck, ParsesSectionsSymbolsAndInstructions) {
 
 TEST(EvalStaticCheck, RejectsSymbolsOutsideTheAllowlistWithTheirCategory) {
   ObjectScan scan = parse_objdump("kernel.o", k_objdump);
-  auto finding = check_object(matmul_task(), scan, policy());
+  auto finding = check_object(static_check_matmul_task(), scan, policy());
   ASSERT_TRUE(finding.has_value());
   EXPECT_EQ(finding->reason, "forbidden symbol fopen (file I/O)");
   EXPECT_EQ(finding->evidence["symbol"], "fopen");
   scan.undefined = {"memcpy", "sqrtf", "__powidf2", "_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateEEPFvvE"};
-  finding = check_object(matmul_task(), scan, policy());
+  finding = check_object(static_check_matmul_task(), scan, policy());
   ASSERT_TRUE(finding.has_value());
   EXPECT_NE(finding->reason.find("(threads)"), std::string::npos) << finding->reason;
   scan.undefined = {"memcpy", "some_unknown_function"};
-  finding = check_object(matmul_task(), scan, policy());
+  finding = check_object(static_check_matmul_task(), scan, policy());
   ASSERT_TRUE(finding.has_value());
   EXPECT_NE(finding->reason.find("not on the allowlist"), std::string::npos);
 }
@@ -85,32 +85,32 @@ TEST(EvalStaticCheck, RejectsSymbolsOutsideTheAllowlistWithTheirCategory) {
 TEST(EvalStaticCheck, RejectsWritableDataInterpositionAndForbiddenInstructions) {
   ObjectScan scan = parse_objdump("kernel.o", k_objdump);
   scan.undefined = {"memcpy"};
-  auto finding = check_object(matmul_task(), scan, policy());
+  auto finding = check_object(static_check_matmul_task(), scan, policy());
   ASSERT_TRUE(finding.has_value());
   EXPECT_NE(finding->reason.find("writable global or static data (.bss"), std::string::npos) << finding->reason;
   StaticPolicy lenient = policy();
   lenient.forbid_writable_data = false;
-  finding = check_object(matmul_task(), scan, lenient);
+  finding = check_object(static_check_matmul_task(), scan, lenient);
   ASSERT_TRUE(finding.has_value());
   EXPECT_NE(finding->reason.find("forbidden instruction syscall"), std::string::npos) << finding->reason;
   scan.instructions.erase("syscall");
   scan.defined_global.push_back("clock_gettime");
-  finding = check_object(matmul_task(), scan, lenient);
+  finding = check_object(static_check_matmul_task(), scan, lenient);
   ASSERT_TRUE(finding.has_value());
   EXPECT_NE(finding->reason.find("interpose"), std::string::npos);
   scan.defined_global.pop_back();
   scan.sections[".init_array"] = 8;
-  finding = check_object(matmul_task(), scan, lenient);
+  finding = check_object(static_check_matmul_task(), scan, lenient);
   ASSERT_TRUE(finding.has_value());
   EXPECT_NE(finding->reason.find("static constructors"), std::string::npos);
   scan.sections.erase(".init_array");
-  EXPECT_FALSE(check_object(matmul_task(), scan, lenient).has_value());
+  EXPECT_FALSE(check_object(static_check_matmul_task(), scan, lenient).has_value());
 }
 
 // On the host target too, a once-adopted constraint never rejects: the check reports whether the objects meet it,
 // while a hard require still rejects.
 TEST(EvalStaticCheck, OnceAdoptedTaskConstraintsAreReportedNotRejected) {
-  evoteam::Task task = matmul_task();
+  evoteam::Task task = static_check_matmul_task();
   evoteam::StaticConstraint fma;
   fma.name = "fma";
   fma.scope = "disassembly";
@@ -134,7 +134,7 @@ TEST(EvalStaticCheck, OnceAdoptedTaskConstraintsAreReportedNotRejected) {
 }
 
 TEST(EvalStaticCheck, RejectsIncludesOfTaskFilesAbsolutePathsAndParents) {
-  const auto& task = matmul_task();
+  const auto& task = static_check_matmul_task();
   EXPECT_FALSE(check_sources(task, {{"kernel.cpp", "#include <cstdint>\n#include \"helper.h\"\n"}}).has_value());
   auto finding = check_sources(task, {{"kernel.cpp", "#include <cstdint>\n  #  include \"/etc/passwd\"\n"}});
   ASSERT_TRUE(finding.has_value());
@@ -152,7 +152,7 @@ TEST(EvalStaticCheck, RejectsIncludesOfTaskFilesAbsolutePathsAndParents) {
 }
 
 TEST(EvalStaticCheck, WarnsAboutLiteralsEqualToWorkloadDimensions) {
-  auto warnings = source_warnings(matmul_task(), {{"kernel.cpp", "int a = 512; int b = 7; int c = 640;"}});
+  auto warnings = source_warnings(static_check_matmul_task(), {{"kernel.cpp", "int a = 512; int b = 7; int c = 640;"}});
   ASSERT_EQ(warnings.size(), 2u);
   EXPECT_NE(warnings[0].find("512"), std::string::npos);
 }

@@ -83,6 +83,9 @@ struct RunContext {
   std::function<bool()> interrupted = [] { return evoteam::interrupted(); };
   // Empty: the real evaluator on the run's frozen task, running its children through `runner`.
   EvaluatorFactory make_evaluator;
+  // Called at the end of every cycle, once its records and run.json's summary are written: the CLI rewrites the
+  // run's report here (the supervisor knows nothing of reports), a campaign follows its run. Must not throw.
+  std::function<void(const std::filesystem::path& run_dir)> on_cycle_end;
 };
 
 RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunContext& context);
