@@ -21,9 +21,10 @@ namespace {
 // A campaign named on the command line: a directory holding campaign.json, or a campaign id under
 // <runs_dir>/campaigns/ (where campaigns live unless --out put them elsewhere); nullopt when it names none.
 std::optional<std::filesystem::path> campaign_named(const std::string& name, const std::filesystem::path& runs_dir) {
-  if (is_campaign_dir(name)) return std::filesystem::path(name);
-  const std::filesystem::path under = runs_dir / "campaigns" / name;
-  if (is_campaign_dir(under)) return under;
+  for (const std::filesystem::path& dir : {std::filesystem::path(name), runs_dir / "campaigns" / name}) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(dir / "campaign.json", ec)) return dir;
+  }
   return std::nullopt;
 }
 

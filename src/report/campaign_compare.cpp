@@ -68,7 +68,7 @@ std::vector<std::string> campaign_differences(const std::vector<CampaignReport>&
   std::vector<std::set<std::string>> task_sets;
   for (const CampaignReport& campaign : campaigns) {
     std::set<std::string>& names = task_sets.emplace_back();
-    for (const CampaignTask& task : campaign.tasks) names.insert(task.name);
+    for (const CampaignTaskResult& task : campaign.tasks) names.insert(task.name);
   }
   for (std::size_t i = 0; i < campaigns.size(); ++i)
     for (const std::string& name : task_sets[i])

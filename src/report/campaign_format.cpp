@@ -12,7 +12,7 @@ namespace evoteam {
 
 std::string campaign_vendor_label(const CampaignReport& report) {
   std::set<std::string> names;
-  for (const CampaignTask& task : report.tasks)
+  for (const CampaignTaskResult& task : report.tasks)
     if (!task.vendor_name.empty()) names.insert(task.vendor_name == "flashinfer" ? "FlashInfer" : task.vendor_name);
   return names.empty() ? "FlashInfer" : join(names, "/");
 }
@@ -57,10 +57,10 @@ std::string campaign_budgets_text(const nlohmann::json& budgets) {
   return given.empty() ? "none" : join(given, ", ");
 }
 
-std::string task_states_text(const std::vector<CampaignTask>& tasks) {
+std::string task_states_text(const std::vector<CampaignTaskResult>& tasks) {
   std::map<std::string, int> counts;
   std::vector<std::string> order;
-  for (const CampaignTask& task : tasks)
+  for (const CampaignTaskResult& task : tasks)
     if (counts[task.state]++ == 0) order.push_back(task.state);
   return join(order, ", ", [&](const std::string& state) {
     return std::to_string(counts[state]) + " " + (state.empty() ? "unknown" : state);

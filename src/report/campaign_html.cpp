@@ -15,7 +15,7 @@ namespace evoteam {
 namespace campaign_html {
 
 constexpr const char* k_style =
-    "td.faster{color:#2f9e44}td.slower{color:#c92a2a}td.none{color:#6b7482;font-style:italic}"
+    "td.num{white-space:nowrap}td.faster{color:#2f9e44}td.slower{color:#c92a2a}td.none{color:#6b7482;font-style:italic}"
     "p.headline{font-size:16px;margin:10px 0}svg .line.parity{stroke:#8a93a3;stroke-dasharray:5 4;stroke-width:1.5}";
 
 std::string e(std::string_view text) { return html_escape(text); }
@@ -136,7 +136,7 @@ void workload_table(std::ostringstream& out, const CampaignReport& report, const
 void task_table(std::ostringstream& out, const CampaignReport& report) {
   out << "<h2>Tasks</h2><table><tr><th>task</th><th>op family</th><th>state</th><th>run</th><th>evaluations</th>"
          "<th>best</th><th>tokens</th><th>USD</th></tr>";
-  for (const CampaignTask& task : report.tasks)
+  for (const CampaignTaskResult& task : report.tasks)
     out << "<tr><td>" << e(task.name) << "</td><td>" << e(task.op_family) << "</td><td>"
         << e(task.reason.empty() ? task.state : task.state + ": " + task.reason) << "</td><td>"
         << e(task.run_id.empty() ? "-" : task.run_id + " (" + task.run_status + ")") << "</td><td class=\"num\">"

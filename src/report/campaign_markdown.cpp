@@ -1,5 +1,5 @@
 // The Markdown twin of the HTML campaign report, for terminals and git: the same summary, the op families, the
-// fraction of the vendor's speed per workload sorted as a list, and the table of workloads.
+// fraction of the vendor's speed per workload sorted as a list, the table of workloads and the tasks.
 #include <algorithm>
 #include <sstream>
 
@@ -78,6 +78,18 @@ void workload_table(std::ostringstream& out, const CampaignReport& report, const
   }
 }
 
+void task_table(std::ostringstream& out, const CampaignReport& report) {
+  out << "\n## Tasks\n\n| task | op family | state | run | evaluations | best | tokens | USD |\n"
+         "| --- | --- | --- | --- | ---: | ---: | ---: | ---: |\n";
+  for (const CampaignTaskResult& task : report.tasks)
+    out << "| " << cell(task.name) << " | " << cell(task.op_family) << " | "
+        << cell(task.reason.empty() ? task.state : task.state + ": " + task.reason) << " | "
+        << cell(task.run_id.empty() ? "-" : task.run_id + " (" + task.run_status + ")") << " | " << task.evaluations
+        << " | "
+        << cell(task.best_candidate.empty() ? "-" : task.best_candidate + " " + speedup_text(task.best_speedup))
+        << " | " << fixed(task.tokens, 0) << " | " << fixed(task.cost_usd, 2) << " |\n";
+}
+
 }  // namespace campaign_markdown
 
 std::string render_campaign_markdown(const CampaignReport& report) {
@@ -92,6 +104,7 @@ std::string render_campaign_markdown(const CampaignReport& report) {
   campaign_markdown::headline_section(out, report, vendor);
   campaign_markdown::fraction_section(out, report, vendor);
   campaign_markdown::workload_table(out, report, vendor);
+  campaign_markdown::task_table(out, report);
   return out.str();
 }
 

@@ -39,7 +39,7 @@ std::string with_reason(const std::string& what, const std::string& reason) {
 
 // Why a task's workloads have no times, when they have none: from its state first (the runner knows why it did
 // not time a task), then from its run.
-std::string missing_times_note(const CampaignTask& task, const RunReport* run) {
+std::string missing_times_note(const CampaignTaskResult& task, const RunReport* run) {
   switch (parse_task_state(task.state)) {
     case TaskState::skipped: return with_reason("skipped", task.reason);
     case TaskState::built_not_timed: return with_reason("built, not timed", task.reason);
@@ -55,7 +55,7 @@ std::string missing_times_note(const CampaignTask& task, const RunReport* run) {
 }
 
 // Why a row has no FlashInfer figure.
-std::string missing_vendor_note(const CampaignTask& task, const RunReport* run) {
+std::string missing_vendor_note(const CampaignTaskResult& task, const RunReport* run) {
   if (task.target == "host") return "host task: no GPU, no FlashInfer";
   if (run == nullptr || run->best_workloads.empty()) return "";
   if (task.vendor_name.empty()) return "no vendor baseline";
@@ -80,7 +80,7 @@ std::vector<std::string> workload_names(const RunReport* run, const std::filesys
   return names;
 }
 
-void add_rows(CampaignReport& report, const CampaignTask& task, const RunReport* run,
+void add_rows(CampaignReport& report, const CampaignTaskResult& task, const RunReport* run,
               const std::filesystem::path& task_dir) {
   std::vector<std::string> names = workload_names(run, task_dir);
   if (names.empty()) names.push_back("-");
@@ -113,8 +113,8 @@ void add_rows(CampaignReport& report, const CampaignTask& task, const RunReport*
   }
 }
 
-CampaignTask task_of(const nlohmann::json& item, const std::filesystem::path& campaign_dir) {
-  CampaignTask task;
+CampaignTaskResult task_of(const nlohmann::json& item, const std::filesystem::path& campaign_dir) {
+  CampaignTaskResult task;
   task.name = text_or(item, "name");
   task.op_family = text_or(item, "op_family");
   if (task.op_family.empty()) task.op_family = task.name;
@@ -128,7 +128,7 @@ CampaignTask task_of(const nlohmann::json& item, const std::filesystem::path& ca
   return task;
 }
 
-void take_run(CampaignTask& task, const RunReport& run) {
+void take_run(CampaignTaskResult& task, const RunReport& run) {
   task.run_id = run.id;
   task.target = run.target;
   task.run_status = run.status;
@@ -187,13 +187,9 @@ nlohmann::json to_json(const CampaignSummary& summary) {
 
 bool CampaignReport::live() const { return parse_run_status(status) == RunStatus::running; }
 
-bool is_campaign_dir(const std::filesystem::path& dir) {
-  std::error_code ec;
-  return std::filesystem::is_regular_file(dir / k_campaign_file, ec);
-}
-
 CampaignReport load_campaign_report(const std::filesystem::path& campaign_dir) {
-  if (!is_campaign_dir(campaign_dir))
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(campaign_dir / k_campaign_file, ec))
     throw InvalidInput(campaign_dir.string() + " is not a campaign: it holds no " + k_campaign_file);
   const nlohmann::json campaign = read_json_file(campaign_dir / k_campaign_file);
   if (!campaign.is_object() || text_or(campaign, "kind") != "campaign")
@@ -210,7 +206,7 @@ CampaignReport load_campaign_report(const std::filesystem::path& campaign_dir) {
   const nlohmann::json tasks = campaign.value("tasks", nlohmann::json::array());
   for (const nlohmann::json& item : tasks.is_array() ? tasks : nlohmann::json::array()) {
     if (!item.is_object()) continue;
-    CampaignTask task = task_of(item, campaign_dir);
+    CampaignTaskResult task = task_of(item, campaign_dir);
     std::optional<RunReport> run;
     if (!task.run_dir.empty()) {
       try {

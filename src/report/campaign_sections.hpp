@@ -26,7 +26,7 @@ std::string fraction_text(std::optional<double> fraction);  // "1.21x", or "-"
 // The campaign's budgets as the user gave them: "evaluations 40, usd 5"; "none" when none was given.
 std::string campaign_budgets_text(const nlohmann::json& budgets);
 // The tasks counted by state: "2 finished, 1 built_not_timed".
-std::string task_states_text(const std::vector<CampaignTask>& tasks);
+std::string task_states_text(const std::vector<CampaignTaskResult>& tasks);
 // The run's report page, as a link from a page in `from`: relative when the run is under it.
 std::string run_report_link(const std::filesystem::path& run_dir, const std::filesystem::path& from);
 

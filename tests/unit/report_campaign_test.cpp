@@ -250,7 +250,7 @@ TEST(CampaignReport, NotACampaignIsRefusedByName) {
   EXPECT_THROW(load_campaign_report(dir.path()), InvalidInput);
   write_json_atomic(dir / "campaign.json", nlohmann::json{{"kind", "run"}});
   EXPECT_THROW(load_campaign_report(dir.path()), InvalidInput);
-  EXPECT_FALSE(is_campaign_dir(dir / "missing"));
+  EXPECT_THROW(load_campaign_report(dir / "missing"), InvalidInput);
 }
 
 TEST(CampaignReport, ADamagedRunIsAWarningAndItsRowsSaySo) {

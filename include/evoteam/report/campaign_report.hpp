@@ -17,7 +17,7 @@
 namespace evoteam {
 
 // One task of the campaign as campaign.json lists it, with what its run says.
-struct CampaignTask {
+struct CampaignTaskResult {
   std::string name;
   std::string op_family;
   std::string state;              // pending, running, finished, stopped, failed, built_not_timed, skipped
@@ -77,7 +77,7 @@ struct CampaignReport {
   std::string status;  // running, finished, stopped, failed (a run's words)
   nlohmann::json budgets = nlohmann::json::object();
   nlohmann::json settings = nlohmann::json::object();
-  std::vector<CampaignTask> tasks;
+  std::vector<CampaignTaskResult> tasks;
   std::vector<CampaignRow> rows;  // in campaign.json's task order, each task's workloads in its order
   CampaignSummary summary;
   std::vector<CampaignSummary> families;  // one per op family, in first-seen order
@@ -88,9 +88,6 @@ struct CampaignReport {
   // While the campaign runs its page reloads itself: a tab left open follows it.
   bool live() const;
 };
-
-// Whether a directory holds a campaign (campaign.json).
-bool is_campaign_dir(const std::filesystem::path& dir);
 
 // Reads <campaign_dir>/campaign.json and each task's run. Throws InvalidInput when campaign.json cannot be
 // read or is not a campaign; a run that cannot be read becomes a warning and rows that say so.
