@@ -97,8 +97,8 @@ TEST(CampaignReportE2E, TheReportsNumbersAreTheRunsOwn) {
   for (const auto& [task, run] : made.run_of) {
     SCOPED_TRACE(task);
     const nlohmann::json run_json = read_json_file(run / "run.json");
-    const nlohmann::json summary = run_json["summary"];
-    const nlohmann::json tokens = summary["tokens"];
+    const nlohmann::json& summary = run_json["summary"];
+    const nlohmann::json& tokens = summary["tokens"];
     const double spent = tokens["input"].get<double>() + tokens["output"].get<double>() +
                          tokens["cache_read"].get<double>() + tokens["cache_write"].get<double>();
     const nlohmann::json eval = read_json_file(run / "best/eval.json");

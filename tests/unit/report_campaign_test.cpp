@@ -118,7 +118,7 @@ TEST(CampaignReport, RowsCarryTheRunsOwnFigures) {
   EXPECT_TRUE(report.warnings.empty()) << join(report.warnings, "\n");
   ASSERT_EQ(report.tasks.size(), 4u);
   const nlohmann::json run = read_json_file(fixture.plain_run / "run.json");
-  const nlohmann::json summary = run["summary"];
+  const nlohmann::json& summary = run["summary"];
   const double tokens = summary["tokens"]["input"].get<double>() + summary["tokens"]["output"].get<double>();
   for (const auto& [task, run_dir] : {std::pair<std::string, std::filesystem::path>{"host_matmul", fixture.plain_run},
                                       {"host_matmul_fi", fixture.vendor_run}}) {
