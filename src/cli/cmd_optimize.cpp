@@ -13,6 +13,7 @@
 #include <evoteam/core/log.hpp>
 #include <evoteam/core/process.hpp>
 #include <evoteam/core/text.hpp>
+#include <evoteam/history/stop_reason.hpp>
 #include <evoteam/llm/meter.hpp>
 #include <evoteam/report/report.hpp>
 #include <evoteam/report/run_report.hpp>
@@ -48,6 +49,7 @@ struct OptimizeFlags {
   std::string agent;
   bool json = false;
   bool detach = false;
+  bool no_cache = false;
 };
 
 // The run's report.html and report.md, written into its directory as the run starts, at the end of every cycle
@@ -78,6 +80,9 @@ int finish_run(const RunOutcome& outcome, bool json) {
       std::cout << "none";
     std::cout << "\n";
   }
+  // A stopped run is meant to be continued: say how (on stderr, so --json's stdout stays one object).
+  if (outcome.stop_reason == StopReason::interrupted)
+    std::cerr << "stopped at a safe point; continue it with: evoteam resume " << outcome.run_dir.string() << "\n";
   return static_cast<int>(outcome.exit_code);
 }
 
@@ -177,6 +182,9 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
                  "Who acts for every role: builtin-loop (default), claude-code, codex, or a command template for "
                  "another coding-agent CLI (agent.member; docs/agents.md)");
   sub.add_flag("--json", flags->json, "Print a final JSON summary on stdout");
+  sub.add_flag("--no-cache", flags->no_cache,
+               "Measure every candidate afresh instead of reusing earlier runs' cached results; builds stay cached "
+               "(eval.reuse_results=false)");
   sub.add_flag("--detach", flags->detach,
                "Run as a daemon in the background: print the run directory and return at once (output goes to "
                "daemon.log in the run directory; `evoteam wait` gives its exit code)");
@@ -189,6 +197,7 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
       if (!flags->devices.empty()) config.overlay({{"cluster", {{"devices", flags->devices}}}}, "--devices");
       if (!flags->base_url.empty()) config.overlay({{"llm", {{"base_url", flags->base_url}}}}, "--base-url");
       if (!flags->agent.empty()) config.overlay({{"agent", {{"member", flags->agent}}}}, "--agent");
+      if (flags->no_cache) config.overlay({{"eval", {{"reuse_results", false}}}}, "--no-cache");
       const TeamSettings team = team_settings(config);
       OptimizeOptions options;
       options.task_dir = flags->task_dir;

@@ -53,8 +53,9 @@ void add_report(CLI::App& sub, CommandContext& context) {
                                         out_dir->empty() ? *campaign : std::filesystem::path(*out_dir), formats);
       } else {
         const std::filesystem::path dir = resolve_run(*run, context.runs_dir(*runs_dir));
-        written =
-            write_run_report(load_run_report(dir), out_dir->empty() ? dir : std::filesystem::path(*out_dir), formats);
+        const RunReport report = load_run_report(dir);
+        for (const std::string& skipped : report.journal_skipped) std::cerr << "warning: " << skipped << "\n";
+        written = write_run_report(report, out_dir->empty() ? dir : std::filesystem::path(*out_dir), formats);
       }
       for (const auto& path : written) std::cout << path.string() << "\n";
       return 0;
@@ -94,6 +95,9 @@ void add_compare(CLI::App& sub, CommandContext& context) {
       std::vector<RunComparison> compared;
       for (const std::string& run : *runs)
         compared.push_back(compare_entry(load_run_report(resolve_run(run, context.runs_dir(*runs_dir)))));
+      for (const RunComparison& run : compared)
+        for (const std::string& skipped : run.journal_skipped)
+          std::cerr << "warning: " << run.run << ": " << skipped << "\n";
       if (!html->empty()) write_file_atomic(*html, render_comparison_html(compared));
       if (*json) {
         nlohmann::json items = nlohmann::json::array();

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include <evoteam/core/clock.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
+#include <evoteam/core/json_fields.hpp>
 #include <evoteam/core/timestamp.hpp>
 #include <evoteam/store/store.hpp>
 
@@ -68,11 +70,22 @@ nlohmann::json serve(CandidateEvaluator& evaluator, const cluster::Claim& claim,
   }
 }
 
+bool run_has_ended(const nlohmann::json& run_json) {
+  const std::optional<RunStatus> status = parse_run_status(text_or(run_json, "status"));
+  return status && *status != RunStatus::running;
+}
+
 }  // namespace
 
 int run_worker(const Config& config, const std::filesystem::path& run_dir, const WorkerOptions& options,
                ProcessRunner& runner) {
   const nlohmann::json run_json = read_run_json(run_dir);
+  // A run that has ended sends no more requests: waiting idle_exit_s for one would only hold a node.
+  if (run_has_ended(run_json)) {
+    spdlog::info("run {} has ended ({}): no request will come; the worker exits", run_dir.string(),
+                 text_or(run_json, "status"));
+    return 0;
+  }
   const ExecutorSettings executor = executor_settings(frozen_config(config, run_dir, run_json));
   const SlurmSettings& settings = executor.cluster.slurm;
   const std::string name = options.name.empty() ? "local-" + std::to_string(::getpid()) : options.name;
@@ -92,6 +105,7 @@ int run_worker(const Config& config, const std::filesystem::path& run_dir, const
         if (!options.request_id.empty())
           throw InvalidInput("request " + options.request_id + " is not pending in " + run_dir.string());
         if (seconds_since(idle_since) > settings.idle_exit_s) break;
+        if (run_has_ended(read_run_json(run_dir))) break;  // ended while this worker waited
         std::this_thread::sleep_for(std::chrono::duration<double>(settings.poll_s));
         continue;
       }

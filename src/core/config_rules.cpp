@@ -3,6 +3,7 @@
 #include <evoteam/core/config_rules.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 
 namespace evoteam {
@@ -73,12 +74,80 @@ ConfigRule library_list(const char* path) {
   return rule;
 }
 
+// Upper bounds of durations. Each is far beyond any sensible value, and near enough that a deadline built from it
+// stays a deadline: 1e308 seconds overflows every clock and turns "wait this long" into "wait for ever".
+constexpr double k_hour_s = 3600.0;
+constexpr double k_day_s = 24 * k_hour_s;
+constexpr double k_week_s = 7 * k_day_s;
+constexpr double k_timing_s = k_hour_s;  // one workload's warm-up, timing or profile: an hour is already absurd
+constexpr double k_year_h = 366 * 24.0;
+
+// A list whose default is empty gives the schema no entry type: the rule says "strings" instead.
+std::optional<std::string> string_entries_shape(const nlohmann::json& list) {
+  if (!list.is_array()) return std::nullopt;  // the schema's type check names it
+  for (std::size_t i = 0; i < list.size(); ++i)
+    if (!list[i].is_string()) return "entry " + std::to_string(i) + " must be a string, got " + list[i].dump();
+  return std::nullopt;
+}
+
+ConfigRule string_list(const char* path) {
+  ConfigRule rule = any(path);
+  rule.shape = string_entries_shape;
+  return rule;
+}
+
+// Above any index a machine hands out: nvidia-smi numbers GPUs from 0, and the host target's simulated devices
+// are a handful. A longer number is a typo that would otherwise start a run.
+constexpr long k_max_device_index = 63;
+
+bool device_uuid(const std::string& entry) {
+  if (entry.rfind("GPU-", 0) != 0 && entry.rfind("MIG-", 0) != 0) return false;
+  return entry.size() > 4 && std::all_of(entry.begin() + 4, entry.end(), [](char c) {
+           return std::isxdigit(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '/';
+         });
+}
+
+// cluster.devices: "all", or a comma-separated list of GPU indices (0 to 63) or UUIDs (GPU-..., MIG-...), each once.
+std::optional<std::string> device_list_shape(const nlohmann::json& value) {
+  if (!value.is_string()) return std::nullopt;
+  const std::string& text = value.get_ref<const std::string&>();
+  if (text == "all" || text.empty()) return std::nullopt;  // empty: not_empty says so
+  const std::string expected =
+      "\"all\" or a list of GPU indices (0 to " + std::to_string(k_max_device_index) + ") or UUIDs such as 0,1";
+  std::vector<std::string> seen;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    std::string entry = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    entry.erase(0, entry.find_first_not_of(' '));
+    entry.erase(entry.find_last_not_of(' ') + 1);
+    const bool index = !entry.empty() && entry.size() <= 2 &&
+                       std::all_of(entry.begin(), entry.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+                       std::stol(entry) <= k_max_device_index;
+    if (entry.empty()) return "has an empty entry; expected " + expected + ", got \"" + text + "\"";
+    if (!index && !device_uuid(entry))
+      return "entry \"" + entry + "\" is no device; expected " + expected + ", got \"" + text + "\"";
+    if (std::find(seen.begin(), seen.end(), entry) != seen.end())
+      return "names device " + entry + " twice, got \"" + text + "\"";
+    seen.push_back(entry);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return std::nullopt;
+}
+
+ConfigRule device_list(const char* path) {
+  ConfigRule rule = any(path).not_empty();
+  rule.shape = device_list_shape;
+  return rule;
+}
+
 std::vector<ConfigRule> make_rules() {
   const std::vector<std::string> stages = {"static", "build", "correctness", "timing", "profile"};
   return {
       one_of("log.verbosity", {"quiet", "normal", "verbose", "debug"}),
 
-      at_least("process.kill_grace_s", 0),
+      at_least("process.kill_grace_s", 0).at_most(k_hour_s),
       at_least("process.output_cap_bytes", 0).wide_integer(),  // 0: no cap
       at_least("process.max_open_files", 1),
 
@@ -89,20 +158,21 @@ std::vector<ConfigRule> make_rules() {
       any("eval.cache_dir"),  // "": the user's cache directory
       any("eval.lock_dir").not_empty(),
       any("eval.keep_scratch"),
+      any("eval.reuse_results"),
       // A deadline of 0 would kill every phase at once; the timing lock may be tried once (0).
-      above("eval.stages.static.timeout_s", 0),
-      above("eval.stages.build.timeout_s", 0),
-      above("eval.stages.reference.timeout_s", 0),
-      above("eval.stages.correctness.timeout_s", 0),
-      above("eval.stages.timing.timeout_s", 0),
-      at_least("eval.stages.timing.lock_timeout_s", 0),
-      above("eval.stages.profile.timeout_s", 0),
+      above("eval.stages.static.timeout_s", 0).at_most(k_day_s),
+      above("eval.stages.build.timeout_s", 0).at_most(k_day_s),
+      above("eval.stages.reference.timeout_s", 0).at_most(k_day_s),
+      above("eval.stages.correctness.timeout_s", 0).at_most(k_day_s),
+      above("eval.stages.timing.timeout_s", 0).at_most(k_day_s),
+      at_least("eval.stages.timing.lock_timeout_s", 0).at_most(k_day_s),
+      above("eval.stages.profile.timeout_s", 0).at_most(k_day_s),
       any("eval.host.compiler").not_empty(),
       any("eval.host.flags"),
       any("eval.host.harness_flags"),
       at_least("eval.host.compile_jobs", 0),          // 0: one per core
       at_least("eval.host.max_address_space_mb", 0),  // 0: unlimited
-      above("eval.host.harness_build_timeout_s", 0),
+      above("eval.host.harness_build_timeout_s", 0).at_most(k_day_s),
       any("eval.cuda.flags"),
       any("eval.cuda.harness_flags"),
       any("eval.cuda.allowed_host_symbols"),
@@ -111,7 +181,7 @@ std::vector<ConfigRule> make_rules() {
       at_least("eval.cuda.peak_gbytes_per_s", 0),
       one_of("eval.cuda.sanitizer_tools", {"memcheck", "racecheck", "synccheck", "initcheck"}),
       any("eval.cuda.flashinfer"),
-      above("eval.cuda.harness_build_timeout_s", 0),
+      above("eval.cuda.harness_build_timeout_s", 0).at_most(k_day_s),
       any("eval.static.allowed_symbols"),
       any("eval.static.forbidden_instructions"),
       any("eval.static.forbid_writable_data"),
@@ -124,15 +194,16 @@ std::vector<ConfigRule> make_rules() {
       at_least("eval.correctness.guard_bytes", 0).wide_integer(),
       any("eval.correctness.determinism"),
       above("eval.correctness.call_deadline_factor", 0),
-      above("eval.correctness.call_deadline_min_s", 0),
-      at_least("eval.timing.warmup_s", 0),
+      above("eval.correctness.call_deadline_min_s", 0).at_most(k_hour_s),
+      at_least("eval.timing.warmup_s", 0).at_most(k_timing_s),
       at_least("eval.timing.min_samples", 2),  // a spread needs two samples
-      at_least("eval.timing.min_time_s", 0),
+      at_least("eval.timing.min_time_s", 0).at_most(k_timing_s),
       above("eval.timing.max_noise", 0),
       at_least("eval.timing.noise_window", 2),
       above("eval.timing.noise_stability", 0),
-      at_least("eval.timing.max_time_s", 0),  // 0: stop at the first chance, NOISY unless already quiet
-      above("eval.timing.min_sample_s", 0),
+      // 0 would stop every measurement at its first sample and call it NOISY: a setting that can only mislead.
+      above("eval.timing.max_time_s", 0).at_most(k_timing_s),
+      above("eval.timing.min_sample_s", 0).at_most(k_timing_s),
       one_of("eval.timing.clock", {"thread_cpu", "wall"}),
       at_least("eval.timing.rotation_min_sets", 1),
       at_least("eval.timing.rotation_llc_factor", 0),
@@ -146,11 +217,11 @@ std::vector<ConfigRule> make_rules() {
       at_least("eval.timing.suspicious_speedup", 1),
       one_of("eval.profile.perf", {"auto", "off"}),
       any("eval.profile.events"),
-      above("eval.profile.time_s", 0),
+      above("eval.profile.time_s", 0).at_most(k_timing_s),
       at_least("eval.machine.peak_gflops", 0),  // 0: measure
       at_least("eval.machine.peak_gbytes_per_s", 0),
       any("eval.oracle.python").not_empty(),
-      above("eval.oracle.timeout_s", 0),
+      above("eval.oracle.timeout_s", 0).at_most(k_day_s),
 
       one_of("llm.provider", {"auto", "anthropic", "openai", "scripted", "builtin"}),
       any("llm.model"),                                  // "": the provider's default
@@ -164,17 +235,17 @@ std::vector<ConfigRule> make_rules() {
       any("llm.prompt_caching"),
       one_of("llm.openai_max_tokens_field", {"max_completion_tokens", "max_tokens"}),
       one_of("llm.openai_tool_choice", {"", "auto", "required"}),
-      above("llm.connect_timeout_s", 0),
-      above("llm.request_timeout_s", 0),
+      above("llm.connect_timeout_s", 0).at_most(k_hour_s),
+      above("llm.request_timeout_s", 0).at_most(k_day_s),
       at_least("llm.max_retries", 0),
-      at_least("llm.backoff_initial_s", 0),
-      at_least("llm.backoff_max_s", 0),
-      at_least("llm.retry_after_max_s", 0),
+      at_least("llm.backoff_initial_s", 0).at_most(k_hour_s),
+      at_least("llm.backoff_max_s", 0).at_most(k_hour_s),
+      at_least("llm.retry_after_max_s", 0).at_most(k_hour_s),
 
       at_least("agent.max_steps", 1),
       at_least("agent.max_tokens", 0).wide_integer(),  // 0: unlimited, as every budget below
       at_least("agent.max_cost_usd", 0),
-      at_least("agent.max_wall_s", 0),
+      at_least("agent.max_wall_s", 0).at_most(k_week_s),
       at_least("agent.max_consecutive_malformed", 1),
       at_least("agent.tool_output_max_chars", 0),  // 0: no cut
       at_least("agent.max_write_bytes", 1).wide_integer(),
@@ -189,7 +260,7 @@ std::vector<ConfigRule> make_rules() {
       any("agent.members.disciplinarian"),
       any("agent.cli.model"),
       at_least("agent.cli.max_turns", 0),
-      above("agent.cli.turn_timeout_s", 0).at_most(7 * 24 * 3600.0),
+      above("agent.cli.turn_timeout_s", 0).at_most(k_week_s),
       one_of("agent.cli.sandbox", {"auto", "bwrap", "none"}),
 
       one_of("supervisor.policy", {"auto", "rules", "llm"}),
@@ -210,7 +281,7 @@ std::vector<ConfigRule> make_rules() {
       at_least("team.seed", 0).wide_integer(),
 
       one_of("cluster.executor", {"local", "slurm"}),
-      any("cluster.devices").not_empty(),
+      device_list("cluster.devices"),
       one_of("cluster.slurm.mode", {"worker", "srun"}),
       at_least("cluster.slurm.workers", 1),
       any("cluster.slurm.partition"),
@@ -218,18 +289,18 @@ std::vector<ConfigRule> make_rules() {
       any("cluster.slurm.time"),
       any("cluster.slurm.account"),
       any("cluster.slurm.qos"),
-      any("cluster.slurm.extra_args"),
+      string_list("cluster.slurm.extra_args"),
       one_of("cluster.slurm.build_on", {"worker", "login"}),
-      above("cluster.slurm.start_timeout_s", 0),
+      above("cluster.slurm.start_timeout_s", 0).at_most(k_week_s),
       at_least("cluster.slurm.max_attempts", 1),
-      above("cluster.slurm.idle_exit_s", 0),
-      above("cluster.slurm.poll_s", 0),
+      above("cluster.slurm.idle_exit_s", 0).at_most(k_week_s),
+      above("cluster.slurm.poll_s", 0).at_most(k_hour_s),
       any("cluster.slurm.evoteam"),
 
       at_least("budgets.max_cycles", 0),  // 0: no limit, as every budget
       at_least("budgets.tokens", 0).wide_integer(),
       at_least("budgets.usd", 0),
-      at_least("budgets.hours", 0),
+      at_least("budgets.hours", 0).at_most(k_year_h),
       at_least("budgets.gpu_seconds", 0),
       at_least("budgets.evaluations", 0),
       at_least("budgets.target_speedup", 0),

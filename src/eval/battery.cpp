@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
+#include <string>
 
 namespace evoteam::eval {
 namespace {
@@ -100,6 +102,21 @@ std::vector<std::map<std::string, std::int64_t>> hidden_shapes(const Task& task,
     shapes.push_back(axes);
   }
   return shapes;
+}
+
+std::optional<std::string> workload_beyond_memory(const Battery& battery, std::uint64_t memory_bytes) {
+  if (memory_bytes == 0) return std::nullopt;
+  for (const BatteryWorkload& workload : battery.workloads) {
+    // Doubles: a set of 1e15 elements of 8 bytes, twice, is past 64 bits.
+    const double needed = 2.0 * static_cast<double>(workload.set_bytes);
+    if (needed <= static_cast<double>(memory_bytes)) continue;
+    const auto gib = [](double bytes) { return fixed(bytes / (1024.0 * 1024.0 * 1024.0), 1) + " GiB"; };
+    return "workload " + workload.name + " needs " + gib(static_cast<double>(workload.set_bytes)) +
+           " for one set of its tensors and about " + gib(needed) +
+           " with the reference's outputs beside the candidate's; this machine gives the harness " +
+           gib(static_cast<double>(memory_bytes)) + ": refused before allocating (make the workload smaller)";
+  }
+  return std::nullopt;
 }
 
 Battery design_battery(const Task& task, const CorrectnessSettings& correctness, const TimingSettings& timing,

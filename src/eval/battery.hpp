@@ -4,6 +4,7 @@
 // patterns), and which input sets rotate during timing. Pure computation; the plan files come from it.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,11 @@ struct Battery {
 // the rotation should exceed (0 when unknown).
 Battery design_battery(const Task& task, const CorrectnessSettings& correctness, const TimingSettings& timing,
                        std::uint64_t secret, double llc_bytes);
+
+// The first workload whose tensors cannot be held in `memory_bytes` (the machine's memory, or the address-space
+// limit the harness runs under): one input set with the reference's outputs beside the candidate's needs about
+// twice its set bytes. Says the workload and both sizes; nothing when every workload fits (or memory is unknown: 0).
+std::optional<std::string> workload_beyond_memory(const Battery& battery, std::uint64_t memory_bytes);
 
 // The hidden edge shapes for a task (also used by tests): var axes set from eval.correctness.edge_values.
 std::vector<std::map<std::string, std::int64_t>> hidden_shapes(const Task& task,

@@ -12,6 +12,8 @@
 #include <random>
 #include <thread>
 
+#include <unistd.h>
+
 #include <evoteam/eval/sandbox.hpp>
 #include "eval/device_lock.hpp"
 #include "eval/group/rank_group.hpp"
@@ -29,6 +31,18 @@ using Clock = std::chrono::steady_clock;
 std::optional<fs::path> configured_perf(const ProfileSettings& profile) {
   if (profile.perf == PerfMode::off) return std::nullopt;
   return find_program("perf");
+}
+
+// The memory a harness here may use: the machine's physical memory, or less under eval.host.max_address_space_mb.
+// A GPU's own memory is not asked for; the host copies of every tensor are needed on both targets.
+std::uint64_t harness_memory_bytes(const EvalSettings& settings) {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGE_SIZE);
+  std::uint64_t memory =
+      pages > 0 && page_size > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size) : 0;
+  const std::uint64_t limit = settings.host.max_address_space_bytes();
+  if (limit > 0 && (memory == 0 || limit < memory)) memory = limit;
+  return memory;
 }
 
 bool references_present(const Task& task, const fs::path& dir, const Trial& trial) {
@@ -86,6 +100,9 @@ std::optional<Judgement> prepare_references(EvaluationRun& run, std::uint64_t se
   constexpr double k_gpu_l2_bound = 128.0 * (1 << 20);
   run.battery = design_battery(run.task, settings.correctness, settings.timing, secret,
                                run.task.target == Target::cuda ? k_gpu_l2_bound : last_level_cache_bytes());
+  // Sizes no harness here can hold are the task's problem, said before anything is allocated (not a bad_alloc).
+  if (std::optional<std::string> unfit = workload_beyond_memory(run.battery, harness_memory_bytes(settings)))
+    return Judgement{Verdict::infra_error, *unfit, {{"task", run.task.name}}};
   BuildOutcome reference;
   if (std::optional<Judgement> failure = build_harness_and_reference(run, &reference)) return failure;
   evoteam::create_directories(run.reference_dir);

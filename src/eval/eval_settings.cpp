@@ -102,6 +102,7 @@ void to_json(nlohmann::json& out, const EvalSettings& settings) {
          {"cache_dir", settings.cache_dir},
          {"lock_dir", settings.lock_dir},
          {"keep_scratch", settings.keep_scratch},
+         {"reuse_results", settings.reuse_results},
          {"stages", settings.stages},
          {"host", settings.host},
          {"cuda", settings.cuda},
@@ -123,6 +124,7 @@ void from_json(const nlohmann::json& in, EvalSettings& settings) {
   in.at("cache_dir").get_to(settings.cache_dir);
   in.at("lock_dir").get_to(settings.lock_dir);
   in.at("keep_scratch").get_to(settings.keep_scratch);
+  settings.reuse_results = in.value("reuse_results", true);  // absent in configurations frozen before the key
   in.at("stages").get_to(settings.stages);
   in.at("host").get_to(settings.host);
   in.at("cuda").get_to(settings.cuda);

@@ -2,8 +2,10 @@
 
 #include <evoteam/core/fs.hpp>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include <evoteam/eval/sandbox.hpp>
 
@@ -127,8 +129,17 @@ HarnessRun run_harness(ProcessRunner& runner, const HarnessSpec& spec) {
   command.result_fd = 3;
   command.max_address_space = spec.max_address_space;
   if (!spec.env.empty()) command.env = scrubbed_env(spec.env);
+  if (spec.past_deadline) {
+    command.watch = [&spec](std::string_view) { return !spec.past_deadline(); };
+    command.watch_period = std::chrono::milliseconds(200);
+  }
   HarnessRun run;
   run.process = runner.run(command);
+  // Stopped at the late deadline is a deadline like the fixed one: the stage timed out.
+  if (run.process.stopped && spec.past_deadline) {
+    run.process.stopped = false;
+    run.process.timed_out = true;
+  }
   run.records = parse_records(run.process.result.text, &run.records_truncated);
   // Kept beside the plan for anyone debugging with eval.keep_scratch.
   std::ofstream(spec.plan.parent_path() / (spec.plan.stem().string() + ".records.jsonl")) << run.process.result.text;

@@ -2,6 +2,7 @@
 // One harness process: the plan file it reads, the command that runs it (sandboxed, with a deadline and the
 // record channel on fd 3) and its parsed record lines.
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -41,6 +42,9 @@ struct HarnessSpec {
   bool rank_group = false;              // one rank of a group: shares namespaces with its peers
   std::filesystem::path shared_memory;  // the group's /dev/shm (rank groups under bwrap)
   double timeout_s = 60;
+  // A deadline that starts late: asked about every 200 ms, true ends the run as `timeout_s` would (an early timing
+  // run's stage deadline starts at its release, which the fixed deadline above cannot know).
+  std::function<bool()> past_deadline;
   std::uint64_t max_address_space = 0;
 };
 

@@ -16,7 +16,9 @@ class TaskEvaluator : public CandidateEvaluator {
  public:
   TaskEvaluator(const EvalSettings& settings, const std::filesystem::path& task_dir, ProcessRunner& runner,
                 WorkloadSelection workloads)
-      : m_task(load_task(task_dir)), m_evaluator(settings, runner, default_cache_dir(settings)) {
+      : m_task(load_task(task_dir)),
+        m_evaluator(settings, runner, default_cache_dir(settings)),
+        m_reuse_results(settings.reuse_results) {
     select_workloads(m_task, workloads);
     // The starting candidate holds exactly the editable kernel files, as every later candidate does.
     static std::atomic<int> counter{0};
@@ -37,8 +39,9 @@ class TaskEvaluator : public CandidateEvaluator {
   Result evaluate(const std::filesystem::path& sources_dir, const ParamAssignment& params, Stage through,
                   std::uint64_t seed_salt) override {
     EvalOptions options = EvalOptions::through(through);
-    // Re-verification must not be served from the result cache: it exists to run fresh seeds.
-    if (seed_salt != 0) options.result_cache = CachePolicy::refresh;
+    // Re-verification must not be served from the result cache: it exists to run fresh seeds; nor may any
+    // evaluation of a run that asked to measure afresh (eval.reuse_results false).
+    if (seed_salt != 0 || !m_reuse_results) options.result_cache = CachePolicy::refresh;
     EvalResult result = m_evaluator.evaluate(m_task, Candidate{sources_dir, params}, options);
     Result out;
     static_cast<Measurement&>(out) = measurement_of(result);
@@ -71,6 +74,7 @@ class TaskEvaluator : public CandidateEvaluator {
  private:
   Task m_task;
   Evaluator m_evaluator;
+  bool m_reuse_results;
   std::filesystem::path m_start_dir;
 };
 

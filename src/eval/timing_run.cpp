@@ -2,12 +2,22 @@
 
 #include <evoteam/core/fs.hpp>
 
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string_view>
+
 #include "eval/group/rank_group.hpp"
 
 namespace evoteam::eval {
 namespace {
 
 namespace fs = std::filesystem;
+
+std::int64_t timing_steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 // How long an early run waits for its word: as long as correctness, the profile beside it and the lock wait
 // may take together.
@@ -43,11 +53,15 @@ fs::path write_timing_plan(EvaluationRun& run, const fs::path& release_file) {
   return plan_file;
 }
 
-// Runs the harness of one timing plan and analyses its records. An early run's harness waits for its word (the
-// lock is taken at the release, by TimingRun); otherwise the lock is taken here first. An early run that was not
-// released times nothing; its result says so.
+// Runs the harness of one timing plan and analyses its records. An early run (`released_ns` given) waits up to
+// release_wait_s for its word (the lock is taken at the release, by TimingRun), then has the stage's own deadline
+// from the release (`released_ns`, 0 until then): a timing setting that would time for ever is cut there, whatever
+// the wait allowed. Otherwise the lock is taken here first. An early run that was not released times nothing; its
+// result says so.
 TimingResult time_with_harness(EvaluationRun& run, const fs::path& plan_file, const fs::path& candidate,
-                               const fs::path& baseline, bool early, bool vendor = false) {
+                               const fs::path& baseline, const std::atomic<std::int64_t>* released_ns,
+                               bool vendor = false) {
+  const bool early = released_ns != nullptr;
   TimingResult result;
   const EvalSettings& settings = run.shared.settings;
   HarnessSpec spec = harness_spec(run, plan_file, settings.stages.timing.timeout_s);
@@ -57,6 +71,11 @@ TimingResult time_with_harness(EvaluationRun& run, const fs::path& plan_file, co
   std::optional<DeviceLock> lock;
   if (early) {
     spec.timeout_s += release_wait_s(settings.stages);
+    const double stage_s = settings.stages.timing.timeout_s;
+    spec.past_deadline = [released_ns, stage_s] {
+      const std::int64_t at = released_ns->load();
+      return at != 0 && static_cast<double>(timing_steady_ns() - at) / 1e9 > stage_s;
+    };
   } else {
     lock = acquire_timing_lock(run, &result.failure);
     if (!lock) return result;
@@ -113,7 +132,7 @@ TimingResult time_vendor(EvaluationRun& run, const fs::path& vendor) {
   const BuildOutcome baseline = build_baseline(run);
   if (baseline.status != BuildStatus::ok) return baseline_failure(baseline);
   const fs::path plan_file = write_timing_plan(run, fs::path());
-  return time_with_harness(run, plan_file, vendor, baseline.library, false, true);
+  return time_with_harness(run, plan_file, vendor, baseline.library, nullptr, true);
 }
 
 TimingRun::TimingRun(EvaluationRun& run, fs::path candidate, bool early)
@@ -128,7 +147,7 @@ TimingRun::TimingRun(EvaluationRun& run, fs::path candidate, bool early)
     const BuildOutcome baseline = build_baseline(m_run);
     if (baseline.status != BuildStatus::ok) return baseline_failure(baseline);
     if (is_ranked(m_run.task)) return run_ranked_timing(m_run, candidate, baseline.library);
-    return time_with_harness(m_run, plan_file, candidate, baseline.library, m_early);
+    return time_with_harness(m_run, plan_file, candidate, baseline.library, m_early ? &m_released_ns : nullptr);
   });
 }
 
@@ -140,6 +159,7 @@ TimingRun::~TimingRun() {
 
 void TimingRun::say(const char* word) {
   m_decided = true;
+  if (std::string_view(word) == "go") m_released_ns = timing_steady_ns();
   write_file_atomic(m_release_file, std::string(word) + "\n");
 }
 

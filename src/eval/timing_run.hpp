@@ -3,6 +3,8 @@
 // prepares its input sets (trusted code only) on a spare core while correctness runs, and times nothing until
 // the evaluator releases it. The timing lock is taken at the release, so it covers every timed call and none of
 // the waiting. Cancelling (correctness failed) ends the harness untimed.
+#include <atomic>
+#include <cstdint>
 #include <filesystem>
 #include <future>
 #include <optional>
@@ -47,6 +49,7 @@ class TimingRun {
   std::filesystem::path m_release_file;
   std::optional<DeviceLock> m_lock;  // an early run's lock, from release() to the end of get()
   std::optional<Judgement> m_lock_failure;
+  std::atomic<std::int64_t> m_released_ns{0};  // steady clock at the word "go"; the stage deadline starts there
   std::future<TimingResult> m_result;
 };
 

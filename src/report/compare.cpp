@@ -59,6 +59,7 @@ RunComparison compare_entry(const RunReport& report) {
   }
   if (!run.best_so_far.empty()) run.auc_best = area / static_cast<double>(run.best_so_far.size());
   for (const BudgetBurn& burn : report.budgets) run.budget_limits[burn.name] = burn.limit;
+  run.journal_skipped = report.journal_skipped;
   return run;
 }
 
@@ -81,7 +82,8 @@ nlohmann::json to_json(const RunComparison& run) {
       {"evaluations_to_90", run.evaluations_to_90 ? nlohmann::json(*run.evaluations_to_90) : nlohmann::json(nullptr)},
       {"tokens_to_90", optional_json(run.tokens_to_90)},
       {"auc_best", run.auc_best},
-      {"budgets", run.budget_limits}};
+      {"budgets", run.budget_limits},
+      {"journal_skipped", run.journal_skipped}};
 }
 
 std::vector<std::string> budget_differences(const std::vector<RunComparison>& runs) {

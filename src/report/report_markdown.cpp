@@ -1,5 +1,5 @@
 // The Markdown twin of the HTML report, for terminals and git: the same sections as tables and lists, with
-// the progress charts as one row per cycle (best so far and what it had cost by then).
+// the progress charts as one row per cycle (best so far by then and what the cycle spent).
 #include <algorithm>
 #include <map>
 #include <sstream>
@@ -57,19 +57,24 @@ void cycles_section(std::ostringstream& out, const RunReport& report) {
     return;
   }
   const std::vector<std::optional<double>> best = report.best_so_far();
-  out << "| cycle | pattern | team | decided by | evaluations | tokens | USD | wall s | best so far | change |\n"
+  // Evaluations and the best are as of the cycle's end; tokens, USD and wall time are what the cycle spent (the
+  // meter's ticks), so the column adds up to the total row.
+  out << "| cycle | pattern | team | decided by | evaluations | tokens spent | USD spent | wall s spent | best so far "
+         "| change |\n"
          "| ---: | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n";
   for (std::size_t i = 0; i < report.cycles.size(); ++i) {
     const ReportCycle& cycle = report.cycles[i];
     const int end = i + 1 < report.cycles.size() ? report.cycles[i + 1].evaluations_before
                                                  : static_cast<int>(report.candidates.size());
     const bool any = end > 0 && end <= static_cast<int>(best.size());
-    const ReportCandidate* last = any ? &report.candidates[end - 1] : nullptr;
     out << "| " << cycle.cycle << " | " << cell(cycle.pattern) << " | " << cell(join(cycle.roles, ", ")) << " | "
-        << cell(cycle.decided_by) << " | " << end << " | " << (last ? fixed(last->tokens, 0) : "0") << " | "
-        << (last ? fixed(last->cost_usd, 2) : "0.00") << " | " << (last ? fixed(last->wall_s, 1) : "0.0") << " | "
+        << cell(cycle.decided_by) << " | " << end << " | " << fixed(cycle.tokens_spent, 0) << " | "
+        << fixed(cycle.cost_spent, 2) << " | " << fixed(cycle.wall_spent, 1) << " | "
         << speedup_text(any ? best[end - 1] : std::nullopt) << " | " << cell(cycle.change) << " |\n";
   }
+  out << "| total | | | | " << report.candidates.size() << " | " << fixed(report.total_tokens, 0) << " | "
+      << fixed(report.total_cost_usd, 2) << " | " << fixed(report.total_wall_s, 1) << " | "
+      << speedup_text(best.empty() ? std::nullopt : best.back()) << " | |\n";
   out << "\nTeam changes and the signals behind them:\n\n";
   bool any_change = false;
   for (const ReportCycle& cycle : report.cycles) {

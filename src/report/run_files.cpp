@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include <evoteam/core/error.hpp>
+
 namespace evoteam {
 
 double number_or(const nlohmann::json& object, const char* key, double fallback) {
@@ -30,6 +32,28 @@ std::optional<double> epoch_seconds(const std::string& stamp) {
   parts.tm_mon -= 1;
   parts.tm_sec = 0;
   return static_cast<double>(::timegm(&parts)) + seconds;
+}
+
+JournalReplay read_run_journal(const std::filesystem::path& run_dir, std::vector<std::string>& skipped) {
+  const std::filesystem::path path = run_dir / k_journal_name;
+  std::error_code missing;
+  if (!std::filesystem::exists(path, missing)) {
+    skipped.push_back(std::string(k_journal_name) +
+                      " is missing: the run's history (cycles, evaluations, spend) is not counted");
+    return {};
+  }
+  JournalReplay replay;
+  try {
+    replay = replay_journal(path);
+  } catch (const Error& error) {
+    skipped.push_back(std::string("journal not read (") + error.what() + "): the run's history is not counted");
+    return {};
+  }
+  if (replay.torn_tail)
+    skipped.push_back("the journal's last line (" + std::to_string(replay.torn_tail_text.size()) +
+                      " bytes, torn by an interrupted write) is left out");
+  for (const std::string& warning : replay.warnings) skipped.push_back(warning);
+  return replay;
 }
 
 }  // namespace evoteam

@@ -59,6 +59,19 @@ struct Totals {
   }
 };
 
+// One signal behind a team change: the decider's words and, for an LLM's decision, the measured evidence kept
+// beside them ("measured"), so a reply that named a signal without evidence still shows what was measured.
+std::string signal_text(const nlohmann::json& evidence) {
+  const std::string words = text_or(evidence, "evidence");
+  const std::string measured = text_or(evidence, "measured");
+  std::string text = text_or(evidence, "signal") + ": ";
+  if (words.empty() && measured.empty()) return text + "(no evidence given)";
+  if (words.empty()) return text + "measured: " + measured;
+  text += words;
+  if (!measured.empty() && measured != words) text += " (measured: " + measured + ")";
+  return text;
+}
+
 ReportCycle cycle_from_entry(const CycleStartEntry& entry, const Totals& totals, int evaluations) {
   const nlohmann::json team = entry.team.is_object() ? entry.team : nlohmann::json::object();
   ReportCycle cycle;
@@ -71,8 +84,7 @@ ReportCycle cycle_from_entry(const CycleStartEntry& entry, const Totals& totals,
   cycle.rationale = text_or(team, "rationale");
   cycle.directives = text_list(team.value("directives", nlohmann::json::array()));
   for (const nlohmann::json& evidence : entry.evidence.is_array() ? entry.evidence : nlohmann::json::array())
-    if (evidence.is_object())
-      cycle.signals.push_back(text_or(evidence, "signal") + ": " + text_or(evidence, "evidence"));
+    if (evidence.is_object()) cycle.signals.push_back(signal_text(evidence));
   cycle.evaluations_before = evaluations;
   cycle.tokens_before = totals.tokens;
   cycle.cost_before = totals.cost_usd;
@@ -110,32 +122,25 @@ void mark_team_changes(std::vector<ReportCycle>& cycles) {
 }
 
 void read_journal(RunReport& report) {
-  const std::filesystem::path path = report.dir / k_journal_name;
-  JournalReplay replay;
-  try {
-    replay = replay_journal(path);
-  } catch (const Error& error) {
-    report.warnings.push_back(std::string("journal not read: ") + error.what());
-    return;
-  }
-  if (replay.torn_tail)
-    report.warnings.push_back("the journal's last line was torn (a crash mid-write) and is left out");
-  for (const std::string& warning : replay.warnings) report.warnings.push_back("journal: " + warning);
-
+  const JournalReplay replay = read_run_journal(report.dir, report.journal_skipped);
   Totals totals;
   for (const nlohmann::json& record : replay.records) {
     if (!record.is_object()) continue;
     std::string damaged;
     const JournalLine line = read_journal_line(record, &damaged);
-    if (!damaged.empty()) report.warnings.push_back("journal: left out a damaged record: " + damaged);
+    if (!damaged.empty()) report.journal_skipped.push_back("a damaged journal record left out: " + damaged);
     totals.advance(line);
     if (!line.entry) continue;
     if (const auto* start = std::get_if<CycleStartEntry>(&*line.entry)) {
       ReportCycle cycle = cycle_from_entry(*start, totals, static_cast<int>(report.candidates.size()));
-      // A cycle started again after a resume replaces the start its killed session left.
-      if (!report.cycles.empty() && report.cycles.back().cycle == cycle.cycle)
+      // A cycle started again after a resume replaces the start its killed session left; what the killed session
+      // spent in it stays the cycle's.
+      if (!report.cycles.empty() && report.cycles.back().cycle == cycle.cycle) {
+        cycle.tokens_before = report.cycles.back().tokens_before;
+        cycle.cost_before = report.cycles.back().cost_before;
+        cycle.wall_before = report.cycles.back().wall_before;
         report.cycles.back() = cycle;
-      else
+      } else
         report.cycles.push_back(cycle);
     } else if (const auto* evaluation = std::get_if<EvaluationEntry>(&*line.entry)) {
       const int ordinal = static_cast<int>(report.candidates.size()) + 1;
@@ -143,6 +148,15 @@ void read_journal(RunReport& report) {
     }
   }
   mark_team_changes(report.cycles);
+  // Each cycle's spend from the meter's ticks: from its start to the next cycle's start, the last to the run's
+  // end, so the rows add up to the run's totals (a cycle's last candidate is not where its spending stopped).
+  for (std::size_t i = 0; i < report.cycles.size(); ++i) {
+    ReportCycle& cycle = report.cycles[i];
+    const bool last = i + 1 == report.cycles.size();
+    cycle.tokens_spent = (last ? totals.tokens : report.cycles[i + 1].tokens_before) - cycle.tokens_before;
+    cycle.cost_spent = (last ? totals.cost_usd : report.cycles[i + 1].cost_before) - cycle.cost_before;
+    cycle.wall_spent = (last ? totals.wall_s : report.cycles[i + 1].wall_before) - cycle.wall_before;
+  }
   report.total_tokens = totals.tokens;
   report.total_cost_usd = totals.cost_usd;
   report.total_wall_s = totals.wall_s;
@@ -296,6 +310,7 @@ RunReport load_run_report(const std::filesystem::path& run_dir) {
 
   read_task(report);
   read_journal(report);
+  for (const std::string& skipped : report.journal_skipped) report.warnings.push_back(skipped);
   read_best(report);
   read_knowledge(report, run);
   return report;

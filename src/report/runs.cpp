@@ -110,8 +110,10 @@ std::filesystem::path resolve_run(const std::string& run, const std::filesystem:
   if (std::filesystem::exists(direct / "run.json") || std::filesystem::exists(direct / "journal.jsonl")) return direct;
   std::filesystem::path under = runs_dir / run;
   if (std::filesystem::exists(under / "run.json") || std::filesystem::exists(under / "journal.jsonl")) return under;
-  throw InvalidInput("no run '" + run + "' (looked for " + direct.string() + "/run.json and " + under.string() +
-                     "/run.json)");
+  // A run given by its path and a runs directory it already lies in name one place: say it once.
+  const bool same = direct.lexically_normal() == under.lexically_normal();
+  throw InvalidInput("no run '" + run + "' (looked for " + (direct / "run.json").string() +
+                     (same ? "" : " and " + (under / "run.json").string()) + ")");
 }
 
 }  // namespace evoteam

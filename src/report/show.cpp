@@ -4,8 +4,11 @@
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/text.hpp>
+#include <evoteam/history/journal_records.hpp>
 #include <evoteam/report/report.hpp>
 #include <evoteam/store/store.hpp>
+
+#include "report/run_files.hpp"
 
 namespace evoteam {
 
@@ -37,6 +40,35 @@ nlohmann::json cycle_teams(const std::filesystem::path& run_dir) {
   return teams;
 }
 
+// "anthropic / claude-x", or the name alone when the provider's default model was used.
+std::string provider_text(const nlohmann::json& provider) {
+  if (!provider.is_object()) return provider.is_string() ? provider.get<std::string>() : provider.dump();
+  const std::string name = text_or(provider, "name");
+  const std::string model = text_or(provider, "model");
+  return (name.empty() ? std::string("?") : name) + (model.empty() ? " (its default model)" : " / " + model);
+}
+
+// The budgets the run has, as a person writes them ("12 cycles, 200 evaluations, $5.00"); 0 is no budget.
+std::string budgets_text(const nlohmann::json& budgets) {
+  if (!budgets.is_object()) return budgets.dump();
+  const std::pair<const char*, const char*> names[] = {{"max_cycles", "cycles"},
+                                                       {"evaluations", "evaluations"},
+                                                       {"tokens", "tokens"},
+                                                       {"usd", "USD"},
+                                                       {"hours", "hours"},
+                                                       {"gpu_seconds", "GPU-seconds"},
+                                                       {"target_speedup", "x target speedup"}};
+  std::vector<std::string> parts;
+  for (const auto& [key, words] : names) {
+    if (!budgets.contains(key) || !budgets[key].is_number() || budgets[key].get<double>() <= 0) continue;
+    const double value = budgets[key].get<double>();
+    const bool whole = value == static_cast<double>(static_cast<long long>(value));
+    parts.push_back((whole ? fixed(value, 0) : fixed(value, 2)) + (std::string(key) == "target_speedup" ? "" : " ") +
+                    words);
+  }
+  return parts.empty() ? "none" : join(parts, ", ");
+}
+
 }  // namespace
 
 nlohmann::json describe_run(const std::filesystem::path& run_dir) {
@@ -53,12 +85,24 @@ nlohmann::json describe_run(const std::filesystem::path& run_dir) {
       description["best"] = {{"error", error.what()}};
     }
   }
-  std::filesystem::path journal = run_dir / "journal.jsonl";
-  if (std::filesystem::exists(journal)) {
-    JournalReplay replay = replay_journal(journal);
-    description["journal"] = {
-        {"records", replay.records.size()}, {"torn_tail", replay.torn_tail}, {"warnings", replay.warnings}};
+  std::vector<std::string> skipped;
+  const JournalReplay replay = read_run_journal(run_dir, skipped);
+  const std::string best = summary.best_candidate;
+  std::string best_author;
+  for (const nlohmann::json& record : replay.records) {
+    if (!record.is_object()) continue;
+    std::string damaged;
+    const JournalLine line = read_journal_line(record, &damaged);
+    if (!damaged.empty()) skipped.push_back("a damaged journal record left out: " + damaged);
+    if (!line.entry) continue;
+    if (const auto* evaluation = std::get_if<EvaluationEntry>(&*line.entry))
+      if (!best.empty() && evaluation->record.candidate_id == best) best_author = evaluation->record.author_role;
   }
+  if (!best_author.empty()) description["best_author_role"] = best_author;
+  description["journal"] = {{"records", replay.records.size()},
+                            {"torn_tail", replay.torn_tail},
+                            {"warnings", replay.warnings},
+                            {"skipped", skipped}};
   return description;
 }
 
@@ -72,14 +116,17 @@ std::string format_run_description(const nlohmann::json& description) {
   if (!summary.value("stop_reason", "").empty()) out << " (" << summary.value("stop_reason", "") << ")";
   out << "\n";
   out << "started   " << summary.value("started", "") << "\n";
-  if (run.contains("provider")) out << "provider  " << run["provider"].dump() << "\n";
+  if (run.contains("provider")) out << "provider  " << provider_text(run["provider"]) << "\n";
   out << "used      " << summary.value("cycles", 0) << " cycles, " << summary.value("evaluations", 0)
-      << " evaluations, " << summary.value("tokens", 0LL) << " tokens, $" << fixed(summary.value("cost_usd", 0.0), 2);
-  if (run.contains("budgets")) out << "  of budgets " << run["budgets"].dump();
-  out << "\n";
+      << " evaluations, " << summary.value("tokens", 0LL) << " tokens, $" << fixed(summary.value("cost_usd", 0.0), 2)
+      << "\n";
+  if (run.contains("budgets")) out << "budgets   " << budgets_text(run["budgets"]) << "\n";
   if (summary.contains("best_speedup") && summary["best_speedup"].is_number())
     out << "best      " << summary.value("best_candidate", "") << "  "
-        << fixed(summary["best_speedup"].get<double>(), 2) << "x\n";
+        << fixed(summary["best_speedup"].get<double>(), 2) << "x"
+        << (description.contains("best_author_role") ? "  by the " + description["best_author_role"].get<std::string>()
+                                                     : std::string())
+        << "\n";
   else
     out << "best      none yet\n";
   // The best's standing against the task's vendor baseline (FlashInfer), as its evaluation recorded it.
@@ -107,6 +154,8 @@ std::string format_run_description(const nlohmann::json& description) {
     out << "journal   " << journal.value("records", 0) << " records";
     if (journal.value("torn_tail", false)) out << ", torn last line (dropped; resume repairs it)";
     out << "\n";
+    for (const nlohmann::json& skipped : journal.value("skipped", nlohmann::json::array()))
+      if (skipped.is_string()) out << "warning   " << skipped.get<std::string>() << "\n";
   }
   return out.str();
 }

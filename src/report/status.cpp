@@ -51,22 +51,17 @@ struct JournalFacts {
   std::map<std::string, double> device_seconds;  // evaluations' device time by the device that measured them
   std::set<std::string> evaluated;               // candidates the evaluator measured (blocked ones never ran)
   int trials = 0;                                // the agents' trials ("trial" records)
+  std::vector<std::string> skipped;              // what of the journal could not be counted
 };
 
 JournalFacts read_journal_facts(const std::filesystem::path& run_dir) {
   JournalFacts facts;
-  const std::filesystem::path path = run_dir / k_journal_name;
-  if (!std::filesystem::exists(path)) return facts;
-  JournalReplay replay;
-  try {
-    replay = replay_journal(path);
-  } catch (const Error&) {
-    return facts;
-  }
+  const JournalReplay replay = read_run_journal(run_dir, facts.skipped);
   for (const nlohmann::json& record : replay.records) {
     if (!record.is_object()) continue;
     std::string damaged;  // a damaged record still marks the last event; its fields are left out
     const JournalLine line = read_journal_line(record, &damaged);
+    if (!damaged.empty()) facts.skipped.push_back("a damaged journal record left out: " + damaged);
     const std::optional<double> at = epoch_seconds(line.at);
     facts.last_event_at = at;
     facts.last_event = line.type;
@@ -179,6 +174,7 @@ RunStatusView run_status(const std::filesystem::path& run_dir) {
   if (facts.last_event_at) view.last_event_age_s = std::max(0.0, now - *facts.last_event_at);
   view.last_event = facts.last_event;
   view.device_seconds = facts.device_seconds;
+  view.journal_skipped = facts.skipped;
   // run.json's elapsed time is written at cycle ends; a live run has also spent the time since the last one.
   view.elapsed_s = number_or(summary, "elapsed_s", 0);
   if (view.daemon_alive && facts.session_mark_at) view.elapsed_s += std::max(0.0, now - *facts.session_mark_at);
@@ -235,7 +231,8 @@ nlohmann::json to_json(const RunStatusView& view) {
           {"last_event_age_s", optional_number(view.last_event_age_s)},
           {"device_seconds", view.device_seconds},
           {"slurm_jobs", jobs},
-          {"slurm_jobs_ended", view.jobs_ended}};
+          {"slurm_jobs_ended", view.jobs_ended},
+          {"journal_skipped", view.journal_skipped}};
 }
 
 std::string format_run_status(const RunStatusView& view) {
@@ -289,6 +286,7 @@ std::string format_run_status(const RunStatusView& view) {
     out << view.last_event << " " << format_duration(*view.last_event_age_s) << " ago\n";
   else
     out << "no journal record\n";
+  for (const std::string& skipped : view.journal_skipped) out << "warning   " << skipped << "\n";
   return out.str();
 }
 

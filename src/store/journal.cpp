@@ -28,12 +28,14 @@ struct JournalScan {
   bool version_line_unterminated = false;
 };
 
-// A bounded, printable excerpt of a line for warnings and logs: a torn tail can hold NUL bytes or garbage.
+// A bounded, printable excerpt of a line for warnings and logs: a torn tail can hold NUL bytes or garbage. Bytes
+// past ASCII are escaped too: garbage is rarely valid UTF-8, and a warning carried into JSON (`status --json`)
+// must be.
 std::string quote_prefix(std::string_view text, std::size_t limit) {
   std::string out;
   for (const char c : text.substr(0, limit)) {
     const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
+    if (byte < 0x20 || byte >= 0x7f) {
       char escaped[8];
       std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
       out += escaped;

@@ -78,6 +78,18 @@ std::string reply_text(const LlmResponse& response) {
   return text;
 }
 
+// The LLM's evidence is its own words, which may be none ("build_failure_rate" and nothing else): the measured
+// evidence of each signal it names goes beside them, so the run's record keeps what was measured.
+void keep_measured_evidence(nlohmann::json& evidence, const Signals& signals) {
+  if (!evidence.is_array()) return;
+  for (nlohmann::json& item : evidence) {
+    if (!item.is_object() || !item.contains("signal") || !item["signal"].is_string()) continue;
+    const auto measured = signals.by_name.find(item["signal"].get<std::string>());
+    if (measured == signals.by_name.end()) continue;
+    item["measured"] = measured->second.evidence;
+  }
+}
+
 }  // namespace
 
 Decision decide_by_llm(const LlmSupervisorInputs& inputs, LlmProvider& provider, Meter& meter,
@@ -129,6 +141,7 @@ Decision decide_by_llm(const LlmSupervisorInputs& inputs, LlmProvider& provider,
   }
   decision.team.decided_by = "llm";
   if (decision.team.evidence.empty()) decision.team.evidence = inputs.signals->to_json()["signals"];
+  keep_measured_evidence(decision.team.evidence, *inputs.signals);
   if (proposal->value("stop", false)) {
     decision.stop = true;
     decision.stop_reason = StopReason::supervisor_stop;

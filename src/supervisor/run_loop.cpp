@@ -419,7 +419,7 @@ std::map<std::string, TurnOutcome> SupervisorLoop::run_members(int cycle, const 
     return {};
   }
   std::map<std::string, TurnOutcome> turns =
-      run_team(team, cycle, budget, make_member, m_lab, m_knowledge, m_options.seed);
+      run_team(team, cycle, budget, make_member, m_lab, m_knowledge, m_options.seed, m_context.parallel_turns);
   read_lab_records();
   return turns;
 }

@@ -3,6 +3,8 @@
 #include <evoteam/task/task.hpp>
 
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include <muParser.h>
 
@@ -48,6 +50,16 @@ std::map<std::string, std::int64_t> workload_axes(const Task& task, const Worklo
 
 namespace {
 
+// A whole number as its digits ("9223372036854775808" would read as a size), anything else in the shortest form.
+std::string fixed_or_general(double value) {
+  char text[64];
+  if (value == std::floor(value) && std::fabs(value) < 1e15)
+    std::snprintf(text, sizeof text, "%.0f", value);
+  else
+    std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
 std::map<std::string, double> as_doubles(const std::map<std::string, std::int64_t>& axes) {
   std::map<std::string, double> values;
   for (const auto& [name, value] : axes) values[name] = static_cast<double>(value);
@@ -58,12 +70,19 @@ std::map<std::string, double> as_doubles(const std::map<std::string, std::int64_
 
 std::int64_t tensor_elements(const TensorSpec& tensor, const std::map<std::string, std::int64_t>& axes) {
   std::map<std::string, double> values = as_doubles(axes);
+  // 1e15 elements is a petabyte of bytes at the least: no machine holds such a tensor, and every count below it
+  // (and every product checked against it) fits a 64-bit integer without wrapping.
+  constexpr double k_max_elements = 1e15;
   std::int64_t count = 1;
   for (std::size_t i = 0; i < tensor.shape.size(); ++i) {
     const std::string where = "tensor " + tensor.name + " shape[" + std::to_string(i) + "]";
     double extent = evaluate_expression(tensor.shape[i], values, where);
-    if (extent < 0 || extent != std::floor(extent) || extent > 1e15)
-      throw InvalidInput(where + ": '" + tensor.shape[i] + "' gives " + std::to_string(extent) + ", not a size");
+    const std::string said = "'" + tensor.shape[i] + "' gives " + fixed_or_general(extent);
+    if (extent < 0 || extent != std::floor(extent)) throw InvalidInput(where + ": " + said + ", not a size");
+    if (extent > k_max_elements) throw InvalidInput(where + ": " + said + ", above 1e15: too large for a size");
+    if (extent > 0 && static_cast<double>(count) > k_max_elements / extent)
+      throw InvalidInput("tensor " + tensor.name + ": more than 1e15 elements (" + said + " at shape[" +
+                         std::to_string(i) + "]): too large for any machine");
     count *= static_cast<std::int64_t>(extent);
   }
   return count;

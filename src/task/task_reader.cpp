@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 
 namespace evoteam::task_detail {
 
@@ -26,7 +28,11 @@ std::string FieldReader::string_of(const nlohmann::json& value, const std::strin
 }
 
 std::int64_t FieldReader::integer_of(const nlohmann::json& value, const std::string& field) const {
-  if (value.is_number_integer() || value.is_number_unsigned()) return value.get<std::int64_t>();
+  // An unsigned number past the largest signed one would wrap to a negative (18446744073709551615 reads as -1).
+  if (value.is_number_unsigned() &&
+      value.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+    fail(field, "must be an integer up to 9223372036854775807, got " + value.dump());
+  if (value.is_number_integer()) return value.get<std::int64_t>();
   if (value.is_number_float()) {
     double number = value.get<double>();
     if (number == std::floor(number) && std::abs(number) < 9e15) return static_cast<std::int64_t>(number);

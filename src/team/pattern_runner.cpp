@@ -60,7 +60,7 @@ TurnOutcome run_member(TeamMember& member, TurnContext& context) {
 
 std::map<std::string, TurnOutcome> run_team(const TeamSpec& team, int cycle, const CycleBudget& budget,
                                             const MemberFactory& make_member, Lab& lab, KnowledgeBase& knowledge,
-                                            std::uint64_t run_seed) {
+                                            std::uint64_t run_seed, ParallelTurns parallel_turns) {
   std::map<std::string, TurnOutcome> outcomes;
   std::vector<TurnContext> contexts;
   std::vector<std::unique_ptr<TeamMember>> members;
@@ -78,6 +78,14 @@ std::map<std::string, TurnOutcome> run_team(const TeamSpec& team, int cycle, con
     members.push_back(make_member(role));
   }
 
+  if (team.pattern == Pattern::parallel && parallel_turns == ParallelTurns::in_turn) {
+    // Each member starts from "none", as side by side: no hand-off between peers.
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      if (interrupted()) break;
+      outcomes[contexts[i].role.name] = run_member(*members[i], contexts[i]);
+    }
+    return outcomes;
+  }
   if (team.pattern == Pattern::parallel) {
     std::vector<TurnOutcome> results(members.size());
     std::vector<std::exception_ptr> errors(members.size());

@@ -2,7 +2,9 @@
 // Field lists follow flashinfer-bench's schema (Definition, TensorSpec, AxisConst/AxisVar, Workload, Trace);
 // anything outside them is reported, as is anything inside them that task.json cannot hold.
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <regex>
 #include <set>
@@ -33,6 +35,15 @@ std::string number_text(double value) {
   char text[64];
   std::snprintf(text, sizeof text, "%.17g", value);
   return text;
+}
+
+// An axis extent evoteam can hold: at least 1 and within a signed 64-bit integer (an unsigned one past it would
+// be written as a negative number).
+bool fits_an_extent(const ojson& value) {
+  if (value.is_number_unsigned())
+    return value.get<std::uint64_t>() >= 1 &&
+           value.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  return value.is_number_integer() && value.get<std::int64_t>() >= 1;
 }
 
 bool mentions(const std::string& expression, const std::string& name) {
@@ -133,6 +144,9 @@ class Translation {
       if (axis.is_const) {
         if (!spec.contains("value") || !spec["value"].is_number_integer())
           fail(field + ".value", "a const axis needs an integer value");
+        if (!fits_an_extent(spec["value"]))
+          fail(field + ".value",
+               "a const axis is an extent from 1 to 9223372036854775807, got " + spec["value"].dump());
         axis.value = spec["value"].get<std::int64_t>();
       }
       if (spec.contains("description") && spec["description"].is_string()) axis.description = spec["description"];
@@ -161,9 +175,12 @@ class Translation {
       check_keys(spec, k_tensor_keys, field, m_file);
       TensorIn tensor;
       tensor.name = name;
-      tensor.dtype =
-          our_dtype(spec.contains("dtype") && spec["dtype"].is_string() ? spec["dtype"].get<std::string>() : "",
-                    field + ".dtype");
+      // A dtype that is missing or no string is said as what it is (16, not an empty name).
+      if (!spec.contains("dtype") || !spec["dtype"].is_string())
+        fail(field + ".dtype", spec.contains("dtype")
+                                   ? "a dtype is a name such as \"float32\", got " + spec["dtype"].dump()
+                                   : "required (a name such as \"float32\")");
+      tensor.dtype = our_dtype(spec["dtype"].get<std::string>(), field + ".dtype");
       if (spec.contains("description") && spec["description"].is_string()) tensor.description = spec["description"];
       if (!spec.contains("shape")) fail(field + ".shape", "required (null for a scalar)");
       if (spec["shape"].is_null()) {
@@ -300,6 +317,12 @@ class Translation {
         const AxisIn* axis = find_axis(name);
         if (axis == nullptr || !value.is_number_integer()) {
           finding(m_workloads_file, field, "not an axis of the definition, or not an integer: skipped");
+          usable = false;
+          continue;
+        }
+        if (!fits_an_extent(value)) {
+          finding(m_workloads_file, field,
+                  "an extent from 1 to 9223372036854775807, got " + value.dump() + ": workload skipped");
           usable = false;
           continue;
         }

@@ -56,12 +56,14 @@ std::string modified_iso(const std::filesystem::path& file) {
   return text;
 }
 
-double seconds(const nlohmann::json& workload, const std::string& side, const std::filesystem::path& file) {
-  if (!workload.contains(side) || !workload[side].is_object() || !workload[side].contains("mean_s") ||
-      !workload[side]["mean_s"].is_number())
+// The median of one side's timed calls: the statistic evoteam's speedup is a ratio of (eval's `speedup` is the
+// baseline's median over the candidate's), so the exported latencies and speedup_factor agree with `eval`.
+double median_seconds(const nlohmann::json& workload, const std::string& side, const std::filesystem::path& file) {
+  if (!workload.contains(side) || !workload[side].is_object() || !workload[side].contains("median_s") ||
+      !workload[side]["median_s"].is_number())
     throw InvalidInput(file.string() + ": workloads." + text_field(workload, "name") + "." + side +
-                       ".mean_s: missing (an evaluation without timing)");
-  return workload[side]["mean_s"].get<double>();
+                       ".median_s: missing (an evaluation without timing)");
+  return workload[side]["median_s"].get<double>();
 }
 
 ojson source_files(const std::filesystem::path& src_dir, const nlohmann::json& params) {
@@ -209,12 +211,15 @@ ojson trace_of(const BestOfRun& best, const nlohmann::json& measured, const std:
       {"correctness_trials",
        eval.contains("protocol") && eval["protocol"].is_object() ? eval["protocol"].value("correctness_trials", 0) : 0},
       {"note", "every output within the task's tolerances on every trial; the maximum errors were not recorded"}};
-  const double latency_ms = seconds(measured, "candidate", eval_file) * 1e3;
-  const double reference_ms = seconds(measured, "baseline", eval_file) * 1e3;
+  const double latency_ms = median_seconds(measured, "candidate", eval_file) * 1e3;
+  const double reference_ms = median_seconds(measured, "baseline", eval_file) * 1e3;
   ojson performance = ojson::object();
   performance["latency_ms"] = latency_ms;
   performance["reference_latency_ms"] = reference_ms;
-  performance["speedup_factor"] = latency_ms > 0 ? reference_ms / latency_ms : 0.0;
+  // The evaluator's own figure where it recorded one, so `export` and `eval` never disagree.
+  performance["speedup_factor"] = measured.contains("speedup") && measured["speedup"].is_number()
+                                      ? measured["speedup"].get<double>()
+                                      : (latency_ms > 0 ? reference_ms / latency_ms : 0.0);
 
   ojson evaluation = ojson::object();
   evaluation["status"] = "PASSED";
@@ -223,7 +228,9 @@ ojson trace_of(const BestOfRun& best, const nlohmann::json& measured, const std:
   evaluation["log"] =
       "evoteam evaluation (verdict PASS). reference_latency_ms is the latency of the run's baseline (" +
       text_field(eval, "baseline") +
-      "), not of the definition's reference, and speedup_factor is against it. Inputs came from evoteam's "
+      "), not of the definition's reference, and speedup_factor is against it. Both latencies are medians of the "
+      "timed calls and speedup_factor is evoteam's per-workload speedup (the baseline's median over the "
+      "candidate's), the figure `evoteam eval` reports. Inputs came from evoteam's "
       "generators (the correctness battery and the task's hooks), not from the workload's input specs.";
   evaluation["correctness"] = correctness;
   evaluation["performance"] = performance;
@@ -263,7 +270,8 @@ ExportedRun export_run(const std::filesystem::path& run_dir, const std::filesyst
   for (const nlohmann::json& measured : best.eval["workloads"])
     exported.traces.push_back(trace_of(best, measured, exported.definition, solution_name));
   exported.notes.push_back("reference_latency_ms and speedup_factor are against the baseline (" +
-                           text_field(best.eval, "baseline") + ")");
+                           text_field(best.eval, "baseline") +
+                           "); latencies are medians, and speedup_factor is eval's speedup (median over median)");
   exported.notes.push_back(
       "max_relative_error and max_absolute_error are NaN: evoteam keeps the errors of failing outputs only");
 

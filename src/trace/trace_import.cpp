@@ -59,19 +59,32 @@ ImportedTask import_definition(const std::filesystem::path& definition_file,
     throw InvalidInput(definition_file.string() + ": --strict: the import cannot carry everything:" + blocking);
 
   std::error_code error;
-  if (std::filesystem::exists(out_dir, error) && !std::filesystem::is_empty(out_dir, error))
+  const bool existed = std::filesystem::exists(out_dir, error);
+  if (existed && !std::filesystem::is_empty(out_dir, error))
     throw InvalidInput(out_dir.string() + ": exists and is not empty; import into a new directory");
   evoteam::create_directories(out_dir);
   write_file_atomic(out_dir / "task.json", imported.task_text);
   if (!imported.reference_py.empty()) write_file_atomic(out_dir / "reference.py", imported.reference_py);
   write_file_atomic(out_dir / "reference.cu", imported.reference_stub);
   write_file_atomic(out_dir / "kernel.cu", imported.kernel_stub);
+  // What was written is checked by the loader every command uses: a task it refuses is never an import that
+  // succeeded. Under --strict nothing stays; otherwise the directory stays for editing and the refusal says why.
   try {
     load_task(out_dir);
   } catch (const InvalidInput& refusal) {
-    // A definition whose workloads break its own constraints, for one: the directory stays for editing.
+    if (strict) {
+      for (const char* name : {"task.json", "reference.py", "reference.cu", "kernel.cu"})
+        std::filesystem::remove(out_dir / name, error);
+      if (!existed) std::filesystem::remove(out_dir, error);
+      throw InvalidInput(definition_file.string() +
+                         ": --strict: the task loader refuses the imported task (nothing written): " + refusal.what());
+    }
     imported.findings.push_back(
         {(out_dir / "task.json").string(), "task", std::string("the task loader refuses it: ") + refusal.what(), true});
+    imported.readme = trace_detail::import_readme(imported, definition, definition_file.string(), workloads_name);
+    write_file_atomic(out_dir / "README.md", imported.readme);
+    throw InvalidInput(definition_file.string() + ": the task loader refuses the imported task: " + refusal.what() +
+                       " (" + out_dir.string() + " is kept for editing; README.md lists what else remains)");
   }
   imported.readme = trace_detail::import_readme(imported, definition, definition_file.string(), workloads_name);
   write_file_atomic(out_dir / "README.md", imported.readme);

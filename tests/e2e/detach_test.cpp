@@ -137,6 +137,10 @@ TEST(DetachE2E, StopWaitResumeLockAndKillGiveTheirExitCodes) {
   ProcessResult waited = run_evoteam({"wait", run_dir.string(), "--timeout", "240"}, std::chrono::seconds(300));
   EXPECT_EQ(waited.exit_code, 130) << describe(waited);
   EXPECT_EQ(read_json_file(run_dir / "run.json")["status"], "stopped");
+  // The stopped daemon says how to continue (its output is daemon.log).
+  EXPECT_NE(read_file(run_dir / "daemon.log").find("continue it with: evoteam resume " + run_dir.string()),
+            std::string::npos)
+      << read_file(run_dir / "daemon.log");
   const int cycles_before = status_of(run_dir)["cycles_finished"].get<int>();
 
   // `resume` continues it in the foreground; a second resume meanwhile is refused: the run is locked.

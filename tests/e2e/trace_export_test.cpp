@@ -182,12 +182,23 @@ TEST(TraceExportE2E, BestOfAHostMatmulRunIsASolutionWithATracePerWorkload) {
 
   std::ifstream lines(answer["traces"].get<std::string>());
   const json task = read_json_file(run_dir / "task" / "task.json");
+  const json best_eval = read_json_file(run_dir / "best" / "eval.json");
   std::size_t count = 0;
   for (std::string line; std::getline(lines, line); ++count) {
     const json trace = json::parse(line);
     for (const std::string& error : check_trace(trace)) ADD_FAILURE() << error << "\n" << trace.dump(2);
     EXPECT_EQ(trace["solution"], solution["name"]);
     EXPECT_GT(trace["evaluation"]["performance"]["latency_ms"].get<double>(), 0.0);
+    // One definition of speedup: the exported factor and latencies are the evaluator's (medians), not a ratio of
+    // means that disagrees with `eval`.
+    const json& performance = trace["evaluation"]["performance"];
+    for (const json& measured : best_eval["workloads"]) {
+      if (measured["name"] != trace["workload"]["uuid"]) continue;
+      EXPECT_DOUBLE_EQ(performance["speedup_factor"].get<double>(), measured["speedup"].get<double>());
+      EXPECT_DOUBLE_EQ(performance["latency_ms"].get<double>(), measured["candidate"]["median_s"].get<double>() * 1e3);
+      EXPECT_DOUBLE_EQ(performance["reference_latency_ms"].get<double>(),
+                       measured["baseline"]["median_s"].get<double>() * 1e3);
+    }
   }
   EXPECT_EQ(count, task["workloads"].size());
 

@@ -41,6 +41,8 @@ ReplayRunResult run_replayed(const Landscape& landscape, const ReplayRunRequest&
   Meter meter;
   RunContext context(runner, meter);
   context.interrupted = [] { return false; };
+  // Evaluations answer at once here, so members side by side would only make the run depend on the scheduler.
+  context.parallel_turns = ParallelTurns::in_turn;
   ReplayCallLog log;
   context.make_evaluator = [&](const ExecutorSettings&, const std::filesystem::path& task_dir) {
     return std::make_unique<ReplayEvaluator>(landscape, task_dir, request.noise_seed, &log);

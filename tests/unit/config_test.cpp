@@ -140,6 +140,19 @@ TEST(ConfigRules, OutOfRangeAndUnknownValuesAreRefusedNamingKeyAndSource) {
       {"eval.libraries=[{\"name\":\"x\",\"link\":\"-lx\"}]",
        "'eval.libraries' entry 0's \"link\" must be a list of strings"},
       {"eval.libraries=[{\"symbols\":[]}]", "'eval.libraries' entry 0 needs a non-empty string \"name\""},
+      // A duration of 1e308 s turned every deadline built from it into "never" (a timing stage that never ended).
+      {"eval.timing.warmup_s=1e308", "'eval.timing.warmup_s' must be at most 3600, got 1e+308"},
+      {"eval.stages.timing.timeout_s=1000000", "'eval.stages.timing.timeout_s' must be at most 86400, got 1000000"},
+      {"llm.request_timeout_s=1e308", "'llm.request_timeout_s' must be at most 86400"},
+      {"eval.timing.max_time_s=0", "'eval.timing.max_time_s' must be above 0, got 0"},
+      {"cluster.devices=0,0", "'cluster.devices' names device 0 twice"},
+      {"cluster.devices=x", "'cluster.devices' entry \"x\" is no device"},
+      {"cluster.devices=-1", "'cluster.devices' entry \"-1\" is no device"},
+      {"cluster.devices=999", "'cluster.devices' entry \"999\" is no device"},
+      {"cluster.devices=0,,1", "'cluster.devices' has an empty entry"},
+      {"cluster.devices=all,0", "'cluster.devices' entry \"all\" is no device"},
+      {"cluster.devices=12345678901234567890", "is no device"},
+      {"cluster.slurm.extra_args=[1]", "'cluster.slurm.extra_args' entry 0 must be a string, got 1"},
   };
   for (const auto& row : rows) {
     const auto& [assignment, expected] = row;
@@ -151,12 +164,26 @@ TEST(ConfigRules, OutOfRangeAndUnknownValuesAreRefusedNamingKeyAndSource) {
   }
 }
 
+// Every duration key (a name ending in _s that is not a rate) has an upper bound, so no deadline can be made endless.
+TEST(ConfigRules, EveryDurationHasAnUpperBound) {
+  for (const ConfigRule& rule : config_rules()) {
+    const std::string& path = rule.path;
+    const bool duration =
+        path.size() > 2 && path.compare(path.size() - 2, 2, "_s") == 0 && path.find("_per_s") == std::string::npos;
+    if (duration) {
+      EXPECT_TRUE(rule.max.has_value()) << path << " has no upper bound";
+    }
+  }
+}
+
 TEST(ConfigRules, ValuesInsideTheirRangeAreKept) {
   Config config;
   config.overlay_assignment("eval.timing.min_samples=2", "--set");
   config.overlay_assignment("supervisor.optimizer_share=1", "--set");
   config.overlay_assignment("llm.temperature=-1", "--set");
   config.overlay_assignment("budgets.tokens=5000000000", "--set");
+  config.overlay_assignment("cluster.devices=0, 1,GPU-5d2f-00ab", "--set");
+  config.overlay_assignment("cluster.slurm.extra_args=[\"--exclusive\"]", "--set");
   EXPECT_EQ(config.get<int>("eval.timing.min_samples"), 2);
   EXPECT_EQ(config.get<long long>("budgets.tokens"), 5000000000LL);
 }

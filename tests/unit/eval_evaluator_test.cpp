@@ -2,6 +2,7 @@
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/process.hpp>
+#include <evoteam/eval/candidate_evaluator.hpp>
 #include <evoteam/eval/evaluator.hpp>
 
 #include <gtest/gtest.h>
@@ -91,6 +92,38 @@ TEST_F(EvalEvaluator, CachedReevaluationIsAtLeastTwentyTimesFaster) {
   EXPECT_NE(other.candidate_hash, cold.candidate_hash);
   EXPECT_EQ(other.params.at("TILE_N"), "256");
   EXPECT_EQ(other.stages.size(), 2u);
+}
+
+// A workload whose tensors no machine here can hold (A, B and C are 12 TiB) is refused before anything is allocated,
+// naming the workload and the size, instead of ending in std::bad_alloc.
+TEST_F(EvalEvaluator, AWorkloadBeyondTheMachinesMemoryIsRefusedBeforeAllocating) {
+  nlohmann::json task = read_json_file(m_task.dir / "task.json");
+  task["workloads"].push_back({{"name", "huge"}, {"axes", {{"M", 1 << 20}, {"N", 1 << 20}, {"K", 1 << 20}}}});
+  write_json_atomic(m_task.dir / "task.json", task);
+  m_task = load_task(m_task.dir);
+  const EvalResult result = evaluate(Candidate::starting(m_task));
+  EXPECT_EQ(result.verdict, Verdict::infra_error) << result.reason;
+  EXPECT_NE(result.reason.find("workload huge needs 12288.0 GiB for one set"), std::string::npos) << result.reason;
+  EXPECT_NE(result.reason.find("refused before allocating"), std::string::npos) << result.reason;
+}
+
+// A run's evaluator serves a candidate measured before from the result cache, unless the run asked to measure
+// afresh (eval.reuse_results false: `optimize --no-cache`); that run still stores what it measured.
+TEST_F(EvalEvaluator, ARunThatAsksToMeasureAfreshIsNeverServedFromTheResultCache) {
+  EvalSettings settings = evoteam::testing::eval_test_settings();
+  settings.cache_dir = (m_dir.path() / "cache").string();
+  const auto result_hit = [&](CandidateEvaluator& evaluator) {
+    const CandidateEvaluator::Result result =
+        evaluator.evaluate(evaluator.starting_sources(), default_params(m_task), Stage::correctness, 0);
+    return result.eval_json.at("cache").value("result_hit", false);
+  };
+  std::unique_ptr<CandidateEvaluator> reusing = make_task_evaluator(settings, m_task.dir, system_runner());
+  EXPECT_FALSE(result_hit(*reusing));
+  EXPECT_TRUE(result_hit(*reusing)) << "the result cache is not in use: the test proves nothing";
+  settings.reuse_results = false;
+  std::unique_ptr<CandidateEvaluator> afresh = make_task_evaluator(settings, m_task.dir, system_runner());
+  EXPECT_FALSE(result_hit(*afresh)) << "served from an earlier run's cached result";
+  EXPECT_FALSE(result_hit(*afresh));
 }
 
 // Correct on every correctness trial, but crashes once the same call repeats many times in a row, as it does only

@@ -218,6 +218,21 @@ TEST_F(TimingRunEarly, ALockNeverFreedStopsTheHarnessWithAnInfraError) {
   EXPECT_EQ(std::count(names.begin(), names.end(), "timing"), 0);
 }
 
+// The early run's deadline once released is the timing stage's own: a warm-up far longer than the stage may take
+// is cut at the stage deadline (HANG_TIMEOUT), not at the deadline that also covered the wait for the release
+// (correctness, profile and the lock wait: over an hour by default).
+TEST_F(TimingRunEarly, TheStageDeadlineStartsAtTheReleaseWhateverTheSettings) {
+  m_settings.timing.warmup_s = 30;
+  m_settings.stages.timing.timeout_s = 1;
+  prepare();
+  TimingRun timing(*m_run, m_candidate, true);
+  timing.release();
+  const TimingResult result = timing.get();
+  ASSERT_TRUE(result.failure.has_value()) << "timed to the end: the stage deadline did not hold";
+  EXPECT_EQ(result.failure->verdict, Verdict::hang_timeout) << result.failure->reason;
+  EXPECT_TRUE(result.outcome.workloads.empty());
+}
+
 // A runner that answers every command with one canned stderr, as perf stat would.
 class CannedPerf : public ProcessRunner {
  public:

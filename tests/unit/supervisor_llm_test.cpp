@@ -84,6 +84,22 @@ TEST_F(SupervisorLlm, ValidProposalBecomesTheTeam) {
   EXPECT_FALSE(decision.stop);
 }
 
+// A reply that names a signal without evidence of its own keeps the measured evidence beside its words, so the
+// run's record (and the report's team-change rows) still say what was measured.
+TEST_F(SupervisorLlm, TheMeasuredEvidenceStaysBesideTheLlmsWords) {
+  Decision decision = decide(R"({"roles":[{"name":"profiling-scientist","budget_share":0.3},
+    {"name":"optimizer","budget_share":0.7}],"pattern":"pipeline","rationale":"profile it",
+    "evidence":[{"signal":"unprofiled_best"},{"signal":"no_such_signal","evidence":"my words"}]})");
+  ASSERT_EQ(decision.team.decided_by, "llm");
+  ASSERT_EQ(decision.team.evidence.size(), 2u);
+  const nlohmann::json& named = decision.team.evidence[0];
+  ASSERT_TRUE(named.contains("measured")) << named.dump();
+  EXPECT_EQ(named["measured"], m_signals.by_name.at("unprofiled_best").evidence);
+  EXPECT_FALSE(named["measured"].get<std::string>().empty());
+  EXPECT_EQ(decision.team.evidence[1].value("evidence", ""), "my words");
+  EXPECT_FALSE(decision.team.evidence[1].contains("measured"));
+}
+
 // The supervisor names itself as the caller, so a script shared with the team can address its replies to it.
 TEST_F(SupervisorLlm, ItAsksAsTheSupervisorSoAScriptCanAddressItsReplies) {
   nlohmann::json for_optimizer = reply_line("not a team");

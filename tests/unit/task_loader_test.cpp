@@ -183,6 +183,19 @@ TEST(TaskLoader, ReportsFileAndFieldForEveryMistake) {
          t["params"] = {{{"name", "T"}, {"values", {8, "16"}}, {"default", 8}}};
        },
        "params[0].values: mixes numbers and strings"},
+
+      // Sizes past what any machine holds, said as numbers (not "9223372036854775808.000000, not a size") and never
+      // wrapped into a small or negative count.
+      {"extent past 1e15", [](auto& t) { t["workloads"][0]["axes"]["N"] = 9223372036854775807LL; },
+       "'N' gives 9.22337e+18, above 1e15: too large for a size"},
+      {"elements past 1e15",
+       [](auto& t) {
+         t["axes"]["H"]["value"] = 100000000;
+         t["workloads"][0]["axes"]["N"] = 100000000;
+       },
+       "tensor x: more than 1e15 elements"},
+      {"unsigned past int64", [](auto& t) { t["axes"]["H"]["value"] = 18446744073709551615ULL; },
+       "axes.H.value: must be an integer up to 9223372036854775807, got 18446744073709551615"},
   };
   for (const Case& c : cases) {
     nlohmann::json task = minimal_task();

@@ -102,14 +102,17 @@ class RunTeam : public ::testing::Test {
   // Runs `team` with fake members: `notes` gives each role's hand-off note, `failing` the roles that throw.
   std::map<std::string, TurnOutcome> run(const TeamSpec& team, int evaluations,
                                          const std::map<std::string, std::string>& notes = {},
-                                         const std::set<std::string>& failing = {}) {
-    const int wait_for_peers = team.pattern == Pattern::parallel ? static_cast<int>(team.roles.size()) : 0;
+                                         const std::set<std::string>& failing = {},
+                                         ParallelTurns parallel_turns = ParallelTurns::side_by_side) {
+    const int wait_for_peers = team.pattern == Pattern::parallel && parallel_turns == ParallelTurns::side_by_side
+                                   ? static_cast<int>(team.roles.size())
+                                   : 0;
     MemberFactory make_member = [&](const RoleAssignment& role) -> std::unique_ptr<TeamMember> {
       auto note = notes.find(role.name);
       return std::make_unique<FakeMember>(m_log, note == notes.end() ? "" : note->second, wait_for_peers,
                                           failing.count(role.name) > 0);
     };
-    return run_team(team, 3, CycleBudget{evaluations}, make_member, m_lab, m_knowledge, 42);
+    return run_team(team, 3, CycleBudget{evaluations}, make_member, m_lab, m_knowledge, 42, parallel_turns);
   }
 
   static TeamSpec team_of(Pattern pattern, std::vector<RoleAssignment> roles) {
@@ -188,6 +191,20 @@ TEST_F(RunTeam, ParallelRunsEveryMemberAtOnceOnItsLineage) {
   EXPECT_EQ(m_log.seen.at("debugger").evaluation_budget, 3);
   // Each member draws from its own seed, so two members of one cycle do not make the same random choices.
   EXPECT_NE(m_log.seen.at("optimizer").seed, m_log.seen.at("debugger").seed);
+}
+
+// In turn (a replayed run), a parallel team's members act one at a time in the team's order, each as it would side
+// by side: its own lineage, budget and seed, and no hand-off from the peer before it.
+TEST_F(RunTeam, ParallelInTurnRunsTheMembersOneAtATimeInTheTeamsOrder) {
+  TeamSpec team = team_of(Pattern::parallel, {{"optimizer", 0.5, "best"}, {"debugger", 0.5, "failing"}});
+  std::map<std::string, TurnOutcome> outcomes =
+      run(team, 6, {{"optimizer", "o"}, {"debugger", "d"}}, {}, ParallelTurns::in_turn);
+  ASSERT_EQ(outcomes.size(), 2u);
+  EXPECT_EQ(m_log.most_running_at_once, 1);
+  EXPECT_EQ(m_log.started, (std::vector<std::string>{"optimizer", "debugger"}));
+  EXPECT_EQ(m_log.seen.at("debugger").handoff_note, "none");
+  EXPECT_EQ(m_log.seen.at("debugger").role.lineage, "failing");
+  EXPECT_EQ(m_log.seen.at("debugger").evaluation_budget, 3);
 }
 
 // A full disk in a member's turn is the run's failure, not the member's: it stops the run (exit 74), so the cycle

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -241,6 +242,70 @@ TEST(TraceImport, UnknownFieldsAndInputKindsAreFindingsAndStrictRefuses) {
   EXPECT_THROW(import_definition(dir / "def.json", dir / "w.jsonl", dir / "strict", true), InvalidInput);
   EXPECT_FALSE(fs::exists(dir / "strict"));
   EXPECT_THROW(import_definition(dir / "def.json", dir / "w.jsonl", dir / "toy", false), InvalidInput);  // not empty
+}
+
+std::string import_error(const fs::path& definition, const std::optional<fs::path>& workloads, const fs::path& out,
+                         bool strict) {
+  try {
+    import_definition(definition, workloads, out, strict);
+  } catch (const InvalidInput& error) {
+    return error.what();
+  }
+  return "";
+}
+
+// A number task.json cannot hold is refused naming the field, never written wrapped (18446744073709551615 as -1).
+TEST(TraceImport, AConstAxisOutsideAnExtentIsRefusedNotWrapped) {
+  testing::TempDir dir;
+  for (const char* value : {"18446744073709551615", "-1", "0"}) {
+    write_file_atomic(dir / "def.json", std::string(R"({"name": "toy", "axes": {"n": {"type": "var"},
+      "k": {"type": "const", "value": )") + value +
+                                            R"(}},
+      "inputs": {"x": {"shape": ["n", "k"], "dtype": "float32"}}, "outputs": {"y": {"shape": ["n"], "dtype": "float32"}},
+      "reference": "def run(x):\n    return x.sum(1)\n"})");
+    const std::string message = import_error(dir / "def.json", std::nullopt, dir / "toy", false);
+    EXPECT_NE(message.find("axes.k.value"), std::string::npos) << value << ": " << message;
+    EXPECT_FALSE(fs::exists(dir / "toy" / "task.json")) << value << " was written";
+  }
+}
+
+// What the import writes is loaded by the task loader: a task it refuses fails the import (exit 3), under --strict
+// with nothing written, otherwise kept for editing; a workload extent that is no size is skipped and said.
+TEST(TraceImport, ATaskTheLoaderRefusesIsNotAnImport) {
+  testing::TempDir dir;
+  write_file_atomic(dir / "def.json", R"({"name": "toy", "axes": {"M": {"type": "var"}},
+    "inputs": {"x": {"shape": ["M"], "dtype": "float32"}}, "outputs": {"y": {"shape": ["M"], "dtype": "float32"}},
+    "reference": "def run(x):\n    return x\n"})");
+  write_file_atomic(dir / "huge.jsonl",
+                    "{\"definition\": \"toy\", \"workload\": {\"uuid\": \"aaaa1111\", \"axes\": {\"M\": "
+                    "9223372036854775807}, \"inputs\": {}}}\n");
+  std::string message = import_error(dir / "def.json", dir / "huge.jsonl", dir / "strict", true);
+  EXPECT_NE(message.find("too large"), std::string::npos) << message;
+  EXPECT_FALSE(fs::exists(dir / "strict")) << "--strict wrote a task its loader refuses";
+  message = import_error(dir / "def.json", dir / "huge.jsonl", dir / "kept", false);
+  EXPECT_NE(message.find("the task loader refuses"), std::string::npos) << message;
+  EXPECT_TRUE(fs::exists(dir / "kept" / "task.json")) << "the directory stays for editing";
+
+  write_file_atomic(dir / "negative.jsonl",
+                    "{\"definition\": \"toy\", \"workload\": {\"uuid\": \"bbbb2222\", \"axes\": {\"M\": -5}, "
+                    "\"inputs\": {}}}\n"
+                    "{\"definition\": \"toy\", \"workload\": {\"uuid\": \"cccc3333\", \"axes\": {\"M\": 8}, "
+                    "\"inputs\": {}}}\n");
+  const ImportedTask imported = import_definition(dir / "def.json", dir / "negative.jsonl", dir / "toy", false);
+  EXPECT_TRUE(has_finding(imported, "negative.jsonl", "line 1: workload.axes.M", true));
+  EXPECT_EQ(load_task(dir / "toy").workloads.size(), 1u);
+}
+
+// A dtype that is no name is said as what it is, not as an empty name (dtype "").
+TEST(TraceImport, ADtypeThatIsNoNameIsSaidAsItIs) {
+  testing::TempDir dir;
+  write_file_atomic(dir / "def.json", R"({"name": "toy", "axes": {"n": {"type": "var"}},
+    "inputs": {"x": {"shape": ["n"], "dtype": 16}}, "outputs": {"y": {"shape": ["n"], "dtype": "float32"}},
+    "reference": "def run(x):\n    return x\n"})");
+  const std::string message = import_error(dir / "def.json", std::nullopt, dir / "toy", false);
+  EXPECT_NE(message.find("inputs.x.dtype: a dtype is a name such as \"float32\", got 16"), std::string::npos)
+      << message;
+  EXPECT_EQ(message.find("dtype \"\""), std::string::npos) << message;
 }
 
 TEST(TraceImport, DtypesWithoutAnEquivalentAreRefused) {

@@ -148,6 +148,7 @@ struct EvalSettings {
   std::string cache_dir;  // "": default_cache_dir() decides
   std::string lock_dir;
   bool keep_scratch = false;
+  bool reuse_results = true;  // false: every evaluation of a run measures afresh (refreshing the cached result)
   StageTimeouts stages;
   HostSettings host;
   CudaSettings cuda;

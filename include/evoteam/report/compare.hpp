@@ -34,6 +34,7 @@ struct RunComparison {
   double auc_best = 0;
   nlohmann::json budget_limits;  // the run's budgets, to tell whether the runs compared are at equal budget
   std::vector<std::optional<double>> best_so_far;  // per evaluation, for the overlay
+  std::vector<std::string> journal_skipped;        // what of its journal was left out (the figures lack it)
 };
 
 RunComparison compare_entry(const RunReport& report);

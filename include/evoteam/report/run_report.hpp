@@ -50,6 +50,11 @@ struct ReportCycle {
   double tokens_before = 0;
   double cost_before = 0;
   double wall_before = 0;
+  // What the cycle itself spent, from the meter's ticks between its start and the next cycle's (the run's end for
+  // the last): the cycles' rows add up to the run's totals.
+  double tokens_spent = 0;
+  double cost_spent = 0;
+  double wall_spent = 0;
 
   // The team differs from the cycle before (the first cycle's team is no change).
   bool changed() const;
@@ -114,6 +119,9 @@ struct RunReport {
   std::map<std::string, int> failures;  // verdict (or "REJECTED") → count, the passing ones left out
   std::vector<ReportKnowledge> knowledge;
   std::vector<std::string> warnings;  // what could not be read, shown in the report rather than failing it
+  // What of the journal was left out (missing, torn, damaged lines or records): also among the warnings; the
+  // commands print it, and `compare --json` carries it per run.
+  std::vector<std::string> journal_skipped;
 
   double total_tokens = 0;
   double total_cost_usd = 0;

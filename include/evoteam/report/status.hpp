@@ -52,6 +52,8 @@ struct RunStatusView {
   std::map<std::string, double> device_seconds;
   std::vector<ClusterJobView> jobs;  // Slurm worker jobs serving the run (--executor slurm)
   int jobs_ended = 0;                // worker jobs that ended under the run (lost or released)
+  // What of the journal was left out (missing, torn, damaged lines or records): the figures above lack it.
+  std::vector<std::string> journal_skipped;
 };
 
 RunStatusView run_status(const std::filesystem::path& run_dir);

@@ -18,6 +18,7 @@
 #include <evoteam/history/stop_reason.hpp>
 #include <evoteam/supervisor/supervisor_policy.hpp>
 #include <evoteam/team/lab.hpp>
+#include <evoteam/team/team.hpp>
 
 namespace evoteam {
 
@@ -83,6 +84,9 @@ struct RunContext {
   std::function<bool()> interrupted = [] { return evoteam::interrupted(); };
   // Empty: the real evaluator on the run's frozen task, running its children through `runner`.
   EvaluatorFactory make_evaluator;
+  // A parallel pattern's members side by side (a real run) or in turn (a replayed run that must be the same for
+  // the same seed).
+  ParallelTurns parallel_turns = ParallelTurns::side_by_side;
   // Called at the end of every cycle, once its records and run.json's summary are written: the CLI rewrites the
   // run's report here (the supervisor knows nothing of reports), a campaign follows its run. Must not throw.
   std::function<void(const std::filesystem::path& run_dir)> on_cycle_end;

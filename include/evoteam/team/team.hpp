@@ -81,11 +81,17 @@ struct CycleBudget {
   int evaluations = 8;  // evaluations the whole team may spend this cycle
 };
 
+// How a parallel pattern's members take their turns. Side by side, the order in which their evaluations land
+// (and so what each reads of the others' mid-cycle) is the scheduler's; in turn, in role order, a run is a function
+// of its seed — what a replayed search benchmark needs — at the cost of the overlap.
+enum class ParallelTurns { side_by_side, in_turn };
+
 // Runs one cycle's team. Returns each member's outcome by role. A member's exception is recorded as that
 // member's failure and does not stop the others (it is rethrown only if it is an InvalidInput).
 std::map<std::string, TurnOutcome> run_team(const TeamSpec& team, int cycle, const CycleBudget& budget,
                                             const MemberFactory& make_member, Lab& lab, KnowledgeBase& knowledge,
-                                            std::uint64_t run_seed);
+                                            std::uint64_t run_seed,
+                                            ParallelTurns parallel_turns = ParallelTurns::side_by_side);
 
 // The builtin offline team: rule-based roles over the task's declared params (no LLM, no key).
 std::unique_ptr<TeamMember> make_builtin_member(const std::string& role, double reverify_ratio);
