@@ -53,21 +53,22 @@ struct OptimizeFlags {
   bool no_cache = false;
 };
 
-// The run's report.html and report.md, written into its directory as the run ends. A report that cannot be
-// written (a full disk) costs the user a warning, never the run's exit code: the run itself is complete.
-void write_report_of(const RunOutcome& outcome) {
+// The run's report.html and report.md, written into its directory as the run starts, at the end of every cycle
+// (a page left open reloads itself while the run is live) and as the run ends (the page stops reloading). A report
+// that cannot be written (a full disk) costs the user a warning, never the run or its exit code.
+void write_report_of(const std::filesystem::path& run_dir, bool at_end) {
   try {
-    const std::vector<std::filesystem::path> written = write_run_report(
-        load_run_report(outcome.run_dir), outcome.run_dir, {ReportFormat::html, ReportFormat::markdown});
-    spdlog::info("report: {}", written.front().string());
+    const std::vector<std::filesystem::path> written =
+        write_run_report(load_run_report(run_dir), run_dir, {ReportFormat::html, ReportFormat::markdown});
+    if (at_end) spdlog::info("report: {}", written.front().string());
   } catch (const std::exception& error) {
     spdlog::warn("the run's report was not written ({}); `evoteam report {}` writes it later", error.what(),
-                 outcome.run_dir.string());
+                 run_dir.string());
   }
 }
 
 int finish_run(const RunOutcome& outcome, bool json) {
-  write_report_of(outcome);
+  write_report_of(outcome.run_dir, true);
   if (json) {
     print_json(outcome.to_json());
   } else {
@@ -125,8 +126,13 @@ int start_detached_optimize(const std::vector<std::string>& arguments, bool json
   return 0;
 }
 
-// A run of this process: its children, its one meter, the real clock and the evaluator on the run's task.
-RunContext process_run_context() { return RunContext(system_runner(), process_meter()); }
+// A run of this process: its children, its one meter, the real clock, the evaluator on the run's task, and its
+// report rewritten at every cycle's end.
+RunContext process_run_context() {
+  RunContext context(system_runner(), process_meter());
+  context.on_cycle_end = [](const std::filesystem::path& run_dir) { write_report_of(run_dir, false); };
+  return context;
+}
 
 }  // namespace
 
@@ -218,6 +224,8 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
         // a request to stop at the next safe point (as inside the loop), not death without a record.
         install_interrupt_forwarding();
         announce_detached_run(run_dir, run_dir / k_daemon_log_name);
+        // The page exists from the start, so a tab can be opened on it before the first cycle ends.
+        write_report_of(run_dir, false);
       };
       RunContext run_context = process_run_context();
       return finish_run(optimize(config, options, run_context), flags->json);

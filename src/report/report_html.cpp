@@ -68,6 +68,9 @@ void summary_section(std::ostringstream& out, const RunReport& report) {
   row("team mode", report.team_mode);
   row("status", report.status + (report.stop_reason.empty() ? "" : " (" + report.stop_reason + ")"));
   row("started", report.started);
+  if (report.live)
+    out << "<dt>live</dt><dd id=\"live\" data-cycles=\"" << report.cycles_finished << "\">" << report.cycles_finished
+        << " cycles finished; this page is rewritten at every cycle's end and reloads itself</dd>";
   row("best", report.best_candidate.empty() ? "none passed"
                                             : report.best_candidate + " " + speedup_text(report.best_speedup) + " " +
                                                   interval_text(report.best_low, report.best_high));
@@ -241,11 +244,21 @@ void knowledge_section(std::ostringstream& out, const RunReport& report) {
 
 }  // namespace
 
+std::string report_page_head(const std::string& title, bool live, std::string_view extra_style) {
+  std::ostringstream out;
+  out << "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">";
+  // A browser tab left open on a live run follows it with no server: the daemon rewrites the file at every
+  // cycle's end and the page reads it again. The last rewrite, as the run ends, drops the reload.
+  if (live) out << "<meta http-equiv=\"refresh\" content=\"" << k_live_reload_s << "\">";
+  out << "<title>" << e(title) << "</title><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+      << "<style>" << k_style << extra_style << "</style></head><body>";
+  return out.str();
+}
+
 std::string render_report_html(const RunReport& report) {
   std::ostringstream out;
-  out << "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>evoteam report " << e(report.id)
-      << "</title><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><style>" << k_style
-      << "</style></head><body><h1>" << e(report.task) << " \u2014 " << e(report.id) << "</h1>";
+  out << report_page_head("evoteam report " + report.id, report.live) << "<h1>" << e(report.task) << " \u2014 "
+      << e(report.id) << "</h1>";
   summary_section(out, report);
   for (const std::string& warning : report.warnings) out << "<p class=\"warn\">" << e(warning) << "</p>";
   progress_section(out, report);

@@ -16,7 +16,6 @@ namespace markdown {
 // How many of the fastest candidates the Markdown lists; the HTML lineage shows them all.
 constexpr std::size_t k_top_candidates = 10;
 
-// A table cell: pipes and line breaks would end the cell or the row.
 std::string cell(const std::string& text) {
   std::string out;
   for (char c : text) {
@@ -39,6 +38,8 @@ void summary_section(std::ostringstream& out, const RunReport& report) {
   out << "| team mode | " << cell(report.team_mode) << " |\n";
   out << "| status | " << cell(report.status + (report.stop_reason.empty() ? "" : " (" + report.stop_reason + ")"))
       << " |\n";
+  if (report.live)
+    out << "| live | " << report.cycles_finished << " cycles finished; rewritten at every cycle's end |\n";
   out << "| best | "
       << (report.best_candidate.empty() ? "none passed"
                                         : cell(report.best_candidate + " " + speedup_text(report.best_speedup) + " " +

@@ -3,6 +3,7 @@
 // coloured, how numbers read, and the lineage tree.
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <evoteam/report/run_report.hpp>
 
@@ -27,6 +28,19 @@ std::string budget_text(const BudgetBurn& burn);
 std::string change_label(const ReportCycle& cycle);
 // Everything about it, for hover text and tables: the change, then the signals that caused it.
 std::string change_detail(const ReportCycle& cycle);
+
+// While a run or campaign is live its HTML page reloads itself this often (seconds): often enough to follow a
+// cycle of a few minutes, rarely enough not to flicker while someone reads.
+inline constexpr int k_live_reload_s = 15;
+
+// The opening of a report page up to <body>: the title, the house style every report page shares, and while
+// `live` a reload every k_live_reload_s seconds; a page's own rules follow the shared ones.
+std::string report_page_head(const std::string& title, bool live, std::string_view extra_style = "");
+
+// A Markdown table cell: pipes and line breaks would end the cell or the row.
+namespace markdown {
+std::string cell(const std::string& text);
+}
 
 // The candidates as a tree of <details>: from each root the path to its best descendant runs flat (the
 // run's best path marked), branches off it fold under one line each, failed leaves are counted on one line.

@@ -176,6 +176,8 @@ void read_task(RunReport& report) {
     const nlohmann::json task = read_json_file(report.dir / "task" / "task.json");
     report.target = text_or(task, "target");
     report.archs = join(text_list(task.value("archs", nlohmann::json::array())), ", ");
+    for (const nlohmann::json& workload : task.value("workloads", nlohmann::json::array()))
+      if (workload.is_object()) report.task_workloads.push_back(text_or(workload, "name"));
   } catch (const Error& error) {
     report.warnings.push_back(std::string("the frozen task not read: ") + error.what());
   }
@@ -201,11 +203,16 @@ void read_best(RunReport& report) {
         row.high = bounds[1].get<double>();
       }
       row.roofline_fraction = optional_number(workload, "roofline_fraction");
-      if (workload.contains("vendor") && workload["vendor"].is_object())
+      row.start_s = optional_number(workload.value("baseline", nlohmann::json::object()), "median_s");
+      row.best_s = optional_number(workload.value("candidate", nlohmann::json::object()), "median_s");
+      if (workload.contains("vendor") && workload["vendor"].is_object()) {
         row.vendor_fraction = optional_number(workload["vendor"], "fraction");
+        row.vendor_s = optional_number(workload["vendor"], "median_s");
+      }
       report.best_workloads.push_back(row);
     }
     report.best_roofline_fraction = optional_number(eval, "roofline_fraction");
+    report.best_device = text_or(eval, "device");
     if (eval.contains("vendor") && eval["vendor"].is_object()) {
       const nlohmann::json& vendor = eval["vendor"];
       report.vendor_name = text_or(vendor, "name");
@@ -297,7 +304,9 @@ RunReport load_run_report(const std::filesystem::path& run_dir) {
   report.cycles_finished = static_cast<int>(number_or(summary, "cycles", 0));
   report.best_candidate = text_or(summary, "best_candidate");
   report.best_speedup = optional_number(summary, "best_speedup");
-  report.budgets = run_status(run_dir).budgets;
+  const RunStatusView status = run_status(run_dir);
+  report.budgets = status.budgets;
+  report.live = parse_run_status(report.status) == RunStatus::running && status.daemon_alive;
 
   read_task(report);
   read_journal(report);

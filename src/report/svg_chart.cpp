@@ -134,8 +134,9 @@ void draw_axes(std::ostringstream& out, const Chart& chart, const Scale& scale) 
   }
   out << "<line class=\"axis\" x1=\"" << coord(k_left) << "\" x2=\"" << coord(k_width - k_right) << "\" y1=\""
       << coord(axis) << "\" y2=\"" << coord(axis) << "\"/>";
-  out << "<text class=\"tick\" x=\"" << coord(k_left - 6) << "\" y=\"" << coord(axis + k_failure_gap)
-      << "\" text-anchor=\"end\" dominant-baseline=\"middle\">failed</text>";
+  if (!chart.failure_label.empty())
+    out << "<text class=\"tick\" x=\"" << coord(k_left - 6) << "\" y=\"" << coord(axis + k_failure_gap)
+        << "\" text-anchor=\"end\" dominant-baseline=\"middle\">" << html_escape(chart.failure_label) << "</text>";
   out << "<text class=\"label\" x=\"" << coord((k_left + k_width - k_right) / 2) << "\" y=\"" << coord(k_height - 8)
       << "\" text-anchor=\"middle\">" << html_escape(chart.x_label) << "</text>";
   out << "<text class=\"label\" transform=\"translate(14," << coord((k_top + axis) / 2)

@@ -37,6 +37,8 @@ struct Chart {
   std::vector<ChartPoint> points;
   std::vector<ChartLine> lines;
   std::vector<ChartMark> marks;
+  // The row under the axis where points without a y sit; empty: a chart with no such points draws no row label.
+  std::string failure_label = "failed";
 };
 
 // The chart as an <svg class="chart" id=... data-candidates=N data-plotted=M>. Above max_points the points

@@ -483,6 +483,7 @@ void SupervisorLoop::finish_cycle(int cycle, const std::map<std::string, TurnOut
   m_run.update_run_json({{"summary", summary_json(m_state, cycle, m_context.meter.totals())}});
   spdlog::info("cycle {} done: best {} {}, {} evaluations so far", cycle, best ? best->candidate_id : "none",
                best && best->speedup ? fixed(*best->speedup, 3) + "x" : "", m_state.history.evaluation_count());
+  if (m_context.on_cycle_end) m_context.on_cycle_end(m_run.path());
 }
 
 RunOutcome finish_run(RunDir& run, const RunState& state, StopReason reason, const MeterTotals& spent) {

@@ -3,14 +3,18 @@
 // way a person opens it — the screenshot kept beside the test output, the drawn page counted.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <cstdlib>
 #include <regex>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/process.hpp>
 #include <evoteam/core/text.hpp>
+#include <evoteam/store/store.hpp>
 
 #include "support/cli_runner.hpp"
 #include "support/temp_dir.hpp"
@@ -180,6 +184,93 @@ TEST(ReportE2E, CompareTwoRunsAsJsonAndHtml) {
 
   const ProcessResult missing = run_evoteam({"compare", (out / "no-such-run").string()}, std::chrono::seconds(60));
   EXPECT_EQ(missing.exit_code, 3) << describe(missing);
+}
+
+// The cycles a live page says are finished (its "live" row), or nullopt when the page is not live.
+std::optional<int> live_cycles(const std::string& page) {
+  std::smatch live;
+  if (!std::regex_search(page, live, std::regex("id=\"live\" data-cycles=\"(\\d+)\""))) return std::nullopt;
+  return std::stoi(live[1].str());
+}
+
+bool reloads(const std::string& page) { return page.find("<meta http-equiv=\"refresh\"") != std::string::npos; }
+
+// Polls the run's report.html until `done` holds for its text or the deadline passes; the last text read.
+template <typename Predicate>
+std::string poll_page(const std::filesystem::path& page, std::chrono::seconds limit, Predicate done) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    const std::string text = std::filesystem::exists(page) ? read_file(page) : "";
+    if (done(text) || std::chrono::steady_clock::now() >= deadline) return text;
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+}
+
+// A detached daemon outlives a failed assertion: kill whatever still holds the run when the test ends.
+struct LiveRunReaper {
+  std::filesystem::path run_dir;
+  ~LiveRunReaper() {
+    if (run_dir.empty()) return;
+    const std::optional<int> pid = lock_holder(run_dir);
+    if (!pid || *pid <= 0) return;
+    ::kill(-*pid, SIGKILL);  // its process group: the compilers and harnesses it runs
+    ::kill(*pid, SIGKILL);
+  }
+};
+
+// A page left open on a live run follows it: the daemon rewrites report.html at every cycle's end, and the page
+// as Chromium loads it carries the reload and the cycles so far; two cycles apart it shows two counts. Once the
+// run has ended, its last rewrite drops the reload.
+TEST(ReportE2E, ALiveRunsPageFollowsItsCyclesAndStopsReloadingWhenItEnds) {
+  const std::optional<std::string> browser = find_browser();
+  if (!browser) {
+    if (std::getenv("EVOTEAM_REQUIRE_BROWSER") != nullptr)
+      FAIL() << "no chromium found, and EVOTEAM_REQUIRE_BROWSER is set";
+    GTEST_SKIP() << "no chromium installed (scripts/test installs it)";
+  }
+  testing::TempDir dir;
+  // A cache of its own: every evaluation really runs, so a cycle lasts seconds and the run outlasts the dumps.
+  const ProcessResult started =
+      run_evoteam({"--set", "eval.cache_dir=" + (dir / "cache").string(), "optimize", k_task.string(), "--provider",
+                   "builtin", "--runs-dir", (dir / "runs").string(), "--max-cycles", "12", "--detach", "--json"},
+                  std::chrono::seconds(60));
+  ASSERT_TRUE(started.ok()) << describe(started);
+  LiveRunReaper reaper{parse_stdout(started)["run_dir"].get<std::string>()};
+  const std::filesystem::path page = reaper.run_dir / "report.html";
+  testing::TempDir profile;
+  const auto dump = [&](const std::string& name) {
+    const ProcessResult dom = run_browser(*browser, profile / name, {"--dump-dom", "file://" + page.string()});
+    EXPECT_TRUE(dom.ok()) << dom.describe() << dom.err.text;
+    return dom.out.text;
+  };
+
+  const std::string first_file = poll_page(page, std::chrono::seconds(300), [](const std::string& text) {
+    return live_cycles(text).value_or(0) >= 1 || (!text.empty() && !reloads(text));
+  });
+  ASSERT_GE(live_cycles(first_file).value_or(0), 1) << "no live page after a cycle: " << first_file.substr(0, 3000);
+  const std::string first = dump("a");
+  ASSERT_TRUE(live_cycles(first)) << "the page Chromium loaded is not live: " << first.substr(0, 3000);
+  EXPECT_TRUE(reloads(first)) << first.substr(0, 3000);
+
+  const std::string next_file = poll_page(page, std::chrono::seconds(300), [&](const std::string& text) {
+    return live_cycles(text).value_or(0) > *live_cycles(first) || (!text.empty() && !reloads(text));
+  });
+  ASSERT_TRUE(live_cycles(next_file)) << "the run ended before a second live cycle; raise --max-cycles";
+  const std::string second = dump("b");
+  ASSERT_TRUE(live_cycles(second)) << second.substr(0, 3000);
+  EXPECT_GT(*live_cycles(second), *live_cycles(first)) << "the page changed between two cycles";
+  EXPECT_TRUE(reloads(second));
+
+  const ProcessResult stop = run_evoteam({"stop", reaper.run_dir.string()}, std::chrono::seconds(60));
+  ASSERT_TRUE(stop.ok()) << describe(stop);
+  const ProcessResult wait = run_evoteam({"wait", reaper.run_dir.string()}, std::chrono::seconds(300));
+  EXPECT_EQ(wait.exit_code, 130) << describe(wait);
+  // The daemon writes its last page as it exits, just after it lets go of the run that `wait` watches.
+  poll_page(page, std::chrono::seconds(60), [](const std::string& text) { return !reloads(text); });
+  const std::string ended = dump("c");
+  EXPECT_FALSE(reloads(ended)) << "an ended run's page stops reloading: " << ended.substr(0, 3000);
+  EXPECT_FALSE(live_cycles(ended));
+  EXPECT_NE(ended.find("stopped (interrupted)"), std::string::npos) << ended.substr(0, 3000);
 }
 
 }  // namespace

@@ -67,6 +67,11 @@ struct ReportWorkload {
   std::optional<double> high;
   std::optional<double> roofline_fraction;
   std::optional<double> vendor_fraction;  // the candidate's speed as a fraction of the vendor baseline's
+  // Median times of one call: the starting kernel's (the evaluation's baseline), the candidate's and the vendor
+  // baseline's, where measured.
+  std::optional<double> start_s;
+  std::optional<double> best_s;
+  std::optional<double> vendor_s;
 };
 
 struct ReportKnowledge {
@@ -90,13 +95,17 @@ struct RunReport {
   std::string stop_reason;
   std::string started;
   int cycles_finished = 0;
+  // run.json says running and a live daemon holds the run: the page reloads itself while this holds.
+  bool live = false;
+  std::vector<std::string> task_workloads;  // the frozen task's workload names, in its order
 
   std::string best_candidate;
   std::optional<double> best_speedup;
   std::optional<double> best_low;
   std::optional<double> best_high;
   std::vector<ReportWorkload> best_workloads;
-  std::string best_bound;  // compute or memory, where the best was profiled
+  std::string best_device;  // what measured the best: "host", "cuda:<uuid>"
+  std::string best_bound;   // compute or memory, where the best was profiled
   std::optional<double> best_roofline_fraction;
   // The task's vendor baseline (FlashInfer) for the best: its name, the best's fraction of its speed (geometric
   // mean), and when not measured, why (its status and detail from the evaluation).

@@ -87,6 +87,9 @@ struct RunContext {
   // A parallel pattern's members side by side (a real run) or in turn (a replayed run that must be the same for
   // the same seed).
   ParallelTurns parallel_turns = ParallelTurns::side_by_side;
+  // Called at the end of every cycle, once its records and run.json's summary are written: the CLI rewrites the
+  // run's report here (the supervisor knows nothing of reports), a campaign follows its run. Must not throw.
+  std::function<void(const std::filesystem::path& run_dir)> on_cycle_end;
 };
 
 RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunContext& context);
