@@ -14,6 +14,7 @@
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/process.hpp>
 #include <evoteam/core/text.hpp>
+#include <evoteam/report/campaign_report.hpp>
 #include <evoteam/supervisor/supervisor_settings.hpp>
 
 #include "cli/command.hpp"
@@ -109,8 +110,14 @@ CampaignHooks campaign_hooks() {
     install_interrupt_forwarding();
     announce_detached_run(dir, dir / k_campaign_daemon_log_name);
   };
+  // The campaign's pages follow it: rewritten at every state change and every cycle end of its runs. A page that
+  // cannot be written is a warning; the campaign goes on.
   hooks.on_progress = [](const std::filesystem::path& dir) {
-    (void)dir;  // wired at merge: write_campaign_report(dir) from <evoteam/report/campaign_report.hpp>
+    try {
+      write_campaign_report(dir);
+    } catch (const std::exception& error) {
+      spdlog::warn("the campaign report of {} was not written: {}", dir.string(), error.what());
+    }
   };
   return hooks;
 }

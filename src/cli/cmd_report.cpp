@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 
+#include <evoteam/campaign/campaign.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/report/campaign_report.hpp>
@@ -15,20 +16,6 @@
 #include "cli/command.hpp"
 
 namespace evoteam::cli {
-
-namespace {
-
-// A campaign named on the command line: a directory holding campaign.json, or a campaign id under
-// <runs_dir>/campaigns/ (where campaigns live unless --out put them elsewhere); nullopt when it names none.
-std::optional<std::filesystem::path> campaign_named(const std::string& name, const std::filesystem::path& runs_dir) {
-  for (const std::filesystem::path& dir : {std::filesystem::path(name), runs_dir / "campaigns" / name}) {
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(dir / "campaign.json", ec)) return dir;
-  }
-  return std::nullopt;
-}
-
-}  // namespace
 
 void add_report(CLI::App& sub, CommandContext& context) {
   auto run = std::make_shared<std::string>();
@@ -48,7 +35,7 @@ void add_report(CLI::App& sub, CommandContext& context) {
       if (*format == "html") formats = {ReportFormat::html};
       if (*format == "md") formats = {ReportFormat::markdown};
       std::vector<std::filesystem::path> written;
-      if (const std::optional<std::filesystem::path> campaign = campaign_named(*run, context.runs_dir(*runs_dir))) {
+      if (const std::optional<std::filesystem::path> campaign = find_campaign(*run, context.runs_dir(*runs_dir))) {
         written = write_campaign_report(load_campaign_report(*campaign),
                                         out_dir->empty() ? *campaign : std::filesystem::path(*out_dir), formats);
       } else {
@@ -79,7 +66,7 @@ void add_compare(CLI::App& sub, CommandContext& context) {
     context.action = [&context, runs, runs_dir, json, html] {
       std::vector<CampaignReport> campaigns;
       for (const std::string& name : *runs)
-        if (const std::optional<std::filesystem::path> campaign = campaign_named(name, context.runs_dir(*runs_dir)))
+        if (const std::optional<std::filesystem::path> campaign = find_campaign(name, context.runs_dir(*runs_dir)))
           campaigns.push_back(load_campaign_report(*campaign));
       if (!campaigns.empty()) {
         if (campaigns.size() != runs->size())

@@ -21,15 +21,15 @@ const std::filesystem::path k_kernels = std::filesystem::path(EVOTEAM_SOURCE_DIR
 const std::vector<std::string> k_host_tasks = {"host_matmul", "host_conv2d"};
 
 // A campaign directory under <runs>/campaigns/<id>, its runs made by `evoteam optimize`, shared by the tests below.
-struct Campaign {
+struct ReportedCampaign {
   testing::TempDir runs;
   std::filesystem::path dir;
   std::map<std::string, std::filesystem::path> run_of;  // task → its run directory
   bool ok = false;
 };
 
-const Campaign& campaign() {
-  static Campaign made;
+const ReportedCampaign& campaign() {
+  static ReportedCampaign made;
   if (!made.dir.empty()) return made;
   made.dir = made.runs / "campaigns/campaign-20261205-070000-e2e1";
   const std::string cache = (test_cache_root() / "test-cache/campaign-report-e2e").string();
@@ -83,7 +83,7 @@ const Campaign& campaign() {
 }
 
 TEST(CampaignReportE2E, TheReportsNumbersAreTheRunsOwn) {
-  const Campaign& made = campaign();
+  const ReportedCampaign& made = campaign();
   ASSERT_TRUE(made.ok);
   // By id under --runs-dir, as the campaign runner files it.
   const ProcessResult result = run_evoteam(
@@ -128,7 +128,7 @@ TEST(CampaignReportE2E, TheReportsNumbersAreTheRunsOwn) {
 }
 
 TEST(CampaignReportE2E, CompareTwoCampaignsSideBySide) {
-  const Campaign& made = campaign();
+  const ReportedCampaign& made = campaign();
   ASSERT_TRUE(made.ok);
   const ProcessResult result =
       run_evoteam({"compare", made.dir.string(), made.dir.string(), "--json"}, std::chrono::seconds(60));
