@@ -191,18 +191,34 @@ std::vector<InvalidRegion> learned_invalid_regions(const std::vector<ParamSpec>&
   };
   std::set<Terms> with_a_pass;
   std::map<std::pair<std::string, Terms>, int> failures;  // (failure, region) -> count
+  // (failure, one-term region) -> for each other param, the values its failures had there
+  std::map<std::pair<std::string, Terms>, std::map<std::string, std::set<std::string>>> others_in_single;
   for (const Measurement& point : measured) {
     if (point.outcome == Measurement::Outcome::passed)
       for (Terms& region : regions_of(point.params)) with_a_pass.insert(std::move(region));
     else if (point.outcome == Measurement::Outcome::failed && !point.failure.empty())
-      for (Terms& region : regions_of(point.params)) ++failures[{point.failure, std::move(region)}];
+      for (Terms& region : regions_of(point.params)) {
+        if (region.size() == 1)
+          for (const auto& [name, value] : point.params)
+            if (name != region[0].first) others_in_single[{point.failure, region}][name].insert(value);
+        ++failures[{point.failure, std::move(region)}];
+      }
   }
+  // A value whose failures all shared one value of another param is explained by that pair (NR=32 failing only
+  // beside NC=48, where 48 is no multiple of 32): the pair is learned, not the wider claim that would wall off
+  // NR=32 beside every NC.
+  auto explained_by_a_pair = [&](const std::pair<std::string, Terms>& key) {
+    for (const auto& [name, values] : others_in_single[key])
+      if (values.size() == 1) return true;
+    return false;
+  };
   std::vector<InvalidRegion> learned;
   std::set<Terms> single_terms;
   for (int size : {1, 2})
     for (const auto& [key, count] : failures) {
       const Terms& region = key.second;
       if (static_cast<int>(region.size()) != size || count < (size == 1 ? 4 : 3) || with_a_pass.count(region)) continue;
+      if (size == 1 && explained_by_a_pair(key)) continue;
       // A pair inside a learned single value says nothing more.
       if (size == 2 && (single_terms.count({region[0]}) || single_terms.count({region[1]}))) continue;
       if (size == 1) single_terms.insert(region);

@@ -42,9 +42,10 @@ std::optional<EvaluationRecord> lineage_head(const TurnContext& context);
 std::vector<Measurement> measurements_of(const RunHistory& history, const std::string& sources_hash);
 
 // A region of the param space learned invalid from failures: the points that hold each of its one or two terms
-// (param values). Learned when attempts inside it failed the same way twice (three times for a one-term region, since
+// (param values). Learned when attempts inside it failed the same way three times (four for a one-term region, since
 // a single value is a wider claim) and none inside it passed: a static_assert on divisibility, a path that is wrong
-// at some shapes. The search never proposes a point inside one, and the Debugger takes one as diagnosed.
+// at some shapes. A one-term region whose failures all shared one value of another param is that pair instead. The
+// search never proposes a point inside one, and the Debugger takes one as diagnosed.
 struct InvalidRegion {
   ParamValues terms;
   std::string failure;           // the verdict the attempts inside it failed with

@@ -12,7 +12,7 @@
 # task's baseline and reference run there too), one latency row per workload with the vendor's figure where the
 # evaluation has one; 3b. each library baseline (cuBLAS) against its task's reference; 4. every task's CUDA
 # reference against its CPU reference (GpuTaskReferences.*, the Gpu* tests); 5. the hostile CUDA corpus's runtime
-# verdicts; 6. a two-cycle builtin `optimize` of rmsnorm_h4096; then, while time is left, compute-sanitizer on one
+# verdicts; 6. a two-cycle builtin `optimize` of rmsnorm_h4096; 6b. a campaign of two CUDA tasks and its table; then, while time is left, compute-sanitizer on one
 # task and the param corners of the starting kernels; 7. tests/gpu/oracle.sh where present.
 # docs/gpu-results.md gives each step's limit and estimated device time.
 # It prints the table and writes it to ${EVOTEAM_GPU_RESULTS:-$OUT/gpu-results.txt where $OUT is set, else
@@ -329,6 +329,26 @@ PY
 )
   if [ -n "$BEST" ] && { [ "$RC" = 0 ] || [ "$RC" = 5 ]; }; then row "optimize rmsnorm_h4096 (2 cycles)" "PASS" "best $BEST"
   else row "optimize rmsnorm_h4096 (2 cycles)" "FAIL" "rc $RC, no best; see logs/optimize.log"; fi
+fi
+
+# 6b. A campaign over two CUDA tasks (a hand-written one and one imported from the published suite) sized to the
+#     time left: each run's table row timed on this GPU, printed as the campaign report's table.
+LIMIT=$(step_limit 150)
+CAMPAIGN_SUITE=$WORK/campaign_suite.txt
+printf '%s\n' kernels/rmsnorm_h4096 kernels/flashinfer_trace/fused_add_rmsnorm_h4096 >"$CAMPAIGN_SUITE"
+if [ "$LIMIT" = 0 ]; then out_of_time "campaign (2 CUDA tasks)"
+else
+  HOURS=$(python3 -c "print('%.4f' % (($LIMIT - 30) / 3600))")
+  timeout "$LIMIT" "$EVOTEAM" "${SETS[@]}" campaign "$CAMPAIGN_SUITE" --provider builtin --max-cycles 1 \
+    --budget-hours "$HOURS" --workloads ours --seed 1 --out "$WORK/campaign" >"$LOGS/campaign.log" 2>&1
+  RC=$?
+  if "$EVOTEAM" report "$WORK/campaign" --format md >>"$LOGS/campaign.log" 2>&1 && [ -f "$WORK/campaign/report.md" ]; then
+    grep -E '^\|' "$WORK/campaign/report.md" | head -40
+    if [ "$RC" = 0 ] || [ "$RC" = 5 ]; then row "campaign (2 CUDA tasks)" "PASS" "$(grep -m1 -iE 'geometric|FlashInfer' "$WORK/campaign/report.md" | head -c 120)"
+    else row "campaign (2 CUDA tasks)" "FAIL" "rc $RC; see logs/campaign.log"; fi
+  else
+    row "campaign (2 CUDA tasks)" "FAIL" "rc $RC, no campaign report; see logs/campaign.log"
+  fi
 fi
 
 # While time is left: compute-sanitizer's tools (the evaluator's defaults) on one task's starting kernel.

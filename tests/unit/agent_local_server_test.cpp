@@ -121,14 +121,16 @@ TEST_F(AgentLocalServer, AReplyWithoutUsageIsEstimatedMarkedAndHeldToTheTokenBud
   EXPECT_FALSE(
       parse_openai_reply(chat_reply("Reading.", {}, "stop", std::pair{10, 2}).dump()).response().usage_estimated);
 
-  for (int i = 0; i < 5; ++i)
+  for (int i = 0; i < 30; ++i)
     m_server.push(
         FakeReply::json(200, chat_reply("", {call("c" + std::to_string(i), "read_file", R"({"path": "kernel.cpp"})")},
                                         "tool_calls", std::nullopt)));
-  m_meter.set_limits({300, 0, 0});
+  // Room for the first prompt (a call whose prompt alone would cross the budget is never sent), not for many.
+  m_meter.set_limits({6000, 0, 0});
   const AgentResult result = run();
   EXPECT_EQ(result.stop, Stop::token_limit) << result.detail;
-  EXPECT_LT(result.steps, 5);
+  EXPECT_GE(result.steps, 1) << result.detail;
+  EXPECT_LT(result.steps, 30);
   EXPECT_GT(m_meter.totals().tokens.input, 0u);
   EXPECT_GT(m_meter.totals().tokens.output, 0u);
   EXPECT_EQ(m_meter.totals().estimated_calls, m_meter.totals().calls);

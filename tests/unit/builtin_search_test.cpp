@@ -142,6 +142,28 @@ TEST(BuiltinSearch, StaysAwayFromAFailingValueOnceItFailed) {
   EXPECT_LE(failures, 4) << "of " << run.measured.size();
 }
 
+// A value that failed only beside one value of another param (B=8 beside A=1: a tile that does not divide) walls off
+// that pair, not the value: B=8 stays open beside the other tiles, where the best may lie. A value that failed beside
+// several values of every other param is walled off alone.
+TEST(BuiltinSearch, AFailureExplainedByAPairWallsOffThePairNotTheValue) {
+  const std::vector<ParamSpec> space = synthetic_space();
+  auto failed = [](std::string a, std::string b, std::string c, std::string d) {
+    return Measurement{{{"A", a}, {"B", b}, {"C", c}, {"D", d}}, Measurement::Outcome::failed, 0, "COMPILE_ERROR"};
+  };
+  std::vector<Measurement> beside_one_tile = {failed("1", "8", "0", "0"), failed("1", "8", "1", "1"),
+                                              failed("1", "8", "2", "2"), failed("1", "8", "0", "1")};
+  std::vector<builtin::InvalidRegion> regions = builtin::learned_invalid_regions(space, beside_one_tile);
+  ASSERT_EQ(regions.size(), 1u);
+  EXPECT_EQ(regions[0].describe(), "A=1,B=8");
+  EXPECT_EQ(builtin::region_holding(regions, {{"A", "4"}, {"B", "8"}, {"C", "0"}, {"D", "0"}}), nullptr);
+
+  std::vector<Measurement> beside_every_tile = {failed("1", "8", "0", "0"), failed("2", "8", "1", "1"),
+                                                failed("4", "8", "2", "2"), failed("8", "8", "0", "1")};
+  regions = builtin::learned_invalid_regions(space, beside_every_tile);
+  ASSERT_EQ(regions.size(), 1u);
+  EXPECT_EQ(regions[0].describe(), "B=8");
+}
+
 TEST(BuiltinSearch, SingleChangesAreMadeFromTheHeadAndJumpsGoElsewhere) {
   SearchRun run = run_search(25, 2, [](const ParamValues& params) { return separable_speedup(params); });
   // Replay: each change differs from the best-so-far in one param, each jump in more than one.

@@ -279,8 +279,16 @@ TEST(TraceImport, ATaskTheLoaderRefusesIsNotAnImport) {
   write_file_atomic(dir / "huge.jsonl",
                     "{\"definition\": \"toy\", \"workload\": {\"uuid\": \"aaaa1111\", \"axes\": {\"M\": "
                     "9223372036854775807}, \"inputs\": {}}}\n");
-  std::string message = import_error(dir / "def.json", dir / "huge.jsonl", dir / "strict", true);
+  // --strict refuses a family without a starting-kernel generator before anything is written, so the strict case
+  // takes a published definition whose family has one (rmsnorm), with a workload too large to be a size.
+  const fs::path rmsnorm =
+      fs::path(EVOTEAM_SOURCE_DIR) / "kernels/flashinfer_trace/published/definitions/rmsnorm/rmsnorm_h4096.json";
+  write_file_atomic(dir / "huge_rmsnorm.jsonl",
+                    "{\"definition\": \"rmsnorm_h4096\", \"workload\": {\"uuid\": \"dddd4444\", \"axes\": "
+                    "{\"batch_size\": 9223372036854775807}, \"inputs\": {}}}\n");
+  std::string message = import_error(rmsnorm, dir / "huge_rmsnorm.jsonl", dir / "strict", true);
   EXPECT_NE(message.find("too large"), std::string::npos) << message;
+  EXPECT_NE(message.find("task loader refuses"), std::string::npos) << message;
   EXPECT_FALSE(fs::exists(dir / "strict")) << "--strict wrote a task its loader refuses";
   message = import_error(dir / "def.json", dir / "huge.jsonl", dir / "kept", false);
   EXPECT_NE(message.find("the task loader refuses"), std::string::npos) << message;
