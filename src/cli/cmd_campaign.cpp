@@ -122,23 +122,10 @@ CampaignHooks campaign_hooks() {
   return hooks;
 }
 
-int start_detached_command(const std::vector<std::string>& arguments, bool json) {
-  std::vector<std::string> daemon_arguments;
-  for (const std::string& argument : arguments)
-    if (argument != "--detach") daemon_arguments.push_back(argument);
-  const DetachedStart start = start_detached(daemon_arguments);
-  if (!start.announced) return start.exit_code;
-  if (json)
-    print_json({{"campaign_dir", *start.announced}, {"pid", start.pid}});
-  else
-    std::cout << *start.announced << std::endl;
-  return 0;
-}
-
 }  // namespace
 
 int resume_campaign_command(CommandContext& context, const std::filesystem::path& dir, bool detach, bool json) {
-  if (detach) return start_detached_command(context.arguments, json);
+  if (detach) return start_detached_daemon(context.arguments, json, "campaign_dir");
   return print_outcome(resume_campaign(context.config, dir, campaign_hooks()), json);
 }
 
@@ -185,7 +172,7 @@ void add_campaign(CLI::App& sub, CommandContext& context) {
                "code)");
   sub.callback([&context, flags] {
     context.action = [&context, flags] {
-      if (flags->detach) return start_detached_command(context.arguments, flags->json);
+      if (flags->detach) return start_detached_daemon(context.arguments, flags->json, "campaign_dir");
       if (!flags->team.empty()) flags->passed.emplace_back("--team", flags->team);
       if (!flags->agent.empty()) flags->passed.emplace_back("--agent", flags->agent);
       if (!flags->executor.empty()) flags->passed.emplace_back("--executor", flags->executor);

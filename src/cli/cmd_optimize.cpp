@@ -110,22 +110,6 @@ const CLI::Validator k_digits(
 // Where a detached daemon's stdout and stderr go, inside its run directory.
 constexpr const char* k_daemon_log_name = "daemon.log";
 
-// `optimize --detach`: the same command line without --detach, run as a daemon in its own session. Whatever
-// it finds wrong before the run exists comes back here with its exit code; once the run exists, its directory
-// is printed and the caller is free.
-int start_detached_optimize(const std::vector<std::string>& arguments, bool json) {
-  std::vector<std::string> daemon_arguments;
-  for (const std::string& argument : arguments)
-    if (argument != "--detach") daemon_arguments.push_back(argument);
-  const DetachedStart start = start_detached(daemon_arguments);
-  if (!start.announced) return start.exit_code;
-  if (json)
-    print_json({{"run_dir", *start.announced}, {"pid", start.pid}});
-  else
-    std::cout << *start.announced << std::endl;
-  return 0;
-}
-
 // A run of this process: its children, its one meter, the real clock, the evaluator on the run's task, and its
 // report rewritten at every cycle's end.
 RunContext process_run_context() {
@@ -135,6 +119,19 @@ RunContext process_run_context() {
 }
 
 }  // namespace
+
+int start_detached_daemon(const std::vector<std::string>& arguments, bool json, const char* dir_key) {
+  std::vector<std::string> daemon_arguments;
+  for (const std::string& argument : arguments)
+    if (argument != "--detach") daemon_arguments.push_back(argument);
+  const DetachedStart start = start_detached(daemon_arguments);
+  if (!start.announced) return start.exit_code;
+  if (json)
+    print_json({{dir_key, *start.announced}, {"pid", start.pid}});
+  else
+    std::cout << *start.announced << std::endl;
+  return 0;
+}
 
 void add_optimize(CLI::App& sub, CommandContext& context) {
   auto flags = std::make_shared<OptimizeFlags>();
@@ -191,7 +188,7 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
                "daemon.log in the run directory; `evoteam wait` gives its exit code)");
   sub.callback([&context, flags] {
     context.action = [&context, flags] {
-      if (flags->detach) return start_detached_optimize(context.arguments, flags->json);
+      if (flags->detach) return start_detached_daemon(context.arguments, flags->json, "run_dir");
       // --executor and --devices are configuration values, so the run freezes it with the rest and a resume keeps it.
       Config config = context.config;
       if (!flags->executor.empty()) config.overlay({{"cluster", {{"executor", flags->executor}}}}, "--executor");
@@ -248,7 +245,7 @@ void add_resume(CLI::App& sub, CommandContext& context) {
       if (const std::optional<std::filesystem::path> campaign = find_campaign(*run, context.runs_dir(*runs_dir)))
         return resume_campaign_command(context, *campaign, *detach, *json);
       const std::filesystem::path run_dir = resolve_run(*run, context.runs_dir(*runs_dir));
-      if (*detach) return start_detached_optimize(context.arguments, *json);
+      if (*detach) return start_detached_daemon(context.arguments, *json, "run_dir");
       // A daemon started by --detach hands the run's directory to its caller before it resumes the run.
       install_interrupt_forwarding();
       announce_detached_run(run_dir, run_dir / k_daemon_log_name);

@@ -41,6 +41,10 @@ struct Subcommand {
 
 // Prints a JSON value on stdout (the --json output of every command).
 void print_json(const nlohmann::json& value);
+// `--detach` (optimize, campaign, resume): the same command line without --detach, run as a daemon in its own
+// session. Whatever it finds wrong before its directory exists comes back here with its exit code; once it exists,
+// the directory is printed (`--json`: {dir_key, "pid"}) and the caller is free.
+int start_detached_daemon(const std::vector<std::string>& arguments, bool json, const char* dir_key);
 
 void add_doctor(CLI::App& sub, CommandContext& context);
 void add_runs(CLI::App& sub, CommandContext& context);
