@@ -56,8 +56,10 @@ ImportedTask translate_definition(const nlohmann::ordered_json& definition, cons
 
 // Reads DEFINITION.json and the optional workloads JSONL, translates them and writes the task directory
 // `out_dir` (which must not exist or be empty): task.json, reference.py, reference.cu and kernel.cu (generated for
-// an op family with a generator, stubs otherwise), the generator's other files and README.md. The written task is then loaded with the real task loader; a refusal becomes a blocking finding.
-// With `strict`, blocking findings throw InvalidInput before anything is written.
+// an op family with a generator, stubs otherwise), the generator's other files and README.md. With `strict`, blocking
+// findings throw InvalidInput before anything is written. The written task is then loaded with the real task loader:
+// a refusal throws InvalidInput (exit 3), with nothing left under `strict`, else the directory kept for editing and
+// its README saying why.
 ImportedTask import_definition(const std::filesystem::path& definition_file,
                                const std::optional<std::filesystem::path>& workloads_file,
                                const std::filesystem::path& out_dir, bool strict);
