@@ -95,7 +95,7 @@ std::vector<std::string> enforce_team_rules(TeamSpec& team);
 
 // Runs one cycle's team (after enforce_team_rules). Returns each member's outcome by role. A member's exception is
 // recorded as that member's failure and does not stop the others (it is rethrown only if it is an InvalidInput).
-std::map<std::string, TurnOutcome> run_team(const TeamSpec& team, int cycle, const CycleBudget& budget,
+std::map<std::string, TurnOutcome> run_team(const TeamSpec& proposed, int cycle, const CycleBudget& budget,
                                             const MemberFactory& make_member, Lab& lab, KnowledgeBase& knowledge,
                                             std::uint64_t run_seed,
                                             ParallelTurns parallel_turns = ParallelTurns::side_by_side);
