@@ -33,7 +33,7 @@ const fs::path k_gqa_solution = k_solutions / k_gqa / ("gpt-5.2_" + k_gqa + "_cu
 
 // The field a refusal names, or "" when the import went through.
 std::string refused_field(const fs::path& solution, const std::string& task_name, const fs::path& out,
-                          ImportSolutionOptions options = {}) {
+                          const ImportSolutionOptions& options = {}) {
   const Task task = load_task(k_root / "kernels" / task_name);
   try {
     import_solution(solution, task, out, options);
