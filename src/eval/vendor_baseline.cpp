@@ -39,7 +39,8 @@ std::optional<std::map<std::string, VendorWorkload>> cached_figures(const fs::pa
   if (!fs::is_regular_file(file, ignored)) return std::nullopt;
   try {
     std::map<std::string, VendorWorkload> figures;
-    for (const auto& [name, value] : read_json_file(file).items())
+    const nlohmann::json cached = read_json_file(file);  // items() points into it: it must outlive the loop
+    for (const auto& [name, value] : cached.items())
       figures[name] = VendorWorkload{value.at("median_s").get<double>(), value.at("speedup").get<double>(), 0};
     return figures;
   } catch (const std::exception&) {

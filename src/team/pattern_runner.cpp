@@ -106,7 +106,8 @@ namespace {
 // members before it.
 std::string review_handoff(const Lab& lab, int cycle, const std::string& notes) {
   std::string listed;
-  for (const EvaluationRecord* record : lab.snapshot().in_cycle(cycle))
+  const RunHistory history = lab.snapshot();  // in_cycle points into it: it must outlive the loop
+  for (const EvaluationRecord* record : history.in_cycle(cycle))
     if (record->evaluated() && record->author_role != "start")
       listed += "\n- " + describe_record(*record) + " by " + record->author_role +
                 (record->hypothesis.empty() ? "" : ": " + record->hypothesis);

@@ -62,7 +62,8 @@ Landscape Landscape::load(const std::filesystem::path& file) {
     if (row.contains("speedup") && row["speedup"].is_number() && counts_as_pass(point.verdict))
       point.speedup = row["speedup"].get<double>();
     std::vector<double> noise;
-    for (const auto& [name, workload] : row.value("workloads", nlohmann::json::object()).items())
+    const nlohmann::json workloads = row.value("workloads", nlohmann::json::object());  // items() points into it
+    for (const auto& [name, workload] : workloads.items())
       if (workload.contains("relstdev") && workload["relstdev"].is_number())
         noise.push_back(workload["relstdev"].get<double>());
     if (!noise.empty()) {
