@@ -12,6 +12,7 @@
 #include <evoteam/core/text.hpp>
 #include <evoteam/store/store.hpp>
 
+#include "report/report_sections.hpp"
 #include "report/run_files.hpp"
 
 namespace evoteam {
@@ -233,15 +234,8 @@ CampaignReport load_campaign_report(const std::filesystem::path& campaign_dir) {
 std::vector<std::filesystem::path> write_campaign_report(const CampaignReport& report,
                                                          const std::filesystem::path& out_dir,
                                                          const std::vector<ReportFormat>& formats) {
-  evoteam::create_directories(out_dir);
-  std::vector<std::filesystem::path> written;
-  for (ReportFormat format : formats) {
-    const bool html = format == ReportFormat::html;
-    const std::filesystem::path path = out_dir / (html ? "report.html" : "report.md");
-    write_file_atomic(path, html ? render_campaign_html(report) : render_campaign_markdown(report));
-    written.push_back(path);
-  }
-  return written;
+  return write_report_pages(
+      out_dir, formats, [&] { return render_campaign_html(report); }, [&] { return render_campaign_markdown(report); });
 }
 
 std::vector<std::filesystem::path> write_campaign_report(const std::filesystem::path& campaign_dir) {

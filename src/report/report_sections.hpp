@@ -1,9 +1,12 @@
 #pragma once
 // What the HTML and Markdown renderings of a run report share: how a candidate's verdict is grouped and
 // coloured, how numbers read, and the lineage tree.
+#include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <evoteam/report/run_report.hpp>
 
@@ -36,6 +39,13 @@ inline constexpr int k_live_reload_s = 15;
 // The opening of a report page up to <body>: the title, the house style every report page shares, and while
 // `live` a reload every k_live_reload_s seconds; a page's own rules follow the shared ones.
 std::string report_page_head(const std::string& title, bool live, std::string_view extra_style = "");
+
+// A report's pages written atomically into `out_dir` (report.html, report.md), those `formats` asks for, each
+// rendered only when asked; returns the paths written. The run report and the campaign report both write this way.
+std::vector<std::filesystem::path> write_report_pages(const std::filesystem::path& out_dir,
+                                                      const std::vector<ReportFormat>& formats,
+                                                      const std::function<std::string()>& render_html,
+                                                      const std::function<std::string()>& render_markdown);
 
 // A Markdown table cell: pipes and line breaks would end the cell or the row.
 namespace markdown {

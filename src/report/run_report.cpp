@@ -14,6 +14,7 @@
 #include <evoteam/history/journal_records.hpp>
 #include <evoteam/store/store.hpp>
 
+#include "report/report_sections.hpp"
 #include "report/run_files.hpp"
 
 namespace evoteam {
@@ -316,17 +317,25 @@ RunReport load_run_report(const std::filesystem::path& run_dir) {
   return report;
 }
 
-std::vector<std::filesystem::path> write_run_report(const RunReport& report, const std::filesystem::path& out_dir,
-                                                    const std::vector<ReportFormat>& formats) {
+std::vector<std::filesystem::path> write_report_pages(const std::filesystem::path& out_dir,
+                                                      const std::vector<ReportFormat>& formats,
+                                                      const std::function<std::string()>& render_html,
+                                                      const std::function<std::string()>& render_markdown) {
   evoteam::create_directories(out_dir);
   std::vector<std::filesystem::path> written;
   for (ReportFormat format : formats) {
     const bool html = format == ReportFormat::html;
     const std::filesystem::path path = out_dir / (html ? "report.html" : "report.md");
-    write_file_atomic(path, html ? render_report_html(report) : render_report_markdown(report));
+    write_file_atomic(path, html ? render_html() : render_markdown());
     written.push_back(path);
   }
   return written;
+}
+
+std::vector<std::filesystem::path> write_run_report(const RunReport& report, const std::filesystem::path& out_dir,
+                                                    const std::vector<ReportFormat>& formats) {
+  return write_report_pages(
+      out_dir, formats, [&] { return render_report_html(report); }, [&] { return render_report_markdown(report); });
 }
 
 }  // namespace evoteam
