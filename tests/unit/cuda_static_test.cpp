@@ -6,6 +6,7 @@
 #include <evoteam/core/fs.hpp>
 
 #include <algorithm>
+#include <limits>
 
 #include "eval/cuda/cuda_static.hpp"
 
@@ -112,6 +113,27 @@ TEST(CudaPtxas, KeepsDeviceFunctionFramesOffTheEntryAndReadsCmem) {
   EXPECT_EQ(kernels[0].smem, 49152);
   EXPECT_EQ(kernels[0].cmem, 400);
   EXPECT_EQ(to_json(kernels[0])["registers"], 168);
+}
+
+TEST(CudaPtxas, ACountTooLargeForAnyKernelIsBadInputNotACrash) {
+  // A build log is candidate-influenced text; a run of digits past 64 bits once escaped as std::out_of_range.
+  const std::string entry = "ptxas info    : Compiling entry function '_Z4gemmPf' for 'sm_90a'\n";
+  const std::string huge = "99999999999999999999999";
+  for (const std::string& line : {"ptxas info    : Used " + huge + " registers\n",
+                                  "ptxas info    : Used 8 registers, " + huge + " bytes smem\n",
+                                  std::string("ptxas info    : Used 4294967296 registers\n")}) {
+    try {
+      parse_ptxas(entry + line);
+      FAIL() << "accepted: " << line;
+    } catch (const Error& error) {
+      EXPECT_EQ(error.code(), ExitCode::invalid_input) << line;
+      EXPECT_NE(std::string(error.what()).find("ptxas output"), std::string::npos) << error.what();
+    }
+  }
+  const std::vector<KernelResources> largest =
+      parse_ptxas(entry + "ptxas info    : Used 8 registers, 9223372036854775807 bytes smem\n");
+  ASSERT_EQ(largest.size(), 1u);
+  EXPECT_EQ(largest[0].smem, std::numeric_limits<std::int64_t>::max());
 }
 
 TEST(CudaPtx, CountsTensorCoreInstructionsInCapturedPtx) {

@@ -1,6 +1,8 @@
 // nvcc command lines and the parsers of the CUDA build's text outputs (ptxas -v, PTX, cuobjdump -sass).
 #include <evoteam/core/error.hpp>
 
+#include <charconv>
+#include <limits>
 #include <regex>
 #include <sstream>
 
@@ -28,7 +30,23 @@ const std::vector<std::pair<std::string, std::string>> k_ptx_patterns = {
     {"cvt.bf16", "cvt.rn.bf16"},
 };
 
-std::int64_t to_int(const std::string& text) { return std::stoll(text); }
+// A count from ptxas -v. The regexes only hand over digits, but a broken or hostile build log can hold more of
+// them than any count has: that is bad input with a clear error, not a library exception.
+std::int64_t to_int(const std::string& digits) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (error != std::errc() || end != digits.data() + digits.size())
+    throw InvalidInput("ptxas output: \"" + digits.substr(0, 32) + "\" is not a count ptxas reports");
+  return value;
+}
+
+// The same for the counts kept as int (registers, barriers).
+int to_small_int(const std::string& digits) {
+  const std::int64_t value = to_int(digits);
+  if (value > std::numeric_limits<int>::max())
+    throw InvalidInput("ptxas output: " + digits + " is more registers or barriers than a kernel can have");
+  return static_cast<int>(value);
+}
 
 std::string strip_comment(const std::string& line) {
   const std::size_t at = line.find("//");
@@ -109,8 +127,8 @@ std::vector<KernelResources> parse_ptxas(const std::string& text) {
       continue;
     }
     if (std::regex_search(line, match, k_used)) {
-      kernel.registers = static_cast<int>(to_int(match[1]));
-      if (std::regex_search(line, match, k_barriers)) kernel.barriers = static_cast<int>(to_int(match[1]));
+      kernel.registers = to_small_int(match[1]);
+      if (std::regex_search(line, match, k_barriers)) kernel.barriers = to_small_int(match[1]);
       if (std::regex_search(line, match, k_smem)) kernel.smem = to_int(match[1]);
       if (std::regex_search(line, match, k_cmem)) kernel.cmem = to_int(match[1]);
       if (std::regex_search(line, match, k_cumulative)) kernel.cumulative_stack = to_int(match[1]);
