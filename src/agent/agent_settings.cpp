@@ -45,6 +45,7 @@ AgentMemberSettings agent_member_settings_from_config(const Config& config) {
   settings.max_turns = config.get<int>("agent.cli.max_turns");
   settings.turn_timeout_s = config.get<double>("agent.cli.turn_timeout_s");
   settings.sandbox = parse_sandbox_mode(config.get<std::string>("agent.cli.sandbox")).value_or(SandboxMode::automatic);
+  for (const auto& path : config.at("agent.cli.readable")) settings.readable.emplace_back(path.get<std::string>());
   return settings;
 }
 

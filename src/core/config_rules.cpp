@@ -262,6 +262,7 @@ std::vector<ConfigRule> make_rules() {
       at_least("agent.cli.max_turns", 0),
       above("agent.cli.turn_timeout_s", 0).at_most(k_week_s),
       one_of("agent.cli.sandbox", {"auto", "bwrap", "none"}),
+      string_list("agent.cli.readable"),
 
       one_of("supervisor.policy", {"auto", "rules", "llm"}),
       fraction("supervisor.stuck_failure_rate"),

@@ -174,15 +174,19 @@ CliTurnResult run_cli_turn(const CliTurnInputs& inputs, ProcessRunner& runner) {
   eval::SandboxSpec sandbox;
   sandbox.writable = {inputs.invocation.workspace, inputs.home, inputs.channel_dir};
   sandbox.agent_cli = true;
-  // The program is found where the daemon finds it, and stays visible in the sandbox wherever it lives (a fresh
-  // /tmp would hide an install there).
   // The member's directory (the MCP configuration, the binding) and the evoteam program the CLI starts are read.
   sandbox.readable = {inputs.member_dir, std::filesystem::path(inputs.invocation.mcp_command.front()).parent_path()};
+  // The program is found where the daemon finds it, and stays visible in the sandbox wherever it lives (a fresh
+  // /tmp would hide an install there), through a link too: an npm install's bin entry links into its package.
   std::vector<std::string> resolved = argv;
   if (std::optional<std::filesystem::path> program = find_program(argv.front())) {
     resolved.front() = program->string();
     sandbox.readable.push_back(program->parent_path());
+    std::error_code error;
+    const std::filesystem::path target = std::filesystem::canonical(*program, error);
+    if (!error && target.parent_path() != program->parent_path()) sandbox.readable.push_back(target.parent_path());
   }
+  sandbox.readable.insert(sandbox.readable.end(), inputs.readable.begin(), inputs.readable.end());
   command.argv = eval::sandbox_argv(inputs.sandboxed ? SandboxMode::bwrap : SandboxMode::none, resolved, sandbox);
   command.cwd = inputs.invocation.workspace;
   command.env = cli_environment(inputs.cli, inputs.home, inputs.timeout_s);

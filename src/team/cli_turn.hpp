@@ -45,6 +45,7 @@ struct CliTurnInputs {
   std::filesystem::path home;         // the CLI's private home (writable)
   std::filesystem::path channel_dir;  // the turn's socket directory (reachable from the sandbox)
   bool sandboxed = false;
+  std::vector<std::filesystem::path> readable;  // besides the program's directory (agent.cli.readable)
   double timeout_s = 1800;
   Meter* meter = nullptr;
   std::function<double(const std::string& model, const Usage& usage)> price;

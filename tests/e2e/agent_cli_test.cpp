@@ -11,6 +11,7 @@
 
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/process.hpp>
+#include <evoteam/core/text.hpp>
 
 #include "support/cli_runner.hpp"
 #include "support/temp_dir.hpp"
@@ -56,6 +57,13 @@ fs::path standin_bin(const fs::path& root, const std::string& cli, const std::st
   return bin;
 }
 
+// The wrapper starts the stand-in from the source tree with the test Python; either may sit under /tmp, which the
+// sandbox replaces, so a run names them as a user names a CLI installed there.
+std::string standins_readable() {
+  const nlohmann::json paths = {k_standins.string(), fs::path(mcp_python()).parent_path().parent_path().string()};
+  return "agent.cli.readable=" + paths.dump();
+}
+
 std::map<std::string, std::string> env_with(const fs::path& bin) {
   return scrubbed_env({{"PATH", bin.string() + ":" + std::getenv("PATH")},
                        {"ANTHROPIC_API_KEY", k_cli_key},
@@ -76,6 +84,7 @@ CliRun optimize_with(const TempDir& temp, const std::string& cli, const std::str
                                    "--provider", "builtin",
                                    "--agent",    cli == "claude" ? "claude-code" : "codex",
                                    "--runs-dir", (temp.path() / "runs").string(),
+                                   "--set",      standins_readable(),
                                    "--json"};
   args.insert(args.end(), extra.begin(), extra.end());
   CliRun run;
@@ -230,6 +239,55 @@ TEST(AgentCli, WritesOutsideTheWorkspaceAreRefusedAndAMissingSubmitIsEvaluatedOn
   EXPECT_EQ(by_optimizer, 1);
 }
 
+// A CLI installed under /tmp (here: a copy of the stand-in, started by a wrapper) is hidden by the sandbox's fresh
+// /tmp until the run names its tree in agent.cli.readable; a path that is not absolute is refused before the run.
+TEST(AgentCli, ACliInstalledUnderTmpRunsOnceTheRunNamesItsTree) {
+  REQUIRE_MCP_SDK();
+  TempDir temp;
+  if (temp.path().string().rfind("/tmp/", 0) != 0) GTEST_SKIP() << "the temporary directory is not under /tmp";
+  const fs::path tree = temp.path() / "cli-install";
+  evoteam::create_directories(tree);
+  for (const char* file : {"claude", "standin.py"}) fs::copy_file(k_standins / file, tree / file);
+  const fs::path bin = temp.path() / "bin";
+  evoteam::create_directories(bin);
+  write_file_atomic(bin / "claude", "#!/bin/sh\nexport EVOTEAM_STANDIN_STORY=" +
+                                        (k_standins / "stories" / "competent.json").string() + "\nexec " +
+                                        mcp_python() + " " + (tree / "claude").string() + " \"$@\"\n");
+  fs::permissions(bin / "claude", fs::perms::owner_all);
+  const std::string python_tree = fs::path(mcp_python()).parent_path().parent_path().string();
+  auto run_with = [&](const nlohmann::json& readable, const std::string& runs) {
+    return testing::run_evoteam({"optimize", testing::k_task.string(), "--provider", "builtin", "--agent",
+                                 "claude-code", "--max-cycles", "1", "--runs-dir", (temp.path() / runs).string(),
+                                 "--set", "agent.cli.readable=" + readable.dump(), "--json"},
+                                std::chrono::seconds(600), env_with(bin));
+  };
+  auto optimizer_summary = [&](const std::string& runs) {
+    std::string summary;
+    for (const nlohmann::json& record : testing::journal_records(testing::only_run(temp.path() / runs).value()))
+      if (record.value("type", "") == "turn" && record.value("role", "") == "optimizer")
+        summary = record.value("summary", "");
+    return summary;
+  };
+
+  const ProcessResult relative = run_with({"cli-install"}, "relative");
+  EXPECT_EQ(relative.exit_code, 3) << testing::describe(relative);
+  EXPECT_NE(relative.err.text.find("agent.cli.readable"), std::string::npos) << relative.err.text;
+  EXPECT_FALSE(testing::only_run(temp.path() / "relative").has_value());
+
+  const ProcessResult hidden = run_with({python_tree}, "hidden");
+  ASSERT_EQ(hidden.exit_code, 0) << testing::describe(hidden);
+  const fs::path hidden_member =
+      testing::only_run(temp.path() / "hidden").value() / "cycles" / "0001" / "agents" / "optimizer";
+  const nlohmann::json start = nlohmann::json::parse(first_line(read_file(hidden_member / "transcript.jsonl")));
+  if (start.value("sandbox", "") != "bwrap") GTEST_SKIP() << "bubblewrap does not work here";
+  EXPECT_EQ(optimizer_summary("hidden").find("claude-code finished"), std::string::npos) << optimizer_summary("hidden");
+  EXPECT_NE(read_file(hidden_member / "cli_stderr.txt").find((tree / "claude").string()), std::string::npos);
+
+  const ProcessResult named = run_with({python_tree, tree.string()}, "named");
+  ASSERT_EQ(named.exit_code, 0) << testing::describe(named);
+  EXPECT_NE(optimizer_summary("named").find("claude-code finished"), std::string::npos) << optimizer_summary("named");
+}
+
 TEST(AgentCli, ACliThatIsNotInstalledIsRefusedBeforeTheRunExists) {
   TempDir temp;
   const ProcessResult result =
@@ -262,7 +320,8 @@ TEST(AgentCli, AnEvolvingTeamOfCliMembersRestructuresAsBuiltinMembersDo) {
   fs::permissions(bin / "claude", fs::perms::owner_all);
   const ProcessResult result =
       testing::run_evoteam({"optimize", testing::k_task.string(), "--provider", "builtin", "--agent", "claude-code",
-                            "--max-cycles", "2", "--runs-dir", (temp.path() / "runs").string(), "--json"},
+                            "--max-cycles", "2", "--runs-dir", (temp.path() / "runs").string(), "--set",
+                            standins_readable(), "--json"},
                            std::chrono::seconds(600), env_with(bin));
   ASSERT_EQ(result.exit_code, 0) << testing::describe(result);
   const fs::path run = testing::only_run(temp.path() / "runs").value();

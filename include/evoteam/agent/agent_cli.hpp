@@ -93,6 +93,7 @@ struct AgentMemberSettings {
   int max_turns = 0;
   double turn_timeout_s = 1800;
   SandboxMode sandbox = SandboxMode::automatic;
+  std::vector<std::filesystem::path> readable;  // agent.cli.readable: shown read-only in the sandbox
 
   const std::string& member_for(const std::string& role) const;
   bool any_cli() const;  // some role is a coding-agent CLI
