@@ -247,19 +247,19 @@ TEST(AgentCli, ACliInstalledUnderTmpRunsOnceTheRunNamesItsTree) {
   if (temp.path().string().rfind("/tmp/", 0) != 0) GTEST_SKIP() << "the temporary directory is not under /tmp";
   const fs::path tree = temp.path() / "cli-install";
   evoteam::create_directories(tree);
-  for (const char* file : {"claude", "standin.py"}) fs::copy_file(k_standins / file, tree / file);
+  for (const char* file : {"claude", "standin.py", "stories/competent.json"})
+    fs::copy_file(k_standins / file, tree / fs::path(file).filename());
   const fs::path bin = temp.path() / "bin";
   evoteam::create_directories(bin);
-  write_file_atomic(bin / "claude", "#!/bin/sh\nexport EVOTEAM_STANDIN_STORY=" +
-                                        (k_standins / "stories" / "competent.json").string() + "\nexec " +
-                                        mcp_python() + " " + (tree / "claude").string() + " \"$@\"\n");
+  write_file_atomic(bin / "claude", "#!/bin/sh\nexport EVOTEAM_STANDIN_STORY=" + (tree / "competent.json").string() +
+                                        "\nexec " + mcp_python() + " " + (tree / "claude").string() + " \"$@\"\n");
   fs::permissions(bin / "claude", fs::perms::owner_all);
   const std::string python_tree = fs::path(mcp_python()).parent_path().parent_path().string();
   auto run_with = [&](const nlohmann::json& readable, const std::string& runs) {
-    return testing::run_evoteam({"optimize", testing::k_task.string(), "--provider", "builtin", "--agent",
-                                 "claude-code", "--max-cycles", "1", "--runs-dir", (temp.path() / runs).string(),
-                                 "--set", "agent.cli.readable=" + readable.dump(), "--json"},
-                                std::chrono::seconds(600), env_with(bin));
+    return testing::run_evoteam(
+        {"optimize", testing::k_task.string(), "--provider", "builtin", "--agent", "claude-code", "--max-cycles", "1",
+         "--runs-dir", (temp.path() / runs).string(), "--set", "agent.cli.readable=" + readable.dump(), "--json"},
+        std::chrono::seconds(600), env_with(bin));
   };
   auto optimizer_summary = [&](const std::string& runs) {
     std::string summary;
@@ -318,11 +318,10 @@ TEST(AgentCli, AnEvolvingTeamOfCliMembersRestructuresAsBuiltinMembersDo) {
                         stories.string() + "/$story.json\nexec " + mcp_python() + " " +
                         (k_standins / "claude").string() + " \"$@\"\n");
   fs::permissions(bin / "claude", fs::perms::owner_all);
-  const ProcessResult result =
-      testing::run_evoteam({"optimize", testing::k_task.string(), "--provider", "builtin", "--agent", "claude-code",
-                            "--max-cycles", "2", "--runs-dir", (temp.path() / "runs").string(), "--set",
-                            standins_readable(), "--json"},
-                           std::chrono::seconds(600), env_with(bin));
+  const ProcessResult result = testing::run_evoteam(
+      {"optimize", testing::k_task.string(), "--provider", "builtin", "--agent", "claude-code", "--max-cycles", "2",
+       "--runs-dir", (temp.path() / "runs").string(), "--set", standins_readable(), "--json"},
+      std::chrono::seconds(600), env_with(bin));
   ASSERT_EQ(result.exit_code, 0) << testing::describe(result);
   const fs::path run = testing::only_run(temp.path() / "runs").value();
   const nlohmann::json team = nlohmann::json::parse(read_file(run / "cycles" / "0002" / "team.json"));

@@ -119,9 +119,9 @@ TEST(CudaPtxas, ACountTooLargeForAnyKernelIsBadInputNotACrash) {
   // A build log is candidate-influenced text; a run of digits past 64 bits once escaped as std::out_of_range.
   const std::string entry = "ptxas info    : Compiling entry function '_Z4gemmPf' for 'sm_90a'\n";
   const std::string huge = "99999999999999999999999";
-  for (const std::string& line : {"ptxas info    : Used " + huge + " registers\n",
-                                  "ptxas info    : Used 8 registers, " + huge + " bytes smem\n",
-                                  std::string("ptxas info    : Used 4294967296 registers\n")}) {
+  for (const std::string& line :
+       {"ptxas info    : Used " + huge + " registers\n", "ptxas info    : Used 8 registers, " + huge + " bytes smem\n",
+        std::string("ptxas info    : Used 4294967296 registers\n")}) {
     try {
       parse_ptxas(entry + line);
       FAIL() << "accepted: " << line;
