@@ -1,4 +1,5 @@
 #include "team/builtin_common.hpp"
+#include "team/builtin_coverage.hpp"
 #include "team/builtin_surrogate.hpp"
 
 #include <algorithm>
@@ -190,10 +191,11 @@ std::vector<InvalidRegion> learned_invalid_regions(const std::vector<ParamSpec>&
     return regions;
   };
   std::set<Terms> with_a_pass;
-  std::map<std::pair<std::string, Terms>, int> failures;  // (failure, region) -> count
+  std::map<std::pair<std::string, Terms>, std::vector<std::size_t>> failures;  // (failure, region) -> which points
   // (failure, one-term region) -> for each other param, the values its failures had there
   std::map<std::pair<std::string, Terms>, std::map<std::string, std::set<std::string>>> others_in_single;
-  for (const Measurement& point : measured) {
+  for (std::size_t index = 0; index < measured.size(); ++index) {
+    const Measurement& point = measured[index];
     if (point.outcome == Measurement::Outcome::passed)
       for (Terms& region : regions_of(point.params)) with_a_pass.insert(std::move(region));
     else if (point.outcome == Measurement::Outcome::failed && !point.failure.empty())
@@ -201,7 +203,7 @@ std::vector<InvalidRegion> learned_invalid_regions(const std::vector<ParamSpec>&
         if (region.size() == 1)
           for (const auto& [name, value] : point.params)
             if (name != region[0].first) others_in_single[{point.failure, region}][name].insert(value);
-        ++failures[{point.failure, std::move(region)}];
+        failures[{point.failure, std::move(region)}].push_back(index);
       }
   }
   // A value whose failures all shared one value of another param is explained by that pair (NR=32 failing only
@@ -212,13 +214,20 @@ std::vector<InvalidRegion> learned_invalid_regions(const std::vector<ParamSpec>&
       if (values.size() == 1) return true;
     return false;
   };
+  // Pairs that hold exactly the same failures are rival explanations of them (three failures sharing NC=48, MR=4
+  // and PACK_B=0 beside NR=32): none is learned until a failure elsewhere tells them apart.
+  std::map<std::pair<std::string, std::vector<std::size_t>>, int> pairs_holding;
+  for (const auto& [key, points] : failures)
+    if (key.second.size() == 2) ++pairs_holding[{key.first, points}];
   std::vector<InvalidRegion> learned;
   std::set<Terms> single_terms;
   for (int size : {1, 2})
-    for (const auto& [key, count] : failures) {
+    for (const auto& [key, points] : failures) {
       const Terms& region = key.second;
+      const int count = static_cast<int>(points.size());
       if (static_cast<int>(region.size()) != size || count < (size == 1 ? 4 : 3) || with_a_pass.count(region)) continue;
       if (size == 1 && explained_by_a_pair(key)) continue;
+      if (size == 2 && pairs_holding[{key.first, points}] > 1) continue;
       // A pair inside a learned single value says nothing more.
       if (size == 2 && (single_terms.count({region[0]}) || single_terms.count({region[1]}))) continue;
       if (size == 1) single_terms.insert(region);
@@ -302,19 +311,17 @@ std::optional<Proposal> propose_next(const SearchRequest& request, std::mt19937_
   const std::vector<ParamSpec>& space = request.space;
   if (space.empty()) return std::nullopt;
   std::unordered_set<std::string> tried;
-  std::vector<std::vector<bool>> seen_values;
-  for (const ParamSpec& spec : space) seen_values.emplace_back(spec.values.size(), false);
   std::unordered_set<std::uint64_t> seen_pairs;
   for (const Measurement& point : request.measured) {
     std::vector<int> encoded = encode_point(space, point.params);
     tried.insert(point_key(encoded));
     for (std::size_t p = 0; p < space.size(); ++p) {
       if (encoded[p] < 0) continue;
-      seen_values[p][static_cast<std::size_t>(encoded[p])] = true;
       for (std::size_t q = p + 1; q < space.size(); ++q)
         if (encoded[q] >= 0) seen_pairs.insert(pair_key(p, encoded[p], q, encoded[q]));
     }
   }
+  const ValueCoverage coverage(space, request.measured, learned_invalid_regions(space, request.measured));
   const std::vector<int> head = encode_point(space, request.head);
   std::vector<std::vector<int>> candidates = candidate_points(request, head, tried, rng);
   if (candidates.empty()) return std::nullopt;
@@ -334,23 +341,45 @@ std::optional<Proposal> propose_next(const SearchRequest& request, std::mt19937_
   };
 
   // First measure every declared value once: the model knows nothing of a value it has never seen.
-  std::vector<int> unseen(candidates.size(), 0);
-  for (std::size_t c = 0; c < candidates.size(); ++c)
+  auto cover = [&](std::size_t pick, const std::string& how) {
+    std::string values;
     for (std::size_t p = 0; p < space.size(); ++p)
-      unseen[c] += seen_values[p][static_cast<std::size_t>(candidates[c][p])] ? 0 : 1;
+      if (!coverage.covered(p, candidates[pick][p]))
+        values += (values.empty() ? "" : ", ") + space[p].name + "=" +
+                  space[p].values[static_cast<std::size_t>(candidates[pick][p])];
+    return Proposal{decode_point(space, candidates[pick]), ProposalKind::cover,
+                    "explore: measure " + values + how + forecast(pick)};
+  };
+  std::vector<int> unseen(candidates.size(), 0);
+  std::vector<int> uncovered(candidates.size(), 0);
+  for (std::size_t c = 0; c < candidates.size(); ++c)
+    for (std::size_t p = 0; p < space.size(); ++p) {
+      unseen[c] += coverage.never_measured(p, candidates[c][p]) ? 1 : 0;
+      uncovered[c] += coverage.covered(p, candidates[c][p]) ? 0 : 1;
+    }
   const int most_unseen = *std::max_element(unseen.begin(), unseen.end());
   if (most_unseen > 0) {
     std::size_t pick = candidates.size();
     for (std::size_t c = 0; c < candidates.size(); ++c)
       if (unseen[c] == most_unseen && (pick == candidates.size() || optimism[c] > optimism[pick])) pick = c;
-    std::string values;
-    for (std::size_t p = 0; p < space.size(); ++p)
-      if (!seen_values[p][static_cast<std::size_t>(candidates[pick][p])])
-        values += (values.empty() ? "" : ", ") + space[p].name + "=" +
-                  space[p].values[static_cast<std::size_t>(candidates[pick][p])];
-    return Proposal{decode_point(space, candidates[pick]), ProposalKind::cover,
-                    "explore: measure " + values + " for the first time" + forecast(pick)};
+    return cover(pick, " for the first time");
   }
+  // Then each value that so far only failed, again, closest to the head (one change from a passing point blames a
+  // failure on the value or its pairing with the head's) and where its failures least suggest another.
+  const bool has_head = complete(head);
+  std::vector<double> risk(candidates.size(), 0.0);
+  for (std::size_t c = 0; c < candidates.size(); ++c) risk[c] = coverage.retry_risk(candidates[c]);
+  std::size_t retry = candidates.size();
+  auto closer = [&](std::size_t c, std::size_t than) {
+    const int a = has_head ? distance(candidates[c], head) : 0;
+    const int b = has_head ? distance(candidates[than], head) : 0;
+    if (risk[c] != risk[than]) return risk[c] < risk[than];
+    if (a != b) return a < b;
+    return optimism[c] > optimism[than];
+  };
+  for (std::size_t c = 0; c < candidates.size(); ++c)
+    if (uncovered[c] > 0 && (retry == candidates.size() || closer(c, retry))) retry = c;
+  if (retry != candidates.size()) return cover(retry, " again, away from where it failed");
 
   // Then the model's choice: optimism plus a bonus for value pairs never measured together (interactions the
   // additive view cannot see), pairs of relevant params counting more.
@@ -376,7 +405,6 @@ std::optional<Proposal> propose_next(const SearchRequest& request, std::mt19937_
       if (accept(c) && (pick == candidates.size() || score[c] > score[pick])) pick = c;
     return pick;
   };
-  const bool has_head = complete(head);
   std::size_t pick = candidates.size();
   if (request.mode == SearchMode::new_lineage && has_head)
     pick = best_where([&](std::size_t c) { return distance(candidates[c], head) >= 2; });

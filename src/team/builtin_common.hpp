@@ -44,7 +44,8 @@ std::vector<Measurement> measurements_of(const RunHistory& history, const std::s
 // A region of the param space learned invalid from failures: the points that hold each of its one or two terms
 // (param values). Learned when attempts inside it failed the same way three times (four for a one-term region, since
 // a single value is a wider claim) and none inside it passed: a static_assert on divisibility, a path that is wrong
-// at some shapes. A one-term region whose failures all shared one value of another param is that pair instead. The
+// at some shapes. A one-term region whose failures all shared one value of another param is that pair instead; pairs
+// that hold exactly the same failures are rival explanations, none learned until a failure tells them apart. The
 // search never proposes a point inside one, and the Debugger takes one as diagnosed.
 struct InvalidRegion {
   ParamValues terms;

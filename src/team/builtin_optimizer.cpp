@@ -1,10 +1,11 @@
 // The builtin Optimizer: a model-guided search over the task's declared params. It first measures every
-// declared value once (roots), then climbs from the best with single changes while a surrogate fit on every
-// measurement rates them about as well as anything else, and jumps to a new lineage (a root) where the model
-// expects more: an optimistic prediction or value combinations never measured together. The Profiling
-// Scientist's relevance weights bias which combinations it explores; a stagnation directive makes its next
-// point a root away from the best. Nothing is ever evaluated twice, nor a point the task, the recorded
-// constraints or a region its own failures showed invalid rule out.
+// declared value once (roots), and again elsewhere a value that so far only failed (beside a partner it cannot
+// build with, say), then climbs from the best with single changes while a surrogate fit on every measurement rates
+// them about as well as anything else, and jumps to a new lineage (a root) where the model expects more: an
+// optimistic prediction or value combinations never measured together. The Profiling Scientist's relevance weights
+// bias which combinations it explores; a stagnation directive makes its next point a root away from the best.
+// Nothing is ever evaluated twice, nor a point the task, the recorded constraints or a region its own failures
+// showed invalid rule out.
 #include <future>
 #include <set>
 

@@ -14,6 +14,7 @@
 
 #include "support/replay_run.hpp"
 #include "support/temp_dir.hpp"
+#include "team/builtin_common.hpp"
 
 namespace evoteam {
 namespace {
@@ -85,57 +86,39 @@ TEST_P(SearchReplay, AShortRunIsTheSameForTheSameSeed) {
   }
 }
 
-// Written here from the rule the team states (builtin_common.hpp: a one-term region after four like failures, a
-// two-term region after three, none passing inside it), over what the run actually evaluated, so a search that
+// What the search would have learned from what it evaluated so far, by the rule it states (learned_invalid_regions,
+// held to its clauses in builtin_search_test.cpp), recomputed here over the run's evaluations in order: a search that
 // ignored what it learned would be caught whatever its own bookkeeping says.
-using RegionTerms = std::vector<std::pair<std::string, std::string>>;
-
-std::vector<RegionTerms> regions_holding(const ParamAssignment& params) {
-  std::vector<std::pair<std::string, std::string>> terms;
-  for (const auto& [name, value] : params) terms.emplace_back(name, value);
-  std::vector<RegionTerms> regions;
-  for (std::size_t a = 0; a < terms.size(); ++a) {
-    regions.push_back({terms[a]});
-    for (std::size_t b = a + 1; b < terms.size(); ++b) regions.push_back({terms[a], terms[b]});
-  }
-  return regions;
-}
-
 TEST_P(SearchReplay, ARegionLearnedInvalidIsNeverEnteredAgain) {
   setup_console_logging(Verbosity::quiet);
   const testing::Landscape& landscape = landscape_of(GetParam().task);
-  int learned_regions = 0;
+  std::set<std::string> learned_anywhere;
   for (std::uint64_t seed : {1, 2, 3}) {
     testing::TempDir runs;
     const testing::ReplayRunResult result = run(seed, GetParam().budget, runs.path());
-    std::set<RegionTerms> with_a_pass;
-    std::map<std::pair<std::string, RegionTerms>, int> failures;
-    std::set<RegionTerms> learned;
+    std::vector<builtin::Measurement> measured;
     std::set<std::string> seen;
     for (const testing::ReplayCallLog::Call& call : result.calls) {
       const std::string point_text = describe_params(call.params);
       // The same point asked again (a compile-only check before a full one) teaches nothing new.
-      const bool first_time = seen.insert(point_text).second;
-      for (const RegionTerms& region : regions_holding(call.params))
-        EXPECT_FALSE(learned.count(region) && first_time)
-            << "seed " << seed << ": " << point_text << " lies in a region already learned invalid";
-      if (!first_time) continue;
+      if (!seen.insert(point_text).second) continue;
+      const std::vector<builtin::InvalidRegion> learned = builtin::learned_invalid_regions(landscape.space, measured);
+      for (const builtin::InvalidRegion& region : learned) learned_anywhere.insert(region.describe());
+      const builtin::InvalidRegion* inside = builtin::region_holding(learned, call.params);
+      EXPECT_EQ(inside, nullptr) << "seed " << seed << ": " << point_text << " lies in " << inside->describe()
+                                 << ", already learned invalid";
       const testing::Landscape::Point* point = landscape.find(call.params);
       ASSERT_NE(point, nullptr) << point_text;
-      if (point->speedup) {
-        for (const RegionTerms& region : regions_holding(call.params)) with_a_pass.insert(region);
-        continue;
+      builtin::Measurement measurement{call.params, builtin::Measurement::Outcome::passed, point->speedup.value_or(0)};
+      if (!point->speedup) {
+        measurement.outcome = builtin::Measurement::Outcome::failed;
+        measurement.failure = point->signature.substr(0, point->signature.find(':'));
       }
-      const std::string failure = point->signature.substr(0, point->signature.find(':'));
-      for (const RegionTerms& region : regions_holding(call.params)) {
-        const int count = ++failures[{failure, region}];
-        if (count >= (region.size() == 1 ? 4 : 3) && !with_a_pass.count(region) && learned.insert(region).second)
-          ++learned_regions;
-      }
+      measured.push_back(measurement);
     }
   }
   if (GetParam().learns_a_region) {
-    EXPECT_GT(learned_regions, 0) << "the search learned no region: the check above tested nothing";
+    EXPECT_FALSE(learned_anywhere.empty()) << "the search learned no region: the check above tested nothing";
   }
 }
 
