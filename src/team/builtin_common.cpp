@@ -364,13 +364,13 @@ std::optional<Proposal> propose_next(const SearchRequest& request, std::mt19937_
       if (unseen[c] == most_unseen && (pick == candidates.size() || optimism[c] > optimism[pick])) pick = c;
     return cover(pick, " for the first time");
   }
-  // Then each value that so far only failed, again, closest to the head (one change from a passing point blames a
-  // failure on the value or its pairing with the head's) and where its failures least suggest another.
+  // Then each value that so far only failed, again: where its failures least suggest another failure, and of those
+  // the closest to the head (one change from a passing point blames a failure on the value or its pairing).
   const bool has_head = complete(head);
   std::vector<double> risk(candidates.size(), 0.0);
   for (std::size_t c = 0; c < candidates.size(); ++c) risk[c] = coverage.retry_risk(candidates[c]);
   std::size_t retry = candidates.size();
-  auto closer = [&](std::size_t c, std::size_t than) {
+  auto better_retry = [&](std::size_t c, std::size_t than) {
     const int a = has_head ? distance(candidates[c], head) : 0;
     const int b = has_head ? distance(candidates[than], head) : 0;
     if (risk[c] != risk[than]) return risk[c] < risk[than];
@@ -378,7 +378,7 @@ std::optional<Proposal> propose_next(const SearchRequest& request, std::mt19937_
     return optimism[c] > optimism[than];
   };
   for (std::size_t c = 0; c < candidates.size(); ++c)
-    if (uncovered[c] > 0 && (retry == candidates.size() || closer(c, retry))) retry = c;
+    if (uncovered[c] > 0 && (retry == candidates.size() || better_retry(c, retry))) retry = c;
   if (retry != candidates.size()) return cover(retry, " again, away from where it failed");
 
   // Then the model's choice: optimism plus a bonus for value pairs never measured together (interactions the

@@ -187,16 +187,17 @@ void check_cli_members(const AgentMemberSettings& members, const PriceTable& pri
       throw InvalidInput("agent.member: " + member + " needs the program '" + cli.program +
                          "', which is not installed (looked in PATH=" + (path != nullptr ? path : "") + ")");
     }
-    for (const std::filesystem::path& path : members.readable)
-      if (!path.is_absolute() || !std::filesystem::exists(path))
-        throw InvalidInput("agent.cli.readable: '" + path.string() +
-                           "' must be an absolute path that exists (the sandbox shows it to the CLI read-only)");
     if (budget_usd > 0 && !cli.reports_cost && (members.model.empty() || prices.find(members.model) == nullptr))
       throw InvalidInput("agent.member: " + member +
                          " reports no cost, so a dollar budget needs agent.cli.model set to a model of the price "
                          "table (it is '" +
                          members.model + "')");
   }
+  if (!members.any_cli()) return;
+  for (const std::filesystem::path& path : members.readable)
+    if (!path.is_absolute() || !std::filesystem::exists(path))
+      throw InvalidInput("agent.cli.readable: '" + path.string() +
+                         "' must be an absolute path that exists (the sandbox shows it to the CLI read-only)");
 }
 
 }  // namespace evoteam
