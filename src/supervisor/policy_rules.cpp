@@ -18,7 +18,8 @@ const char* const k_disciplinarian = "disciplinarian";
 const char* const k_one_change =
     "One measurable change per candidate: change one param or one code aspect, state the hypothesis, measure.";
 const char* const k_new_lineage =
-    "Stagnation: explore a new lineage (restart from a different configuration) instead of polishing the current best.";
+    "Stagnation: explore a new lineage (restart from a different configuration) instead of polishing the current best, "
+    "and question what was written off: retry a value given up after failures its partners may explain.";
 
 // Pipeline order: measure first, then fix and change, then review, then consolidate what was learnt.
 int pipeline_rank(const std::string& role) {

@@ -192,8 +192,8 @@ std::vector<InvalidRegion> learned_invalid_regions(const std::vector<ParamSpec>&
   };
   std::set<Terms> with_a_pass;
   std::map<std::pair<std::string, Terms>, std::vector<std::size_t>> failures;  // (failure, region) -> which points
-  // (failure, one-term region) -> for each other param, the values its failures had there
-  std::map<std::pair<std::string, Terms>, std::map<std::string, std::set<std::string>>> others_in_single;
+  // (failure, one-term region) -> for each other param, how many of its failures had each value there
+  std::map<std::pair<std::string, Terms>, std::map<std::string, std::map<std::string, int>>> others_in_single;
   for (std::size_t index = 0; index < measured.size(); ++index) {
     const Measurement& point = measured[index];
     if (point.outcome == Measurement::Outcome::passed)
@@ -202,16 +202,17 @@ std::vector<InvalidRegion> learned_invalid_regions(const std::vector<ParamSpec>&
       for (Terms& region : regions_of(point.params)) {
         if (region.size() == 1)
           for (const auto& [name, value] : point.params)
-            if (name != region[0].first) others_in_single[{point.failure, region}][name].insert(value);
+            if (name != region[0].first) ++others_in_single[{point.failure, region}][name][value];
         failures[{point.failure, std::move(region)}].push_back(index);
       }
   }
-  // A value whose failures all shared one value of another param is explained by that pair (NR=32 failing only
-  // beside NC=48, where 48 is no multiple of 32): the pair is learned, not the wider claim that would wall off
-  // NR=32 beside every NC.
-  auto explained_by_a_pair = [&](const std::pair<std::string, Terms>& key) {
+  // A value whose failures all, or all but one, shared one value of another param is explained by that pair
+  // (NR=32 failing beside NC=48, where 48 is no multiple of 32, and once beside MC=16 with MR=6, which fails with
+  // any NR): the pair is learned, not the wider claim that would wall off NR=32 beside every NC.
+  auto explained_by_a_pair = [&](const std::pair<std::string, Terms>& key, int count) {
     for (const auto& [name, values] : others_in_single[key])
-      if (values.size() == 1) return true;
+      for (const auto& [value, sharing] : values)
+        if (sharing >= count - 1) return true;
     return false;
   };
   // Pairs that hold exactly the same failures are rival explanations of them (three failures sharing NC=48, MR=4
@@ -226,7 +227,7 @@ std::vector<InvalidRegion> learned_invalid_regions(const std::vector<ParamSpec>&
       const Terms& region = key.second;
       const int count = static_cast<int>(points.size());
       if (static_cast<int>(region.size()) != size || count < (size == 1 ? 4 : 3) || with_a_pass.count(region)) continue;
-      if (size == 1 && explained_by_a_pair(key)) continue;
+      if (size == 1 && explained_by_a_pair(key, count)) continue;
       if (size == 2 && pairs_holding[{key.first, points}] > 1) continue;
       // A pair inside a learned single value says nothing more.
       if (size == 2 && (single_terms.count({region[0]}) || single_terms.count({region[1]}))) continue;
@@ -380,6 +381,26 @@ std::optional<Proposal> propose_next(const SearchRequest& request, std::mt19937_
   for (std::size_t c = 0; c < candidates.size(); ++c)
     if (uncovered[c] > 0 && (retry == candidates.size() || better_retry(c, retry))) retry = c;
   if (retry != candidates.size()) return cover(retry, " again, away from where it failed");
+  // On a stagnation directive, what the search wrote off is questioned first: a value given up after failures that
+  // never passed is measured once more where its failures least suggest another (NR=32 given up beside partners
+  // that failed for their own reasons may be the best lineage's).
+  if (request.mode == SearchMode::new_lineage) {
+    std::size_t reopen = candidates.size();
+    std::vector<std::string> reopened(candidates.size());
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+      for (std::size_t p = 0; p < space.size(); ++p)
+        if (coverage.reopenable(p, candidates[c][p]))
+          reopened[c] += (reopened[c].empty() ? "" : ", ") + space[p].name + "=" +
+                         space[p].values[static_cast<std::size_t>(candidates[c][p])];
+      if (reopened[c].empty()) continue;
+      risk[c] = coverage.retry_risk(candidates[c], true);
+      if (reopen == candidates.size() || better_retry(c, reopen)) reopen = c;
+    }
+    if (reopen != candidates.size())
+      return Proposal{decode_point(space, candidates[reopen]), ProposalKind::jump,
+                      "stagnation: reopen " + reopened[reopen] +
+                          ", given up after failures, where they least suggest another" + forecast(reopen)};
+  }
 
   // Then the model's choice: optimism plus a bonus for value pairs never measured together (interactions the
   // additive view cannot see), pairs of relevant params counting more.

@@ -10,6 +10,8 @@ namespace {
 // A value that only failed is given up after this many failures that nothing else explains (as much a finding as
 // the region learner's three), or three times as many of any kind.
 constexpr double k_recover_attempts = 3;
+// A value given up is reopened (on a stagnation directive) until it has failed this many times in all.
+constexpr std::size_t k_reopen_failure_limit = 12;
 
 bool fully_encoded(const std::vector<int>& point) {
   return std::all_of(point.begin(), point.end(), [](int value) { return value >= 0; });
@@ -80,10 +82,14 @@ double ValueCoverage::risk_of(const std::vector<int>& candidate, std::size_t p) 
   return risk;
 }
 
-double ValueCoverage::retry_risk(const std::vector<int>& candidate) const {
+bool ValueCoverage::reopenable(std::size_t p, int v) const {
+  return at(p, v).covered && at(p, v).passed == 0 && at(p, v).failures.size() < k_reopen_failure_limit;
+}
+
+double ValueCoverage::retry_risk(const std::vector<int>& candidate, bool reopening) const {
   double risk = 0;
   for (std::size_t p = 0; p < candidate.size(); ++p)
-    if (!covered(p, candidate[p])) risk += risk_of(candidate, p);
+    if (!covered(p, candidate[p]) || (reopening && reopenable(p, candidate[p]))) risk += risk_of(candidate, p);
   return risk;
 }
 

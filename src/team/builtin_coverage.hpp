@@ -2,7 +2,8 @@
 // Which declared values the builtin search has measured, and where to measure again a value that so far only
 // failed: NR=32 failing beside NC=48 (no multiple of 32) says nothing of NR=32 beside NC=256, so such a value is
 // not covered until it passes, or until enough failures that nothing else explains make it a finding. A failure inside
-// a pair region learned invalid (NC=48 with NR=32) is that pair's, not the value's.
+// a pair region learned invalid (NC=48 with NR=32) is that pair's, not the value's. A value given up may be reopened
+// when the supervisor sees the search stagnate.
 #include <cstddef>
 #include <vector>
 
@@ -20,9 +21,13 @@ class ValueCoverage {
   bool never_measured(std::size_t p, int v) const;
   // ... passed (or is being measured), or failed often enough, for reasons nothing else explains, to be given up.
   bool covered(std::size_t p, int v) const;
-  // For each value of `candidate` not covered: how much its other values resemble where that value failed, and how
-  // often they failed anywhere. The lower, the likelier a failure of the candidate is that value's own.
-  double retry_risk(const std::vector<int>& candidate) const;
+  // ... never passed but was given up after its failures, and may be reopened once more (a stagnation directive
+  // questions what the search wrote off; a value reopened often enough stays given up).
+  bool reopenable(std::size_t p, int v) const;
+  // For each value of `candidate` not covered (or, `reopening`, reopenable): how much its other values resemble
+  // where that value failed, and how often they failed anywhere. The lower, the likelier a failure of the
+  // candidate is that value's own.
+  double retry_risk(const std::vector<int>& candidate, bool reopening = false) const;
 
  private:
   struct Failure {

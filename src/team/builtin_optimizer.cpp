@@ -3,7 +3,8 @@
 // build with, say), then climbs from the best with single changes while a surrogate fit on every measurement rates
 // them about as well as anything else, and jumps to a new lineage (a root) where the model expects more: an
 // optimistic prediction or value combinations never measured together. The Profiling Scientist's relevance weights
-// bias which combinations it explores; a stagnation directive makes its next point a root away from the best.
+// bias which combinations it explores; a stagnation directive makes its next point a root away from the best, a
+// value it gave up after failures first (what was written off is questioned before the model's favourites).
 // Nothing is ever evaluated twice, nor a point the task, the recorded constraints or a region its own failures
 // showed invalid rule out.
 #include <future>

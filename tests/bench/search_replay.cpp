@@ -3,6 +3,7 @@
 // Usage: evoteam_search_replay LANDSCAPE_JSON TASK_DIR TEAMS BUDGETS SEEDS
 //   TEAMS: single,fixed,evolving; BUDGETS: evaluations, e.g. 38,77,115; SEEDS: how many (1..SEEDS)
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -76,6 +77,15 @@ int main(int argc, char** argv) {
                                {"evaluations", result.calls.size()},
                                {"evaluations_to_95", evaluations_to_95(result.calls, best)},
                                {"teams", teams}};
+        if (std::getenv("EVOTEAM_REPLAY_TRACE") != nullptr) {
+          nlohmann::json calls = nlohmann::json::array();
+          for (const testing::ReplayCallLog::Call& call : result.calls) {
+            std::string point;
+            for (const auto& [name, value] : call.params) point += name + "=" + value + " ";
+            calls.push_back(point + to_string(call.verdict) + (call.speedup ? " " + std::to_string(*call.speedup) : ""));
+          }
+          line["calls"] = calls;
+        }
         std::cout << line.dump() << std::endl;
       }
   return 0;

@@ -217,6 +217,60 @@ TEST(BuiltinSearch, RivalPairsHoldingTheSameFailuresAreNotLearned) {
   EXPECT_EQ(regions[0].describe(), "A=1,B=8");
 }
 
+// NR=32 failing three times beside NC=48 and once beside MC=16 with MR=6 (which fails beside any NR) is the pair's
+// failure and a stray one, not NR=32's: a value whose failures all but one shared a partner is not walled off alone.
+TEST(BuiltinSearch, AValueWhoseFailuresAllButOneShareAPartnerIsNotWalledOffAlone) {
+  const std::vector<ParamSpec> space = synthetic_space();
+  auto failed = [](std::string a, std::string b, std::string c, std::string d) {
+    return Measurement{{{"A", a}, {"B", b}, {"C", c}, {"D", d}}, Measurement::Outcome::failed, 0, "COMPILE_ERROR"};
+  };
+  std::vector<Measurement> measured = {failed("1", "8", "0", "0"), failed("1", "8", "1", "1"),
+                                       failed("1", "8", "2", "2"), failed("4", "8", "2", "0")};
+  std::vector<builtin::InvalidRegion> regions = builtin::learned_invalid_regions(space, measured);
+  ASSERT_EQ(regions.size(), 1u);
+  EXPECT_EQ(regions[0].describe(), "A=1,B=8");
+  EXPECT_EQ(builtin::region_holding(regions, {{"A", "4"}, {"B", "8"}, {"C", "0"}, {"D", "0"}}), nullptr);
+}
+
+// A value given up after failures (B=8, three failures beside partners that pass elsewhere) is left alone while the
+// search climbs; a stagnation directive reopens it once more, where its failures least suggest another, until it
+// has failed twelve times in all.
+TEST(BuiltinSearch, AStagnationDirectiveReopensAValueGivenUp) {
+  auto point = [](std::string a, std::string b, std::string c, std::string d) {
+    return ParamValues{{"A", a}, {"B", b}, {"C", c}, {"D", d}};
+  };
+  std::vector<Measurement> measured = {
+      {point("1", "1", "0", "0"), Measurement::Outcome::passed, 1.0, ""},
+      {point("2", "2", "1", "1"), Measurement::Outcome::passed, 1.5, ""},
+      {point("4", "4", "2", "2"), Measurement::Outcome::passed, 2.5, ""},
+      {point("8", "1", "0", "1"), Measurement::Outcome::passed, 1.2, ""},
+      {point("1", "8", "0", "0"), Measurement::Outcome::failed, 0, "COMPILE_ERROR"},
+      {point("2", "8", "1", "1"), Measurement::Outcome::failed, 0, "COMPILE_ERROR"},
+      {point("4", "8", "2", "2"), Measurement::Outcome::failed, 0, "COMPILE_ERROR"}};
+  const ParamValues head = point("4", "4", "2", "2");
+  auto propose = [&](SearchMode mode) {
+    std::mt19937_64 rng(5);
+    SearchRequest request{synthetic_space(), measured, head, 2.5, valid_point, {}, mode};
+    std::optional<Proposal> proposal = builtin::propose_next(request, rng);
+    EXPECT_TRUE(proposal.has_value());
+    return proposal.value_or(Proposal{});
+  };
+  ASSERT_TRUE(builtin::learned_invalid_regions(synthetic_space(), measured).empty());
+  EXPECT_EQ(propose(SearchMode::climb).rationale.find("reopen"), std::string::npos);
+  const Proposal reopened = propose(SearchMode::new_lineage);
+  EXPECT_EQ(reopened.params.at("B"), "8") << reopened.rationale;
+  EXPECT_EQ(reopened.kind, ProposalKind::jump);
+  EXPECT_NE(reopened.rationale.find("stagnation: reopen B=8"), std::string::npos) << reopened.rationale;
+
+  // Nine more failures of B=8, of kinds too scattered for a region to be learned: twelve in all, it stays given up.
+  const char* kinds[] = {"RUNTIME_ERROR", "INCORRECT_OUTPUT", "TIMEOUT"};
+  for (int i = 0; i < 9; ++i)
+    measured.push_back({point(i % 2 ? "2" : "1", "8", std::to_string(i % 3), std::to_string((i + 1) % 3)),
+                        Measurement::Outcome::failed, 0, kinds[i % 3]});
+  ASSERT_TRUE(builtin::learned_invalid_regions(synthetic_space(), measured).empty());
+  EXPECT_EQ(propose(SearchMode::new_lineage).rationale.find("reopen"), std::string::npos);
+}
+
 TEST(BuiltinSearch, SingleChangesAreMadeFromTheHeadAndJumpsGoElsewhere) {
   SearchRun run = run_search(25, 2, [](const ParamValues& params) { return separable_speedup(params); });
   // Replay: each change differs from the best-so-far in one param, each jump in more than one.

@@ -1,6 +1,6 @@
 // The builtin team's search over the measured landscapes (bench/landscapes/), through the replay fixture: a short run
-// is deterministic for a seed, and a region of the param space the team has learned to be invalid is never entered
-// again. The bench (bench/search_bench.sh) measures how good the search is; these tests hold what it relies on.
+// is deterministic for a seed, a region of the param space the team has learned to be invalid is never entered
+// again, and the supervisor's stagnation directive recovers a lineage the search had written off. The bench (bench/search_bench.sh) measures how good the search is; these tests hold what it relies on.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -119,6 +119,27 @@ TEST_P(SearchReplay, ARegionLearnedInvalidIsNeverEnteredAgain) {
   }
   if (GetParam().learns_a_region) {
     EXPECT_FALSE(learned_anywhere.empty()) << "the search learned no region: the check above tested nothing";
+  }
+}
+
+// The gemm landscape's best (NC=256 with NR=32) hides behind early failures of NR=32 (beside NC=48, where 48 is no
+// multiple of 32, and beside PACK_B=1 with K_UNROLL=4): a search that gives NR=32 up stays on the 2.06x lineage
+// (66% of the best). The evolving team's supervisor sees the stagnation and its directive reopens what was given up:
+// every seed here reaches 98% of the best within 15% of the space (before, seeds 1, 3 and 4 stayed at 66%).
+TEST(SupervisedSearch, AStagnationDirectiveRecoversTheLineageAGivenUpValueHid) {
+  setup_console_logging(Verbosity::quiet);
+  const testing::Landscape landscape =
+      testing::Landscape::load(fs::path(EVOTEAM_SOURCE_DIR) / "bench/landscapes/host_gemm_packed.json");
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    testing::TempDir runs;
+    testing::ReplayRunRequest request;
+    request.task_dir = fs::path(EVOTEAM_SOURCE_DIR) / "kernels/host_gemm_packed";
+    request.mode = TeamMode::evolving;
+    request.budget_evaluations = 115;
+    request.seed = seed;
+    request.runs_dir = runs.path();
+    const testing::ReplayRunResult result = testing::run_replayed(landscape, request);
+    EXPECT_GE(result.outcome.best_speedup.value_or(0.0), 0.98 * landscape.best_speedup()) << "seed " << seed;
   }
 }
 
