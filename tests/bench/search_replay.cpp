@@ -82,7 +82,8 @@ int main(int argc, char** argv) {
           for (const testing::ReplayCallLog::Call& call : result.calls) {
             std::string point;
             for (const auto& [name, value] : call.params) point += name + "=" + value + " ";
-            calls.push_back(point + to_string(call.verdict) + (call.speedup ? " " + std::to_string(*call.speedup) : ""));
+            calls.push_back(point + to_string(call.verdict) +
+                            (call.speedup ? " " + std::to_string(*call.speedup) : ""));
           }
           line["calls"] = calls;
         }

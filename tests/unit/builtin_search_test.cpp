@@ -239,14 +239,13 @@ TEST(BuiltinSearch, AStagnationDirectiveReopensAValueGivenUp) {
   auto point = [](std::string a, std::string b, std::string c, std::string d) {
     return ParamValues{{"A", a}, {"B", b}, {"C", c}, {"D", d}};
   };
-  std::vector<Measurement> measured = {
-      {point("1", "1", "0", "0"), Measurement::Outcome::passed, 1.0, ""},
-      {point("2", "2", "1", "1"), Measurement::Outcome::passed, 1.5, ""},
-      {point("4", "4", "2", "2"), Measurement::Outcome::passed, 2.5, ""},
-      {point("8", "1", "0", "1"), Measurement::Outcome::passed, 1.2, ""},
-      {point("1", "8", "0", "0"), Measurement::Outcome::failed, 0, "COMPILE_ERROR"},
-      {point("2", "8", "1", "1"), Measurement::Outcome::failed, 0, "COMPILE_ERROR"},
-      {point("4", "8", "2", "2"), Measurement::Outcome::failed, 0, "COMPILE_ERROR"}};
+  std::vector<Measurement> measured = {{point("1", "1", "0", "0"), Measurement::Outcome::passed, 1.0, ""},
+                                       {point("2", "2", "1", "1"), Measurement::Outcome::passed, 1.5, ""},
+                                       {point("4", "4", "2", "2"), Measurement::Outcome::passed, 2.5, ""},
+                                       {point("8", "1", "0", "1"), Measurement::Outcome::passed, 1.2, ""},
+                                       {point("1", "8", "0", "0"), Measurement::Outcome::failed, 0, "COMPILE_ERROR"},
+                                       {point("2", "8", "1", "1"), Measurement::Outcome::failed, 0, "COMPILE_ERROR"},
+                                       {point("4", "8", "2", "2"), Measurement::Outcome::failed, 0, "COMPILE_ERROR"}};
   const ParamValues head = point("4", "4", "2", "2");
   auto propose = [&](SearchMode mode) {
     std::mt19937_64 rng(5);

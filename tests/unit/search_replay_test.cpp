@@ -1,6 +1,7 @@
 // The builtin team's search over the measured landscapes (bench/landscapes/), through the replay fixture: a short run
 // is deterministic for a seed, a region of the param space the team has learned to be invalid is never entered
-// again, and the supervisor's stagnation directive recovers a lineage the search had written off. The bench (bench/search_bench.sh) measures how good the search is; these tests hold what it relies on.
+// again, and the supervisor's stagnation directive recovers a lineage the search had written off. The bench
+// (bench/search_bench.sh) measures how good the search is; these tests hold what it relies on.
 #include <gtest/gtest.h>
 
 #include <algorithm>
