@@ -66,6 +66,7 @@ spdlog::level::level_enum console_level(Verbosity verbosity) {
 struct SecretVariables {
   std::mutex mutex;
   std::set<std::string> names;
+  std::set<std::string> values;  // add_secret_values
 };
 SecretVariables& secret_variables_registry() {
   static SecretVariables registry;
@@ -110,13 +111,27 @@ std::vector<std::string> secret_variables() {
   return {registry.names.begin(), registry.names.end()};
 }
 
+void add_secret_values(const std::vector<std::string>& values) {
+  SecretVariables& registry = secret_variables_registry();
+  std::lock_guard<std::mutex> lock(registry.mutex);
+  for (const std::string& value : values)
+    if (value.size() >= 8) registry.values.insert(value);
+}
+
 std::string redact(std::string_view text) {
   std::string result(text);
-  for (const std::string& name : secret_variables()) {
-    const char* value = std::getenv(name.c_str());
-    if (value == nullptr || std::string_view(value).size() < 8) continue;
+  std::vector<std::string> values;
+  for (const std::string& name : secret_variables())
+    if (const char* value = std::getenv(name.c_str()); value != nullptr) values.emplace_back(value);
+  {
+    SecretVariables& registry = secret_variables_registry();
+    std::lock_guard<std::mutex> lock(registry.mutex);
+    values.insert(values.end(), registry.values.begin(), registry.values.end());
+  }
+  for (const std::string& value : values) {
+    if (value.size() < 8) continue;
     for (std::size_t pos; (pos = result.find(value)) != std::string::npos;)
-      result.replace(pos, std::string_view(value).size(), "[REDACTED]");
+      result.replace(pos, value.size(), "[REDACTED]");
   }
   static const std::regex patterns(
       R"((Bearer\s+)[A-Za-z0-9._~+/=-]+|((?:x-api-key|authorization)\s*[:=]\s*"?(?:Bearer\s+)?)[^\s",]+|sk-[A-Za-z0-9_-]{8,})",

@@ -78,7 +78,10 @@ RunDir RunDir::create(const std::filesystem::path& runs_dir, const std::string& 
     throw InvalidInput("run info for run.json must be a JSON object, got " + std::string(run_info.type_name()));
   }
   evoteam::create_directories(runs_dir);
-  auto [path, id] = claim_run_directory(runs_dir, utc_compact_timestamp() + "-" + id_safe(task_name));
+  // The run's path is absolute from here on: agents, sandboxes and the MCP binding run from other directories, so a
+  // relative runs dir ("runs", the default) would name nothing for them.
+  auto [path, id] =
+      claim_run_directory(std::filesystem::absolute(runs_dir), utc_compact_timestamp() + "-" + id_safe(task_name));
 
   try {
     RunDir dir(path, id);
@@ -128,7 +131,7 @@ RunDir RunDir::open(const std::filesystem::path& run_dir) {
   std::string id = id_field != info.end() && id_field->is_string()
                        ? id_field->get<std::string>()
                        : (normal.has_filename() ? normal : normal.parent_path()).filename().string();
-  RunDir dir(run_dir, std::move(id));
+  RunDir dir(std::filesystem::absolute(run_dir), std::move(id));  // as in create: children run elsewhere
   dir.m_lock = std::move(lock);
   dir.m_journal = std::make_unique<Journal>(run_dir / k_journal_name);
   dir.update_run_json({{"pid", static_cast<int>(::getpid())}});

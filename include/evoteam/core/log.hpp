@@ -26,6 +26,9 @@ void remove_log_file();
 // registered twice counts once.
 void add_secret_variables(const std::vector<std::string>& names);
 std::vector<std::string> secret_variables();
+// Secrets that live in no variable of the daemon's own (a value given as agent.cli.env NAME=VALUE, a password in a
+// URL): redacted like the variables' values. Values shorter than 8 characters are ignored, as for variables.
+void add_secret_values(const std::vector<std::string>& values);
 
 // Replaces secrets in text: values of the registered secret variables present in the environment, "Bearer ..."
 // tokens, x-api-key / Authorization header values, and sk-... shaped keys.
