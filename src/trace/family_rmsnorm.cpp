@@ -236,7 +236,10 @@ FamilySources generate_rmsnorm(const nlohmann::ordered_json& definition, const n
                                bool fused_add) {
   FamilySources out;
   out.family = fused_add ? "fused_add_rmsnorm" : "rmsnorm";
-  const std::string reference = definition.value("reference", "");
+  // A reference that is no string was reported by the translation; here it is only no EPS.
+  const std::string reference = definition.contains("reference") && definition["reference"].is_string()
+                                    ? definition["reference"].get<std::string>()
+                                    : std::string();
   std::smatch match;
   // The definitions fix eps in the reference's body ("EPS = 1e-6"); without it the generator cannot be sure.
   if (!std::regex_search(reference, match, std::regex(R"(EPS\s*=\s*([0-9.eE+-]+))"))) {

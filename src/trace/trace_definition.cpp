@@ -81,9 +81,11 @@ class Translation {
     if (m_def.contains("op_type"))
       note("op_type", "no task.json field: \"" + string_or_dump(m_def["op_type"]) + "\" is recorded in README.md");
     if (m_def.contains("tags")) note("tags", "no task.json field: recorded in README.md");
+    check_identifier(m_result.name, "name");
     read_axes();
     read_tensors("inputs", m_inputs);
     read_tensors("outputs", m_outputs);
+    check_reference_signature();
     read_constraints();
     read_workloads(workload_lines);
     settle_scalars();
@@ -125,6 +127,16 @@ class Translation {
       fail(field, "a non-empty string is required");
     return object[key].get<std::string>();
   }
+  // Names become C parameters, file names and task.json keys: each is an identifier, and one name is one thing.
+  void check_identifier(const std::string& name, const std::string& field) const {
+    static const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*");
+    if (!std::regex_match(name, identifier))
+      fail(field, "\"" + name + "\" is not a name evoteam can use (letters, digits and _, not starting with a digit)");
+  }
+  void check_unique(const std::string& name, const std::string& field) {
+    if (!m_names.insert(name).second)
+      fail(field, "\"" + name + "\" names another axis or tensor too; each name must be one thing");
+  }
   const AxisIn* find_axis(const std::string& name) const {
     for (const AxisIn& axis : m_axes)
       if (axis.name == name) return &axis;
@@ -135,6 +147,8 @@ class Translation {
     if (!m_def.contains("axes") || !m_def["axes"].is_object()) fail("axes", "an object of axes is required");
     for (const auto& [name, spec] : m_def["axes"].items()) {
       const std::string field = "axes." + name;
+      check_identifier(name, field);
+      check_unique(name, field);
       if (!spec.is_object()) fail(field, "an axis is an object");
       check_keys(spec, k_axis_keys, field, m_file);
       AxisIn axis;
@@ -176,8 +190,12 @@ class Translation {
 
   void read_tensors(const std::string& section, std::vector<TensorIn>& tensors) {
     if (!m_def.contains(section) || !m_def[section].is_object()) fail(section, "an object of tensors is required");
+    // An op without inputs or outputs has no entry point evoteam could call or check.
+    if (m_def[section].empty()) fail(section, "at least one tensor is required");
     for (const auto& [name, spec] : m_def[section].items()) {
       const std::string field = section + "." + name;
+      check_identifier(name, field);
+      check_unique(name, field);
       if (!spec.is_object()) fail(field, "a tensor is an object");
       check_keys(spec, k_tensor_keys, field, m_file);
       TensorIn tensor;
@@ -210,6 +228,40 @@ class Translation {
       if (section == "inputs") m_order.push_back(name);
       tensors.push_back(tensor);
     }
+  }
+
+  // The published reference is run by the oracle with the task's inputs by name: its run() must take exactly the
+  // inputs the table lists (in any order; the published moe definitions order them differently).
+  void check_reference_signature() const {
+    if (!m_def.contains("reference") || !m_def["reference"].is_string()) return;
+    static const std::regex run_header(R"(\bdef\s+run\s*\(([^)]*)\))");
+    std::smatch match;
+    const std::string reference = m_def["reference"].get<std::string>();
+    if (!std::regex_search(reference, match, run_header))
+      fail("reference", "no `def run(...)`: the entry point is run");
+    std::set<std::string> parameters;
+    static const std::regex parameter(R"(^\s*\**\s*([A-Za-z_]\w*))");
+    const std::string list = match[1];
+    for (std::size_t start = 0; start <= list.size();) {
+      const std::size_t comma = std::min(list.find(',', start), list.size());
+      const std::string item = list.substr(start, comma - start);
+      std::smatch name;
+      if (std::regex_search(item, name, parameter)) parameters.insert(name[1]);
+      start = comma + 1;
+    }
+    std::set<std::string> inputs;
+    for (const auto& [name, spec] : m_def["inputs"].items()) inputs.insert(name);
+    for (const std::string& name : parameters)
+      if (!inputs.count(name))
+        fail("reference", "run() takes " + name + ", which inputs does not list (inputs: " + join_set(inputs) + ")");
+    for (const std::string& name : inputs)
+      if (!parameters.count(name))
+        fail("inputs." + name, "not a parameter of the reference's run(" + join_set(parameters) + ")");
+  }
+  static std::string join_set(const std::set<std::string>& names) {
+    std::string text;
+    for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+    return text;
   }
 
   // Every axis value 2 (1 would hide divisions by a difference): whether `expression` is one over the axes.
@@ -329,7 +381,8 @@ class Translation {
     std::string names;
     if (!workload.contains("inputs") || !workload["inputs"].is_object()) return names;
     for (const auto& [name, spec] : workload["inputs"].items())
-      if (spec.is_object() && spec.value("type", "") == "safetensors") names += (names.empty() ? "" : ", ") + name;
+      if (spec.is_object() && spec.contains("type") && spec["type"] == "safetensors")
+        names += (names.empty() ? "" : ", ") + name;
     return names;
   }
 
@@ -395,6 +448,7 @@ class Translation {
     for (const AxisIn& axis : m_axes)
       if (axis.is_const) values[axis.name] = static_cast<double>(axis.value);
     for (const auto& [name, value] : axes.items()) values[name] = value.get<double>();
+    if (!workload.contains("axes") || !workload["axes"].is_object()) return true;  // nothing given to disagree
     for (const auto& [name, expression] : m_substituted) {
       if (!workload["axes"].contains(name)) continue;
       const double expected = evaluate_expression(expression, values, "axes." + name);
@@ -593,6 +647,7 @@ class Translation {
   std::vector<TensorIn> m_outputs;
   std::vector<TensorIn> m_scalars;
   std::vector<std::string> m_order;  // inputs and scalars in the definition's order
+  std::set<std::string> m_names;     // axes and tensors: one name, one thing
   std::map<std::string, std::string> m_substituted;
   std::vector<std::string> m_constraints;
   std::vector<ojson> m_workloads;

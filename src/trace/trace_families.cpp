@@ -130,8 +130,50 @@ std::string entry_parameters(const ojson& task) {
   return out.str();
 }
 
+namespace {
+
+// The tensors each generator writes code for, by name and section: a definition of the family that names them
+// otherwise (or lacks them) gets no generator rather than sources that read what is not there.
+struct FamilyTensors {
+  const char* family;
+  std::vector<const char*> inputs;
+  std::vector<const char*> outputs;
+};
+
+const std::vector<FamilyTensors>& family_tensors() {
+  static const std::vector<FamilyTensors> table = {
+      {"gemm", {"A", "B"}, {"C"}},
+      {"rmsnorm", {"hidden_states", "weight"}, {"output"}},
+      {"fused_add_rmsnorm", {"hidden_states", "residual", "weight"}, {"output"}},
+      {"gqa_paged_decode", {"q", "k_cache", "v_cache", "kv_indptr", "kv_indices"}, {"output", "lse"}},
+      {"gqa_paged_prefill", {"q", "k_cache", "v_cache", "qo_indptr", "kv_indptr", "kv_indices"}, {"output", "lse"}},
+      {"gqa_ragged", {"q", "k", "v", "qo_indptr", "kv_indptr"}, {"output", "lse"}},
+  };
+  return table;
+}
+
+// "no input A": the first tensor the family's generator needs and the task lacks; empty when none is missing.
+std::string missing_family_tensor(const std::string& family, const ojson& task) {
+  for (const FamilyTensors& row : family_tensors()) {
+    if (family != row.family) continue;
+    for (const char* name : row.inputs)
+      if (!task["inputs"].contains(name)) return std::string("no input ") + name;
+    for (const char* name : row.outputs)
+      if (!task["outputs"].contains(name)) return std::string("no output ") + name;
+  }
+  return "";
+}
+
+}  // namespace
+
 FamilySources generate_family(const ojson& definition, const ojson& task) {
   const std::string family = family_of(definition);
+  if (const std::string missing = missing_family_tensor(family, task); !missing.empty()) {
+    FamilySources none;
+    none.family = family;
+    none.notes.push_back(missing + ": no starting kernel generated");
+    return none;
+  }
   if (family == "gemm") return generate_gemm(definition, task);
   if (family == "rmsnorm") return generate_rmsnorm(definition, task, false);
   if (family == "fused_add_rmsnorm") return generate_rmsnorm(definition, task, true);

@@ -329,5 +329,83 @@ TEST(TraceImport, DtypesWithoutAnEquivalentAreRefused) {
   }
 }
 
+// The published gemm definition with one change: malformed tables are refused naming the field (exit 3), never a
+// crash in the family's generator, with or without --strict.
+nlohmann::ordered_json published_gemm() {
+  return nlohmann::ordered_json::parse(read_file(k_data / "definitions" / "gemm_n4096_k4096.json"));
+}
+
+std::string import_changed(const testing::TempDir& dir, const nlohmann::ordered_json& definition, bool strict) {
+  write_file_atomic(dir / "changed.json", definition.dump(2));
+  fs::remove_all(dir / "out");
+  return import_error(dir / "changed.json", std::nullopt, dir / "out", strict);
+}
+
+TEST(TraceImport, EmptyTensorTablesAreRefusedNamingTheField) {
+  testing::TempDir dir;
+  for (const char* section : {"inputs", "outputs"})
+    for (bool strict : {false, true}) {
+      nlohmann::ordered_json definition = published_gemm();
+      definition[section] = nlohmann::ordered_json::object();
+      const std::string message = import_changed(dir, definition, strict);
+      EXPECT_NE(message.find(std::string(section) + ": at least one tensor"), std::string::npos)
+          << section << ": " << message;
+      EXPECT_FALSE(fs::exists(dir / "out" / "task.json")) << section;
+    }
+}
+
+// An input the reference's run() calls A but the table calls Z is refused naming both; with the reference renamed
+// too the definition is well formed, and the gemm generator, which writes code for A, leaves the stubs and says why.
+TEST(TraceImport, AReferenceThatNamesOtherInputsThanItsTableIsRefused) {
+  testing::TempDir dir;
+  nlohmann::ordered_json renamed = published_gemm();
+  nlohmann::ordered_json inputs = nlohmann::ordered_json::object();
+  inputs["Z"] = renamed["inputs"]["A"];
+  inputs["B"] = renamed["inputs"]["B"];
+  renamed["inputs"] = inputs;
+  for (bool strict : {false, true}) {
+    const std::string message = import_changed(dir, renamed, strict);
+    EXPECT_NE(message.find("reference: run() takes A, which inputs does not list (inputs: B, Z)"), std::string::npos)
+        << message;
+  }
+  renamed["reference"] = "import torch\n\ndef run(Z, B):\n    return torch.matmul(Z, B.T)";
+  write_file_atomic(dir / "both.json", renamed.dump(2));
+  const ImportedTask imported = import_definition(dir / "both.json", std::nullopt, dir / "both", false);
+  EXPECT_FALSE(imported.starting_kernel);
+  EXPECT_TRUE(has_finding(imported, "gemm_n4096_k4096", "kernel.cu", true));
+  EXPECT_NE(imported.kernel_stub.find("Z"), std::string::npos);
+  const std::string strict = import_error(dir / "both.json", std::nullopt, dir / "both_strict", true);
+  EXPECT_NE(strict.find("no input A"), std::string::npos) << strict;
+
+  nlohmann::ordered_json extra = published_gemm();
+  extra["reference"] = "def run(A):\n    return A";
+  EXPECT_NE(import_changed(dir, extra, false).find("inputs.B: not a parameter of the reference's run(A)"),
+            std::string::npos);
+}
+
+// Names become C parameters, file names and task.json keys: one that is no identifier, or one name given to two
+// things, is refused naming the field.
+TEST(TraceImport, NamesThatAreNoIdentifiersOrNameTwoThingsAreRefused) {
+  testing::TempDir dir;
+  for (const char* name : {"..", "", "a b", "1x", "x/y"}) {
+    nlohmann::ordered_json definition = published_gemm();
+    definition["inputs"][name] = definition["inputs"]["B"];
+    definition["inputs"].erase("B");
+    definition["reference"] = std::string("def run(A, B):\n    return A");
+    const std::string message = import_changed(dir, definition, false);
+    EXPECT_NE(message.find(std::string("inputs.") + name + ": \"" + name + "\" is not a name"), std::string::npos)
+        << name << ": " << message;
+  }
+  nlohmann::ordered_json axis = published_gemm();
+  axis["axes"][".."] = {{"type", "var"}};
+  EXPECT_NE(import_changed(dir, axis, true).find("axes..: \"..\" is not a name"), std::string::npos);
+  nlohmann::ordered_json twice = published_gemm();
+  twice["outputs"]["A"] = twice["outputs"]["C"];
+  EXPECT_NE(import_changed(dir, twice, false).find("outputs.A: \"A\" names another"), std::string::npos);
+  nlohmann::ordered_json named = published_gemm();
+  named["name"] = "../escape";
+  EXPECT_NE(import_changed(dir, named, false).find("name: \"../escape\" is not a name"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace evoteam
