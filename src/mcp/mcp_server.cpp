@@ -21,10 +21,16 @@ struct RpcError {
   nlohmann::json data;
 };
 
-nlohmann::json error_reply(const nlohmann::json& id, const RpcError& error) {
+// One line of the reply. Text that is not UTF-8 (a parse error quoting the bytes it met, a tool's output) is sent
+// with U+FFFD in place of each bad byte: a reply that cannot be written would end the server.
+std::string reply_line(const nlohmann::json& reply) {
+  return reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string error_reply(const nlohmann::json& id, const RpcError& error) {
   nlohmann::json body = {{"code", static_cast<int>(error.code)}, {"message", error.message}};
   if (!error.data.is_null()) body["data"] = error.data;
-  return {{"jsonrpc", "2.0"}, {"id", id}, {"error", body}};
+  return reply_line({{"jsonrpc", "2.0"}, {"id", id}, {"error", body}});
 }
 
 // A request id is a string or an integer (JSON-RPC 2.0; MCP forbids null).
@@ -63,26 +69,25 @@ std::optional<std::string> McpSession::handle(const std::string& line) {
   try {
     message = nlohmann::json::parse(line);
   } catch (const nlohmann::json::parse_error& error) {
-    return error_reply(nullptr, {McpErrorCode::parse_error, std::string("parse error: ") + error.what(), {}}).dump();
+    return error_reply(nullptr, {McpErrorCode::parse_error, std::string("parse error: ") + error.what(), {}});
   }
-  if (message.is_array())
-    return error_reply(nullptr, {McpErrorCode::invalid_request, "batches are not supported", {}}).dump();
+  if (message.is_array()) return error_reply(nullptr, {McpErrorCode::invalid_request, "batches are not supported", {}});
   if (!message.is_object())
-    return error_reply(nullptr, {McpErrorCode::invalid_request, "a message must be a JSON object", {}}).dump();
+    return error_reply(nullptr, {McpErrorCode::invalid_request, "a message must be a JSON object", {}});
   const bool has_id = message.contains("id");
   const nlohmann::json id = has_id && valid_id(message["id"]) ? message["id"] : nlohmann::json(nullptr);
   if (!message.contains("method")) {
     // A response to us (we send no requests) is dropped; anything else is not a message.
     if (message.contains("result") || message.contains("error")) return std::nullopt;
-    return error_reply(id, {McpErrorCode::invalid_request, "a request needs a \"method\"", {}}).dump();
+    return error_reply(id, {McpErrorCode::invalid_request, "a request needs a \"method\"", {}});
   }
   if (message.value("jsonrpc", "") != "2.0")
-    return error_reply(id, {McpErrorCode::invalid_request, "\"jsonrpc\" must be \"2.0\"", {}}).dump();
+    return error_reply(id, {McpErrorCode::invalid_request, "\"jsonrpc\" must be \"2.0\"", {}});
   if (!message["method"].is_string())
-    return error_reply(id, {McpErrorCode::invalid_request, "\"method\" must be a string", {}}).dump();
+    return error_reply(id, {McpErrorCode::invalid_request, "\"method\" must be a string", {}});
   if (!has_id) return std::nullopt;  // a notification (initialized, cancelled): nothing to answer
   if (!valid_id(message["id"]))
-    return error_reply(nullptr, {McpErrorCode::invalid_request, "\"id\" must be a string or an integer", {}}).dump();
+    return error_reply(nullptr, {McpErrorCode::invalid_request, "\"id\" must be a string or an integer", {}});
   const nlohmann::json params = message.value("params", nlohmann::json::object());
   try {
     if (!params.is_object()) throw RpcError{McpErrorCode::invalid_params, "\"params\" must be an object", {}};
@@ -97,12 +102,12 @@ std::optional<std::string> McpSession::handle(const std::string& line) {
       stateless = true;
     }
     nlohmann::json result = dispatch(message["method"].get<std::string>(), params, stateless);
-    return nlohmann::json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}}.dump();
+    return reply_line({{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
   } catch (const RpcError& error) {
-    return error_reply(id, error).dump();
+    return error_reply(id, error);
   } catch (const std::exception& error) {
     // A fault behind the tool (the daemon's channel, the evaluator's infrastructure), not the client's mistake.
-    return error_reply(id, {McpErrorCode::internal_error, error.what(), {}}).dump();
+    return error_reply(id, {McpErrorCode::internal_error, error.what(), {}});
   }
 }
 

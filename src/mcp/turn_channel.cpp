@@ -185,7 +185,10 @@ void TurnChannel::answer(int connection) {
   } catch (const std::exception& error) {
     result = {std::string("the daemon could not serve the call: ") + error.what(), true};
   }
-  write_all(connection, nlohmann::json{{"text", result.text}, {"is_error", result.is_error}}.dump() + "\n");
+  // A tool's text may hold bytes that are not UTF-8 (a compiler's output): replaced, so the answer is still sent.
+  write_all(connection, nlohmann::json{{"text", result.text}, {"is_error", result.is_error}}.dump(
+                            -1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                            "\n");
 }
 
 TurnChannelClient::TurnChannelClient(TurnBinding binding) : m_binding(std::move(binding)) {}

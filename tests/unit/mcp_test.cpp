@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 
 #include <evoteam/agent/agent_cli.hpp>
 #include <evoteam/core/error.hpp>
@@ -86,6 +87,32 @@ TEST(McpServer, BadMessagesGetTheProtocolsErrors) {
   EXPECT_EQ(answer(session, R"({"jsonrpc":"2.0","id":9,"method":"initialize","params":{}})")["error"]["code"], -32602);
   EXPECT_EQ(answer(session, R"({"jsonrpc":"2.0","id":10,"method":"ping"})")["result"], nlohmann::json::object());
   EXPECT_EQ(tools.calls, 0);
+}
+
+// Bytes that are not UTF-8 are a parse error (-32700) answered in valid JSON, and the server keeps serving: the next
+// line is answered as usual. A tool's text that is not UTF-8 reaches the client with U+FFFD in its place.
+TEST(McpServer, BytesThatAreNotUtf8AreAParseErrorAndTheServerGoesOn) {
+  class RawTools : public EchoTools {
+   public:
+    McpToolResult call(const std::string&, const nlohmann::json&) override { return {"cc1: \xff\xfe error", true}; }
+  } tools;
+  std::istringstream in(
+      "\xff\xfe{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":\"\xc3\x28\",\"method\":\"ping\"}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"}}\n");
+  std::ostringstream out;
+  serve_mcp(in, out, tools, "1.0");
+  std::istringstream replies(out.str());
+  std::vector<nlohmann::json> answers;
+  for (std::string line; std::getline(replies, line);) answers.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(answers.size(), 4u) << out.str();
+  EXPECT_EQ(answers[0]["error"]["code"], -32700);
+  EXPECT_TRUE(answers[0]["id"].is_null());
+  EXPECT_EQ(answers[1]["error"]["code"], -32700);
+  EXPECT_EQ(answers[2]["id"], 2);
+  EXPECT_EQ(answers[2]["result"], nlohmann::json::object());
+  EXPECT_EQ(answers[3]["result"]["content"][0]["text"], "cc1: \xef\xbf\xbd\xef\xbf\xbd error");
 }
 
 TEST(McpServer, TheStatelessRevisionIsDiscoveredAndAnUnknownOneRefusedWithWhatIsServed) {
