@@ -133,6 +133,9 @@ std::string redact(std::string_view text) {
     for (std::size_t pos; (pos = result.find(value)) != std::string::npos;)
       result.replace(pos, value.size(), "[REDACTED]");
   }
+  // A URL's user information (http://user:password@host) is a secret whatever its length.
+  static const std::regex user_information(R"((://)[^/\s@]+@)");
+  result = std::regex_replace(result, user_information, "$1[REDACTED]@");
   static const std::regex patterns(
       R"((Bearer\s+)[A-Za-z0-9._~+/=-]+|((?:x-api-key|authorization)\s*[:=]\s*"?(?:Bearer\s+)?)[^\s",]+|sk-[A-Za-z0-9_-]{8,})",
       std::regex::icase);

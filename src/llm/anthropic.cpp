@@ -35,7 +35,7 @@ FinishReason anthropic_finish_reason(const std::string& stop_reason) {
 class AnthropicProvider : public LlmProvider {
  public:
   AnthropicProvider(ProviderSettings settings, const PriceTable& prices)
-      : m_settings(std::move(settings)), m_prices(prices) {}
+      : m_settings(std::move(settings)), m_prices(prices, m_settings.local_endpoint) {}
 
   std::string name() const override { return "anthropic"; }
 
@@ -44,19 +44,20 @@ class AnthropicProvider : public LlmProvider {
     if (effective.model.empty()) effective.model = m_settings.model;
     http::Request http_request;
     http_request.url = m_settings.base_url + "/v1/messages";
+    http_request.credentials = m_settings.base_url_credentials;
     http_request.headers = {"content-type: application/json", "x-api-key: " + m_settings.api_key,
                             "anthropic-version: " + m_settings.anthropic_version};
     http_request.body = anthropic_request_body(effective, m_settings.prompt_caching)
                             .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     http::Outcome outcome = http::post(http_request, m_settings.http, "anthropic");
     if (outcome.failure != http::Failure::none) return failure_from(outcome, "anthropic");
-    return complete_reply(parse_anthropic_reply(outcome.response.body), outcome, effective.model, m_prices,
+    return complete_reply(parse_anthropic_reply(outcome.response.body), outcome, effective.model, m_prices.table(),
                           "request-id");
   }
 
  private:
   ProviderSettings m_settings;
-  const PriceTable& m_prices;
+  ReplyPrices m_prices;
 };
 
 }  // namespace

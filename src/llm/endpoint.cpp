@@ -70,6 +70,7 @@ std::string server_root(const std::string& base_url) {
 http::Request endpoint_request(const ProviderSettings& settings, const std::string& url) {
   http::Request request;
   request.url = url;
+  request.credentials = settings.base_url_credentials;
   if (!settings.api_key.empty()) request.headers.push_back("authorization: Bearer " + settings.api_key);
   return request;
 }
@@ -94,6 +95,12 @@ std::string displayed_url(const std::string& base_url) {
   if (at == std::string::npos) return base_url;
   const std::size_t start = base_url.find(authority);
   return base_url.substr(0, start) + authority.substr(at + 1) + base_url.substr(start + authority.size());
+}
+
+std::string url_credentials(const std::string& base_url) {
+  const std::string authority = url_authority(base_url);
+  const std::size_t at = authority.rfind('@');
+  return at == std::string::npos ? std::string() : authority.substr(0, at);
 }
 
 bool ServedModels::serves(const std::string& model) const {
@@ -185,6 +192,7 @@ void check_provider_accepts(const ProviderSettings& settings) {
   http::Request request;
   if (provider->protocol == ProviderProtocol::anthropic_messages) {
     request.url = settings.base_url + "/v1/models/" + settings.model;
+    request.credentials = settings.base_url_credentials;
     request.headers = {"x-api-key: " + settings.api_key, "anthropic-version: " + settings.anthropic_version};
   } else if (provider->protocol == ProviderProtocol::openai_chat_completions) {
     request = endpoint_request(settings, settings.base_url + "/models/" + settings.model);

@@ -65,6 +65,21 @@ std::string timeout_limit_text(bool connected, const HttpSettings& settings) {
   return "no whole reply within llm.request_timeout_s = " + fmt::format("{:g}", settings.request_timeout_s) + " s";
 }
 
+// "%40" as "@": a URL's user information is percent-encoded; a "%" without two hex digits stays as it is.
+std::string percent_decoded(const std::string& text) {
+  std::string decoded;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
+      decoded += static_cast<char>(std::stoi(text.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      decoded += text[i];
+    }
+  }
+  return decoded;
+}
+
 // One exchange: a POST of the request's body, or a GET when `get` is set.
 Attempt perform(const Request& request, const HttpSettings& settings, bool get = false) {
   Attempt attempt;
@@ -80,6 +95,15 @@ Attempt perform(const Request& request, const HttpSettings& settings, bool get =
   headers = curl_slist_append(headers, "Expect:");
   char error_buffer[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+  // The user and password the URL held, decoded as in a URL; the URL that is logged holds none.
+  const std::size_t colon = request.credentials.find(':');
+  const std::string user = percent_decoded(request.credentials.substr(0, colon));
+  const std::string password =
+      colon == std::string::npos ? std::string() : percent_decoded(request.credentials.substr(colon + 1));
+  if (!request.credentials.empty()) {
+    curl_easy_setopt(curl, CURLOPT_USERNAME, user.c_str());
+    curl_easy_setopt(curl, CURLOPT_PASSWORD, password.c_str());
+  }
   if (get) {
     curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
   } else {

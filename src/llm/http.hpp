@@ -15,6 +15,9 @@ struct Request {
   std::string url;
   std::vector<std::string> headers;  // "Name: value"; they may hold a key, so they are never logged
   std::string body;
+  // "user:password" (percent-encoded, as a URL's user information writes it): sent as HTTP basic authentication,
+  // never logged; the url itself carries none.
+  std::string credentials;
 };
 
 struct Response {

@@ -3,6 +3,7 @@
 // the environment.
 #include <evoteam/core/config.hpp>
 #include <evoteam/core/error.hpp>
+#include <evoteam/core/log.hpp>
 #include <evoteam/core/text.hpp>
 #include <evoteam/llm/endpoint.hpp>
 #include <evoteam/llm/llm.hpp>
@@ -45,7 +46,20 @@ void add_endpoint(ProviderSettings& settings, const std::string& configured_base
                        " is not set" + std::string(provider->missing_key_hint));
   if (provider->protocol == ProviderProtocol::scripted && settings.scripted_file.empty())
     throw InvalidInput("llm.provider scripted: llm.scripted_file names no file");
+  // Credentials in the URL are a secret: out of the URL everything else sees, to the transport only. A run resumed
+  // from its record (which holds none) finds them in the provider's variable when it names the same server.
+  settings.base_url_credentials = url_credentials(settings.base_url);
+  settings.base_url = displayed_url(settings.base_url);
   while (!settings.base_url.empty() && settings.base_url.back() == '/') settings.base_url.pop_back();
+  if (settings.base_url_credentials.empty() && !provider->base_url_variable.empty()) {
+    std::string variable = env_value(environment, std::string(provider->base_url_variable));
+    const std::string credentials = url_credentials(variable);
+    variable = displayed_url(variable);
+    while (!variable.empty() && variable.back() == '/') variable.pop_back();
+    if (variable == settings.base_url) settings.base_url_credentials = credentials;
+  }
+  if (const std::size_t colon = settings.base_url_credentials.find(':'); colon != std::string::npos)
+    add_secret_values({settings.base_url_credentials, settings.base_url_credentials.substr(colon + 1)});
   settings.local_endpoint = !settings.base_url.empty() && is_local_endpoint(settings.base_url);
 }
 
@@ -83,6 +97,14 @@ ProviderSettings provider_settings_for(const std::string& provider, const Config
 ProviderSettings provider_settings_from_config(const Config& config,
                                                const std::map<std::string, std::string>& environment) {
   return provider_settings_for(configured_provider(config, environment), config, environment);
+}
+
+Config without_url_credentials(const Config& config) {
+  const std::string url = config.get<std::string>("llm.base_url");
+  if (url_credentials(url).empty()) return config;
+  Config recorded = config;
+  recorded.overlay({{"llm", {{"base_url", displayed_url(url)}}}}, "llm.base_url without its user information");
+  return recorded;
 }
 
 PriceTable PriceTable::from_config(const Config& config) {

@@ -103,13 +103,8 @@ std::uint64_t estimated_tokens(std::size_t characters) { return (characters + 3)
 
 class OpenAiProvider : public LlmProvider {
  public:
-  // On a local endpoint the provider prices with its own copy of the table, which lets unpriced models cost 0.
   OpenAiProvider(ProviderSettings settings, const PriceTable& prices)
-      : m_settings(std::move(settings)),
-        m_local_prices(m_settings.local_endpoint ? std::optional<PriceTable>(prices) : std::nullopt),
-        m_prices(m_local_prices ? *m_local_prices : prices) {
-    if (m_local_prices) m_local_prices->allow_unpriced_models(true);
-  }
+      : m_settings(std::move(settings)), m_prices(prices, m_settings.local_endpoint) {}
 
   std::string name() const override { return "openai"; }
 
@@ -118,6 +113,7 @@ class OpenAiProvider : public LlmProvider {
     if (effective.model.empty()) effective.model = m_settings.model;
     http::Request http_request;
     http_request.url = m_settings.base_url + "/chat/completions";
+    http_request.credentials = m_settings.base_url_credentials;
     http_request.headers = {"content-type: application/json"};
     // A server of one's own may need no key; an empty bearer would be refused by some.
     if (!m_settings.api_key.empty()) http_request.headers.push_back("authorization: Bearer " + m_settings.api_key);
@@ -146,13 +142,12 @@ class OpenAiProvider : public LlmProvider {
         if (block.kind == BlockKind::tool_use && (block.id.empty() || !m_seen_ids.insert(block.id).second))
           block.id = "call_local_" + std::to_string(++m_generated_ids);
     }
-    return complete_reply(std::move(parsed), outcome, effective.model, m_prices, "x-request-id");
+    return complete_reply(std::move(parsed), outcome, effective.model, m_prices.table(), "x-request-id");
   }
 
  private:
   ProviderSettings m_settings;
-  std::optional<PriceTable> m_local_prices;
-  const PriceTable& m_prices;
+  ReplyPrices m_prices;
   std::once_flag m_warned_no_usage;
   std::mutex m_ids_mutex;
   std::set<std::string> m_seen_ids;

@@ -3,6 +3,7 @@
 // so tests can check the protocol without a server.
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,25 @@
 #include "llm/http.hpp"
 
 namespace evoteam {
+
+// The price table a network provider charges its replies by, one rule for every protocol: on a local endpoint (a
+// server of one's own) a copy on which a model the table does not know costs 0, as the run's start said; elsewhere
+// the table itself, which refuses an unpriced model before the first call (make_provider).
+class ReplyPrices {
+ public:
+  ReplyPrices(const PriceTable& prices, bool local_endpoint)
+      : m_local(local_endpoint ? std::optional<PriceTable>(prices) : std::nullopt),
+        m_prices(m_local ? *m_local : prices) {
+    if (m_local) m_local->allow_unpriced_models(true);
+  }
+  ReplyPrices(const ReplyPrices&) = delete;  // m_prices may point into m_local
+  ReplyPrices& operator=(const ReplyPrices&) = delete;
+  const PriceTable& table() const { return m_prices; }
+
+ private:
+  std::optional<PriceTable> m_local;
+  const PriceTable& m_prices;
+};
 
 std::unique_ptr<LlmProvider> make_anthropic_provider(const ProviderSettings& settings, const PriceTable& prices);
 std::unique_ptr<LlmProvider> make_openai_provider(const ProviderSettings& settings, const PriceTable& prices);

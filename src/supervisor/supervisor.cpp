@@ -14,6 +14,7 @@
 #include <evoteam/core/log.hpp>
 #include <evoteam/eval/evaluator.hpp>
 #include <evoteam/history/journal_records.hpp>
+#include <evoteam/llm/llm.hpp>
 #include <evoteam/llm/meter.hpp>
 #include <evoteam/mcp/mcp_server.hpp>
 #include <evoteam/store/store.hpp>
@@ -97,7 +98,7 @@ RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunCon
                          {"options", options_to_json(state.options)},
                          {"provider", {{"name", options.provider}, {"model", options.model}}},
                          {"budgets", options.budgets.to_json()},
-                         {"config", config.json()},
+                         {"config", without_url_credentials(config).json()},
                          {"host", {{"target", to_string(task.target)}}}};
   if (earlier) info["from"] = earlier->run_id;
   info["provider"].update(endpoint);

@@ -6,6 +6,7 @@
 
 #include <evoteam/core/config.hpp>
 #include <evoteam/core/error.hpp>
+#include <evoteam/core/log.hpp>
 #include <evoteam/core/process.hpp>
 #include <evoteam/llm/endpoint.hpp>
 #include <evoteam/llm/llm.hpp>
@@ -117,6 +118,66 @@ TEST_F(LlmEndpoint, AnUnpricedModelCostsZeroOnALocalEndpointOnlyAndNoKeyIsSent) 
   public_endpoint.base_url = "https://llm.example/v1";
   public_endpoint.local_endpoint = false;
   EXPECT_THROW(make_provider(public_endpoint, m_prices), InvalidInput);
+}
+
+// One rule for both protocols: Anthropic's Messages on a local endpoint prices a model the table does not know at
+// zero, as the run's start line says, rather than failing the run at the first reply.
+TEST(LlmEndpointPricing, AnUnpricedModelCostsZeroOnALocalEndpointWithEitherProtocol) {
+  for (FakeProtocol protocol : {FakeProtocol::anthropic, FakeProtocol::openai}) {
+    FakeLlmServer server(protocol);
+    const bool anthropic = protocol == FakeProtocol::anthropic;
+    const std::map<std::string, std::string> environment = {
+        {anthropic ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY", "sk-local-0123456789abcdef"}};
+    ProviderSettings settings = provider_settings_for(
+        anthropic ? "anthropic" : "openai", config_with_base_url(server.base_url(), "mock-model"), environment);
+    ASSERT_TRUE(settings.local_endpoint);
+    settings.http.max_retries = 0;
+    const PriceTable prices = PriceTable::load(std::filesystem::path(EVOTEAM_SOURCE_DIR) / "configs/models.json");
+    ASSERT_EQ(prices.find("mock-model"), nullptr);
+    server.push(
+        testing::fake_reply(protocol, "Compiling.", {{"c1", "compile", nlohmann::json::object()}}, {100, 20, 0, 0}));
+    std::unique_ptr<LlmProvider> provider = make_provider(settings, prices);
+    LlmRequest request;
+    request.messages.push_back({Role::user, {ContentBlock::make_text("Make it fast.")}});
+    LlmResult result = provider->complete(request);
+    ASSERT_TRUE(result.ok()) << (anthropic ? "anthropic: " : "openai: ") << result.failure().message;
+    EXPECT_EQ(result.response().cost_usd, 0.0);
+    EXPECT_EQ(result.response().usage, (Usage{100, 20, 0, 0}));
+  }
+}
+
+// Credentials in the base URL are a secret: out of the URL the settings, the log and the run's record see, sent to
+// the server by the transport only (HTTP basic authentication); a resumed run finds them in the variable.
+TEST_F(LlmEndpoint, CredentialsInTheBaseUrlReachTheTransportOnly) {
+  const std::string plain = m_server.base_url();
+  const std::string with_password = "http://user:PASSWORD@" + plain.substr(std::string("http://").size()) + "/";
+  const Config config = config_with_base_url(with_password, "tiny-local");
+  ProviderSettings settings = provider_settings_for("openai", config, {});
+  EXPECT_EQ(settings.base_url, plain);
+  EXPECT_EQ(settings.base_url_credentials, "user:PASSWORD");
+  EXPECT_TRUE(settings.local_endpoint);
+  EXPECT_EQ(without_url_credentials(config).json()["llm"]["base_url"], plain + "/");
+  EXPECT_EQ(without_url_credentials(config).json().dump().find("PASSWORD"), std::string::npos);
+  EXPECT_EQ(redact("openai: POST " + with_password + "chat/completions -> HTTP 200").find("PASSWORD"),
+            std::string::npos);
+  EXPECT_EQ(redact("the password is PASSWORD").find("PASSWORD"), std::string::npos);
+
+  settings.http.max_retries = 0;
+  m_server.push(testing::fake_reply(FakeProtocol::openai, "ok", {}, {10, 2, 0, 0}));
+  std::unique_ptr<LlmProvider> provider = make_provider(settings, m_prices);
+  LlmRequest request;
+  request.messages.push_back({Role::user, {ContentBlock::make_text("hi")}});
+  ASSERT_TRUE(provider->complete(request).ok());
+  ASSERT_EQ(m_server.requests().size(), 1u);
+  EXPECT_EQ(m_server.requests()[0].path, "/v1/chat/completions");
+  EXPECT_EQ(m_server.requests()[0].headers.at("authorization"), "Basic dXNlcjpQQVNTV09SRA==");
+
+  const ProviderSettings resumed =
+      provider_settings_for("openai", without_url_credentials(config), {{"OPENAI_BASE_URL", with_password}});
+  EXPECT_EQ(resumed.base_url_credentials, "user:PASSWORD");
+  const ProviderSettings elsewhere = provider_settings_for("openai", without_url_credentials(config),
+                                                           {{"OPENAI_BASE_URL", "http://user:PASSWORD@10.9.9.9/v1"}});
+  EXPECT_TRUE(elsewhere.base_url_credentials.empty()) << "credentials of another server are not sent";
 }
 
 // llm.openai_tool_choice goes with the tools.

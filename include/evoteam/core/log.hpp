@@ -30,8 +30,9 @@ std::vector<std::string> secret_variables();
 // URL): redacted like the variables' values. Values shorter than 8 characters are ignored, as for variables.
 void add_secret_values(const std::vector<std::string>& values);
 
-// Replaces secrets in text: values of the registered secret variables present in the environment, "Bearer ..."
-// tokens, x-api-key / Authorization header values, and sk-... shaped keys.
+// Replaces secrets in text: values of the registered secret variables present in the environment and the
+// registered secret values, a URL's user information (://user:password@), "Bearer ..." tokens, x-api-key /
+// Authorization header values, and sk-... shaped keys.
 std::string redact(std::string_view text);
 
 }  // namespace evoteam

@@ -18,6 +18,8 @@ bool is_local_endpoint(const std::string& base_url);
 
 // The base URL without user information (user:password@), which may hold a secret: what records and messages show.
 std::string displayed_url(const std::string& base_url);
+// The user information of a URL ("user:password" of http://user:password@host/v1); empty when it has none.
+std::string url_credentials(const std::string& base_url);
 
 // GET <base_url>/models.
 struct ServedModels {

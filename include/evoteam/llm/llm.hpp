@@ -234,8 +234,11 @@ struct HttpSettings {
 struct ProviderSettings {
   std::string provider;  // "anthropic", "openai", "scripted"
   std::string model;
-  std::string base_url;  // anthropic: host without /v1; openai: ends in /v1
-  std::string api_key;   // may be empty for a server that needs none
+  std::string base_url;  // anthropic: host without /v1; openai: ends in /v1; never with user information
+  // "user:password" the configured URL held (http://user:password@host/v1): a secret like the key, so it is taken
+  // out of base_url, sent by the transport as basic authentication and never written or logged.
+  std::string base_url_credentials;
+  std::string api_key;  // may be empty for a server that needs none
   // The base URL is on a loopback or private address (see is_local_endpoint): a server of one's own, where a
   // model the price table does not know costs 0.
   bool local_endpoint = false;
@@ -263,6 +266,11 @@ ProviderSettings provider_settings_for(const std::string& provider, const Config
 // The same for the configured provider.
 ProviderSettings provider_settings_from_config(const Config& config,
                                                const std::map<std::string, std::string>& environment);
+
+// The configuration as a run records it (run.json): llm.base_url without the user information it may hold, which
+// only the transport sees. A resumed run finds those credentials again in the provider's base URL variable when
+// it names the same server (OPENAI_BASE_URL=http://user:password@host/v1).
+Config without_url_credentials(const Config& config);
 
 // Builds the provider. The price table must outlive it. Throws InvalidInput for an unknown provider
 // name ("builtin" included), an unreadable scripted file, or a model the price table does not know
