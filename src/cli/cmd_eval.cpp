@@ -96,6 +96,18 @@ void print_human(const EvalResult& result, const std::string& candidate_label) {
   std::cout << out.str();
 }
 
+// A candidate directory takes the task's starting version of each editable file it lacks; one that holds none of
+// them would judge the starting kernel under the candidate's name, so it is refused naming the files.
+void require_a_kernel_file(const Task& task, const std::filesystem::path& dir) {
+  if (!std::filesystem::is_directory(dir)) throw InvalidInput("--candidate " + dir.string() + ": no such directory");
+  for (const std::string& name : task.kernel_files)
+    if (std::filesystem::is_regular_file(dir / name)) return;
+  throw InvalidInput("--candidate " + dir.string() + " holds none of the task's editable files (" +
+                     join(task.kernel_files, ", ") +
+                     "): it would be the starting kernel; leave --candidate out to "
+                     "evaluate that");
+}
+
 }  // namespace
 
 void add_eval(CLI::App& sub, CommandContext& context) {
@@ -125,7 +137,10 @@ void add_eval(CLI::App& sub, CommandContext& context) {
       Task task = load_task(args->task_dir);
       select_workloads(task, parse_workload_selection(args->workloads).value_or(WorkloadSelection::all));
       Candidate candidate = Candidate::starting(task);
-      if (!args->candidate.empty()) candidate.source_dir = args->candidate;
+      if (!args->candidate.empty()) {
+        candidate.source_dir = args->candidate;
+        require_a_kernel_file(task, candidate.source_dir);
+      }
       for (const std::string& assignment : args->params) {
         const std::size_t eq = assignment.find('=');
         if (eq == std::string::npos || eq == 0)

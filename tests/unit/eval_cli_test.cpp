@@ -1,4 +1,5 @@
 // `evoteam eval` as users and scripts run it: exit codes and the --json object.
+#include <evoteam/core/fs.hpp>
 #include <evoteam/core/process.hpp>
 
 #include <gtest/gtest.h>
@@ -61,6 +62,20 @@ TEST(EvalCli, ExitsOneOnAFailedVerdictAndThreeOnAnInvalidTask) {
   EXPECT_EQ(invalid.exit_code, 3) << invalid.err.text;
   ProcessResult bad_stage = run_eval({(dir / "task").string(), "--stages", "static,bench"});
   EXPECT_EQ(bad_stage.exit_code, 3) << bad_stage.err.text;
+}
+
+// A candidate directory without any of the task's editable files would be the starting kernel judged under the
+// candidate's name: refused with exit 3, naming the files, before anything is built.
+TEST(EvalCli, ACandidateWithoutAnyKernelFileIsRefusedNamingTheFiles) {
+  evoteam::testing::TempDir dir;
+  evoteam::testing::small_matmul_task(dir / "task");
+  std::filesystem::create_directories(dir / "empty");
+  evoteam::write_file_atomic(dir / "empty" / "notes.txt", "nothing to judge\n");
+  ProcessResult refused = run_eval({(dir / "task").string(), "--candidate", (dir / "empty").string()});
+  EXPECT_EQ(refused.exit_code, 3) << refused.err.text << refused.out.text;
+  EXPECT_NE(refused.err.text.find("holds none of the task's editable files (kernel.cpp)"), std::string::npos)
+      << refused.err.text;
+  EXPECT_EQ(refused.out.text.find("PASS"), std::string::npos) << refused.out.text;
 }
 
 TEST(EvalCli, HumanOutputShowsTheFigures) {
