@@ -52,6 +52,7 @@ RunSummary summarize_run(const std::filesystem::path& run_dir) {
   const nlohmann::json summary_json = run.value("summary", nlohmann::json::object());
   summary.cycles = value_or<int>(summary_json, "cycles", 0);
   summary.evaluations = value_or<int>(summary_json, "evaluations", 0);
+  summary.trials = value_or<int>(summary_json, "trials", 0);
   if (summary_json.contains("best_speedup") && summary_json["best_speedup"].is_number())
     summary.best_speedup = summary_json["best_speedup"].get<double>();
   summary.best_candidate = value_or<std::string>(summary_json, "best_candidate", "");
@@ -76,6 +77,7 @@ nlohmann::json to_json(const RunSummary& summary) {
                           {"stop_reason", summary.stop_reason},
                           {"cycles", summary.cycles},
                           {"evaluations", summary.evaluations},
+                          {"trials", summary.trials},
                           {"best_speedup", nullptr},
                           {"best_candidate", summary.best_candidate},
                           {"tokens", summary.tokens},
@@ -96,8 +98,8 @@ std::string format_runs_table(const std::vector<RunSummary>& runs) {
     const std::string best = run.best_speedup ? fixed(*run.best_speedup, 2) + "x" : "-";
     const std::string cost = "$" + fixed(run.cost_usd, 2);
     out << std::left << std::setw(36) << run.id << std::setw(22) << run.task << std::setw(16) << run.status
-        << std::right << std::setw(7) << run.cycles << std::setw(7) << run.evaluations << std::setw(9) << best
-        << std::setw(9) << format_tokens(run.tokens) << std::setw(9) << cost << "  " << run.started;
+        << std::right << std::setw(7) << run.cycles << std::setw(7) << run.evaluations + run.trials << std::setw(9)
+        << best << std::setw(9) << format_tokens(run.tokens) << std::setw(9) << cost << "  " << run.started;
     if (!run.error.empty()) out << "  (" << run.error << ")";
     out << "\n";
   }

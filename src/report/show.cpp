@@ -6,6 +6,7 @@
 #include <evoteam/core/text.hpp>
 #include <evoteam/history/journal_records.hpp>
 #include <evoteam/report/report.hpp>
+#include <evoteam/report/status.hpp>
 #include <evoteam/store/store.hpp>
 
 #include "report/run_files.hpp"
@@ -77,6 +78,13 @@ nlohmann::json describe_run(const std::filesystem::path& run_dir) {
   RunSummary summary = summarize_run(run_dir);
   description["summary"] = to_json(summary);
   description["cycles"] = cycle_teams(run_dir);
+  // The evaluations figure status, the report and the budget give: candidates plus the agents' trials, with its parts.
+  try {
+    for (const BudgetBurn& burn : run_status(run_dir).budgets)
+      if (burn.name == "evaluations") description["evaluations"] = {{"spent", burn.spent}, {"parts", burn.parts}};
+  } catch (const Error&) {
+    // The summary's count of candidates stands in (format_run_description says it as such).
+  }
   std::filesystem::path best_eval = run_dir / "best" / "eval.json";
   if (std::filesystem::exists(best_eval)) {
     try {
@@ -89,6 +97,7 @@ nlohmann::json describe_run(const std::filesystem::path& run_dir) {
   const JournalReplay replay = read_run_journal(run_dir, skipped);
   const std::string best = summary.best_candidate;
   std::string best_author;
+  nlohmann::json agents = nlohmann::json::object();  // role -> the CLI, its version and model that worked it
   for (const nlohmann::json& record : replay.records) {
     if (!record.is_object()) continue;
     std::string damaged;
@@ -97,7 +106,10 @@ nlohmann::json describe_run(const std::filesystem::path& run_dir) {
     if (!line.entry) continue;
     if (const auto* evaluation = std::get_if<EvaluationEntry>(&*line.entry))
       if (!best.empty() && evaluation->record.candidate_id == best) best_author = evaluation->record.author_role;
+    if (const auto* turn = std::get_if<TurnEntry>(&*line.entry); turn != nullptr && !turn->agent.empty())
+      agents[turn->role] = turn->agent;  // the latest turn's: a CLI updated mid-run shows as it is now
   }
+  if (!agents.empty()) description["agents"] = agents;
   if (!best_author.empty()) description["best_author_role"] = best_author;
   description["journal"] = {{"records", replay.records.size()},
                             {"torn_tail", replay.torn_tail},
@@ -117,9 +129,16 @@ std::string format_run_description(const nlohmann::json& description) {
   out << "\n";
   out << "started   " << summary.value("started", "") << "\n";
   if (run.contains("provider")) out << "provider  " << provider_text(run["provider"]) << "\n";
-  out << "used      " << summary.value("cycles", 0) << " cycles, " << summary.value("evaluations", 0)
-      << " evaluations, " << summary.value("tokens", 0LL) << " tokens, $" << fixed(summary.value("cost_usd", 0.0), 2)
-      << "\n";
+  if (description.contains("agents"))
+    for (const auto& [role, agent] : description["agents"].items())
+      out << "agent     " << role << ": " << agent.get<std::string>() << "\n";
+  out << "used      " << summary.value("cycles", 0) << " cycles, ";
+  if (description.contains("evaluations"))
+    out << fixed(description["evaluations"].value("spent", 0.0), 0) << " evaluations ("
+        << description["evaluations"].value("parts", "") << "), ";
+  else
+    out << summary.value("evaluations", 0) << " candidates evaluated, ";
+  out << summary.value("tokens", 0LL) << " tokens, $" << fixed(summary.value("cost_usd", 0.0), 2) << "\n";
   if (run.contains("budgets")) out << "budgets   " << budgets_text(run["budgets"]) << "\n";
   if (summary.contains("best_speedup") && summary["best_speedup"].is_number())
     out << "best      " << summary.value("best_candidate", "") << "  "

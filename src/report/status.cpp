@@ -111,8 +111,14 @@ std::string budget_counts(const std::string& name) {
   return "";
 }
 
+// "2 candidates, 6 trials": the parts of the evaluations figure, said wherever the figure is.
+std::string evaluation_parts(int candidates, int trials) {
+  return std::to_string(candidates) + (candidates == 1 ? " candidate, " : " candidates, ") + std::to_string(trials) +
+         (trials == 1 ? " trial" : " trials");
+}
+
 void add_budget(RunStatusView& view, const std::string& name, double spent, double limit, bool live) {
-  BudgetBurn burn{name, spent, limit, std::nullopt, std::nullopt, budget_counts(name)};
+  BudgetBurn burn{name, spent, limit, std::nullopt, std::nullopt, budget_counts(name), ""};
   if (limit > 0) {
     burn.percent = 100.0 * spent / limit;
     // Linear extrapolation of the rate so far; wall time runs out on its own clock.
@@ -201,6 +207,7 @@ RunStatusView run_status(const std::filesystem::path& run_dir) {
   // summary a cycle end writes.
   const double candidates = std::max(number_or(summary, "evaluations", 0), static_cast<double>(facts.evaluated.size()));
   add_budget(view, "evaluations", candidates + facts.trials, number_or(budgets, "evaluations", 0), live);
+  view.budgets.back().parts = evaluation_parts(static_cast<int>(candidates), facts.trials);
   add_budget(view, "tokens", tokens, number_or(budgets, "tokens", 0), live);
   add_budget(view, "usd", usd, number_or(budgets, "usd", 0), live);
   add_budget(view, "hours", view.elapsed_s / 3600, number_or(budgets, "hours", 0), live);
@@ -224,7 +231,8 @@ nlohmann::json to_json(const RunStatusView& view) {
                        {"limit", burn.limit},
                        {"percent", optional_number(burn.percent)},
                        {"eta_s", optional_number(burn.eta_s)},
-                       {"counts", burn.counts}});
+                       {"counts", burn.counts},
+                       {"parts", burn.parts}});
   nlohmann::json jobs = nlohmann::json::array();
   for (const ClusterJobView& job : view.jobs)
     jobs.push_back({{"id", job.id}, {"state", job.state}, {"reason", job.reason}, {"node", job.node}});
@@ -278,8 +286,8 @@ std::string format_run_status(const RunStatusView& view) {
   for (const BudgetBurn& burn : view.budgets) {
     if (burn.limit <= 0) continue;
     out << "budget    " << burn.name << ": " << fixed(burn.spent, burn.name == "hours" ? 2 : 0) << " of "
-        << fixed(burn.limit, burn.name == "hours" ? 2 : 0) << " (" << fixed(burn.percent.value_or(0), 0)
-        << "%): " << burn.counts << "\n";
+        << fixed(burn.limit, burn.name == "hours" ? 2 : 0) << " (" << fixed(burn.percent.value_or(0), 0) << "%"
+        << (burn.parts.empty() ? "" : "; " + burn.parts) << "): " << burn.counts << "\n";
   }
   out << "eta       ";
   if (view.eta_s)

@@ -56,7 +56,7 @@ TurnsJson record_turns(RunDir& run, int cycle, const std::map<std::string, TurnO
   for (const auto& [role, turn] : turns) {
     recorded.usage[role] = turn.usage.to_json();
     recorded.turns[role] = {{"summary", turn.summary}, {"handoff_note", turn.handoff_note}};
-    append_entry(run.journal(), TurnEntry{cycle, role, turn.summary, turn.usage});
+    append_entry(run.journal(), TurnEntry{cycle, role, turn.summary, turn.usage, turn.agent});
   }
   return recorded;
 }
@@ -95,6 +95,7 @@ nlohmann::json summary_json(const RunState& state, int cycles, const MeterTotals
   std::optional<EvaluationRecord> best = state.history.best();
   return {{"cycles", cycles},
           {"evaluations", state.history.evaluation_count()},
+          {"trials", state.history.trials},
           {"best_candidate", best ? best->candidate_id : ""},
           {"best_speedup", speedup_json(best)},
           {"tokens", to_json(spent.tokens)},

@@ -7,6 +7,7 @@
 
 #include <evoteam/core/fs.hpp>
 #include <evoteam/history/journal_records.hpp>
+#include <evoteam/report/report.hpp>
 #include <evoteam/report/status.hpp>
 #include <evoteam/store/store.hpp>
 
@@ -83,8 +84,8 @@ TEST(ReportStatus, BurnTeamAndBestOfAnEndedRun) {
 
 // --budget-evaluations counts the agents' trials as well as candidates: the burn shows what the lab enforced, and
 // says what it counts, rather than "2 of 8 (25%)" for a run that stopped at 2 candidates and 6 trials.
-TEST(ReportStatus, TheEvaluationBudgetCountsCandidatesAndTrialsAndSaysSo) {
-  testing::TempDir dir;
+// A run stopped by --budget-evaluations 8 after 2 candidates and 6 trials, written by hand.
+void write_run_of_two_candidates_and_six_trials(const std::filesystem::path& dir) {
   nlohmann::json run = finished_run("finished", "budget_evaluations");
   run["summary"] = {{"cycles", 1}, {"evaluations", 2}, {"elapsed_s", 60.0}, {"gpu_seconds", 0.0}};
   write_json_atomic(dir / "run.json", run);
@@ -100,6 +101,11 @@ TEST(ReportStatus, TheEvaluationBudgetCountsCandidatesAndTrialsAndSaysSo) {
     }
     for (int i = 0; i < 6; ++i) append_entry(journal, TrialEntry{Stage::build});
   }
+}
+
+TEST(ReportStatus, TheEvaluationBudgetCountsCandidatesAndTrialsAndSaysSo) {
+  testing::TempDir dir;
+  write_run_of_two_candidates_and_six_trials(dir.path());
   const RunStatusView view = run_status(dir.path());
   std::map<std::string, BudgetBurn> burns;
   for (const BudgetBurn& burn : view.budgets) burns[burn.name] = burn;
@@ -107,11 +113,21 @@ TEST(ReportStatus, TheEvaluationBudgetCountsCandidatesAndTrialsAndSaysSo) {
   ASSERT_TRUE(burns["evaluations"].percent);
   EXPECT_DOUBLE_EQ(*burns["evaluations"].percent, 100.0);
   const std::string text = format_run_status(view);
-  EXPECT_NE(text.find("evaluations: 8 of 8 (100%)"), std::string::npos) << text;
+  EXPECT_NE(text.find("evaluations: 8 of 8 (100%; 2 candidates, 6 trials)"), std::string::npos) << text;
   EXPECT_NE(text.find("trials"), std::string::npos) << text;
   // Every budget says what it counts, in the JSON too.
   const nlohmann::json view_json = to_json(view);
   for (const nlohmann::json& burn : view_json["budgets"]) EXPECT_FALSE(burn.value("counts", "").empty()) << burn.dump();
+}
+
+// `show` gives the figure status and the budget give, with the same parts, not the candidates alone ("2
+// evaluations" beside a budget of 8 spent).
+TEST(ReportStatus, ShowGivesTheEvaluationsFigureStatusGivesWithItsParts) {
+  testing::TempDir dir;
+  write_run_of_two_candidates_and_six_trials(dir.path());
+  const std::string shown = format_run_description(describe_run(dir.path()));
+  EXPECT_NE(shown.find("8 evaluations (2 candidates, 6 trials)"), std::string::npos) << shown;
+  EXPECT_EQ(shown.find(" 2 evaluations"), std::string::npos) << shown;
 }
 
 // One figure, one meaning: the device seconds status shows per device and the GPU-seconds the budget has spent are

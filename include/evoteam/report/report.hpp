@@ -18,7 +18,8 @@ struct RunSummary {
   std::string status;  // running|finished|stopped|failed, or "running (dead)" when the lock holder is gone
   std::string stop_reason;
   int cycles = 0;
-  int evaluations = 0;
+  int evaluations = 0;  // candidates evaluated
+  int trials = 0;       // the agents' trials: with the candidates, what the evaluations budget counts
   std::optional<double> best_speedup;
   std::string best_candidate;
   long long tokens = 0;  // input + output + cache reads + cache writes

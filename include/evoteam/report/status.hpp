@@ -20,6 +20,7 @@ struct BudgetBurn {
   std::optional<double> percent;  // spent / limit in %, when there is a limit
   std::optional<double> eta_s;    // seconds until it runs out at the rate so far, when it can be told
   std::string counts;             // what the budget counts, as the run enforces it ("candidates evaluated and ...")
+  std::string parts;              // the spent figure's parts, when it has several ("2 candidates, 6 trials")
 };
 
 // A worker job of a run that evaluates through Slurm, as its daemon last saw it (<run>/cluster/jobs.json).
