@@ -95,6 +95,20 @@ nlohmann::json task_json(const CampaignTask& task) {
           {"exit_code", optional_json(task.exit_code)}};
 }
 
+// A budget read back from campaign.json is what a person may have edited: a negative or non-finite one is refused
+// naming it, as the campaign's flags refuse it, rather than split into shares no run can keep.
+void check_budgets(const CampaignBudgets& budgets, const std::string& where) {
+  const auto check = [&](const char* name, std::optional<double> value) {
+    if (value && (!std::isfinite(*value) || *value < 0))
+      throw InvalidInput(where + ": " + name + " must be a finite number, 0 or more");
+  };
+  check("evaluations", budgets.evaluations ? std::optional<double>(*budgets.evaluations) : std::nullopt);
+  check("gpu_seconds", budgets.gpu_seconds);
+  check("tokens", budgets.tokens ? std::optional<double>(*budgets.tokens) : std::nullopt);
+  check("usd", budgets.usd);
+  check("wall_s", budgets.wall_s);
+}
+
 CampaignTask task_from_json(const nlohmann::json& value, const std::string& where) {
   if (!value.is_object()) throw InvalidInput(where + ": a task is not a JSON object");
   CampaignTask task;
@@ -103,6 +117,8 @@ CampaignTask task_from_json(const nlohmann::json& value, const std::string& wher
   if (task.name.empty() || task.task_dir.empty()) throw InvalidInput(where + ": a task lacks its name or task_dir");
   task.op_family = text_field(value, "op_family");
   task.weight = optional_field<double>(value, "weight").value_or(1.0);
+  if (!std::isfinite(task.weight) || task.weight <= 0)
+    throw InvalidInput(where + ": task " + task.name + ": weight must be a finite number above 0");
   const std::optional<CampaignTaskState> state = parse_campaign_task_state(text_field(value, "state"));
   if (!state) throw InvalidInput(where + ": task " + task.name + " has an unknown state");
   task.state = *state;
@@ -111,6 +127,8 @@ CampaignTask task_from_json(const nlohmann::json& value, const std::string& wher
   task.device = text_field(value, "device");
   task.budget = CampaignBudgets::from_json(value.value("budget", nlohmann::json::object()));
   task.spent = CampaignBudgets::from_json(value.value("spent", nlohmann::json::object()));
+  check_budgets(task.budget, where + ": task " + task.name + ": budget");
+  check_budgets(task.spent, where + ": task " + task.name + ": spent");
   task.exit_code = optional_field<int>(value, "exit_code");
   return task;
 }
@@ -209,8 +227,11 @@ Campaign Campaign::from_json(const nlohmann::json& value, const std::filesystem:
   campaign.status = *status;
   campaign.exit_code = optional_field<int>(value, "exit_code");
   campaign.budgets = CampaignBudgets::from_json(value.value("budgets", nlohmann::json::object()));
+  check_budgets(campaign.budgets, where + ": budgets");
   campaign.settings = value.value("settings", nlohmann::json::object());
   if (!value.contains("tasks") || !value["tasks"].is_array()) throw InvalidInput(where + ": no \"tasks\" array");
+  // A campaign is made with at least one task; one without any has nothing to resume or to report as done.
+  if (value["tasks"].empty()) throw InvalidInput(where + ": \"tasks\" is empty: a campaign has at least one task");
   for (const nlohmann::json& task : value["tasks"]) campaign.tasks.push_back(task_from_json(task, where));
   return campaign;
 }

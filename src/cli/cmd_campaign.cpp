@@ -14,8 +14,10 @@
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/process.hpp>
 #include <evoteam/core/text.hpp>
+#include <evoteam/llm/llm.hpp>
 #include <evoteam/report/campaign_report.hpp>
 #include <evoteam/supervisor/supervisor_settings.hpp>
+#include <evoteam/team/cli_team.hpp>
 
 #include "cli/command.hpp"
 
@@ -162,16 +164,17 @@ void add_campaign(CLI::App& sub, CommandContext& context) {
   }
   sub.add_option("--team", flags->team, "evolving (default), fixed or single");
   sub.add_option("--agent", flags->agent, "Who acts for every role (as optimize: agent.member)");
-  sub.add_option("--devices", flags->devices,
-                 "GPUs the campaign may use: with several, tasks run side by side, one GPU each (cluster.devices)");
+  CLI::Option* devices =
+      sub.add_option("--devices", flags->devices,
+                     "GPUs the campaign may use: with several, tasks run side by side, one GPU each (cluster.devices)");
   sub.add_option("--executor", flags->executor, "Where each run's evaluations run (as optimize)")
       ->check(CLI::IsMember(executor_names()));
   sub.add_flag("--json", flags->json, "Print campaign.json with the campaign's directory at the end");
   sub.add_flag("--detach", flags->detach,
                "Run as a daemon: print the campaign directory and return at once (`evoteam wait` gives its exit "
                "code)");
-  sub.callback([&context, flags] {
-    context.action = [&context, flags] {
+  sub.callback([&context, flags, devices] {
+    context.action = [&context, flags, devices] {
       if (flags->detach) return start_detached_daemon(context.arguments, flags->json, "campaign_dir");
       if (!flags->team.empty()) flags->passed.emplace_back("--team", flags->team);
       if (!flags->agent.empty()) flags->passed.emplace_back("--agent", flags->agent);
@@ -187,9 +190,14 @@ void add_campaign(CLI::App& sub, CommandContext& context) {
       if (const std::optional<double> hours = limit(flags->hours)) options.budgets.wall_s = *hours * 3600.0;
       Config config = context.config;
       if (!flags->executor.empty()) config.overlay({{"cluster", {{"executor", flags->executor}}}}, "--executor");
-      if (!flags->devices.empty()) config.overlay({{"cluster", {{"devices", flags->devices}}}}, "--devices");
+      if (devices->count() > 0) config.overlay({{"cluster", {{"devices", flags->devices}}}}, "--devices");
       if (!flags->agent.empty()) config.overlay({{"agent", {{"member", flags->agent}}}}, "--agent");
       options.settings = campaign_settings(config, *flags, context.globals);
+      // What every run would refuse (exit 3) is refused before the campaign exists, as optimize refuses it before
+      // its run: an unknown team, a coding-agent CLI that is not installed.
+      if (!flags->team.empty()) (void)team_mode_from_string(flags->team);
+      if (const AgentMemberSettings members = agent_member_settings_from_config(config); members.any_cli())
+        check_cli_members(members, PriceTable::from_config(config), options.budgets.usd.value_or(0));
       return print_outcome(run_campaign(config, options, campaign_hooks()), flags->json);
     };
   });

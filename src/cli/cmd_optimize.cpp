@@ -173,9 +173,10 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
                           }) +
                      ". Default: cluster.executor")
       ->check(CLI::IsMember(executor_names()));
-  sub.add_option("--devices", flags->devices,
-                 "Devices that evaluate at once: all (default: every visible GPU) or a list such as 0,2 "
-                 "(cluster.devices)");
+  // Given, even empty, it is cluster.devices: `--devices ""` is refused by that key's rule as `--set` is.
+  CLI::Option* devices = sub.add_option("--devices", flags->devices,
+                                        "Devices that evaluate at once: all (default: every visible GPU) or a list "
+                                        "such as 0,2 (cluster.devices)");
   sub.add_option("--agent", flags->agent,
                  "Who acts for every role: builtin-loop (default), claude-code, codex, or a command template for "
                  "another coding-agent CLI (agent.member; docs/agents.md)");
@@ -186,13 +187,13 @@ void add_optimize(CLI::App& sub, CommandContext& context) {
   sub.add_flag("--detach", flags->detach,
                "Run as a daemon in the background: print the run directory and return at once (output goes to "
                "daemon.log in the run directory; `evoteam wait` gives its exit code)");
-  sub.callback([&context, flags] {
-    context.action = [&context, flags] {
+  sub.callback([&context, flags, devices] {
+    context.action = [&context, flags, devices] {
       if (flags->detach) return start_detached_daemon(context.arguments, flags->json, "run_dir");
       // --executor and --devices are configuration values, so the run freezes it with the rest and a resume keeps it.
       Config config = context.config;
       if (!flags->executor.empty()) config.overlay({{"cluster", {{"executor", flags->executor}}}}, "--executor");
-      if (!flags->devices.empty()) config.overlay({{"cluster", {{"devices", flags->devices}}}}, "--devices");
+      if (devices->count() > 0) config.overlay({{"cluster", {{"devices", flags->devices}}}}, "--devices");
       if (!flags->base_url.empty()) config.overlay({{"llm", {{"base_url", flags->base_url}}}}, "--base-url");
       if (!flags->agent.empty()) config.overlay({{"agent", {{"member", flags->agent}}}}, "--agent");
       if (flags->no_cache) config.overlay({{"eval", {{"reuse_results", false}}}}, "--no-cache");

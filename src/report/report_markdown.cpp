@@ -35,6 +35,7 @@ void summary_section(std::ostringstream& out, const RunReport& report) {
   out << "| target | " << cell(report.target + (report.archs.empty() ? "" : " (" + report.archs + ")")) << " |\n";
   out << "| provider | " << cell(report.provider + (report.model.empty() ? "" : " / " + report.model)) << " |\n";
   if (!report.endpoint.empty()) out << "| endpoint | " << cell(report.endpoint) << " |\n";
+  for (const auto& [role, agent] : report.agents) out << "| agent of " << cell(role) << " | " << cell(agent) << " |\n";
   out << "| team mode | " << cell(report.team_mode) << " |\n";
   out << "| status | " << cell(report.status + (report.stop_reason.empty() ? "" : " (" + report.stop_reason + ")"))
       << " |\n";
@@ -57,9 +58,9 @@ void cycles_section(std::ostringstream& out, const RunReport& report) {
     return;
   }
   const std::vector<std::optional<double>> best = report.best_so_far();
-  // Evaluations and the best are as of the cycle's end; tokens, USD and wall time are what the cycle spent (the
-  // meter's ticks), so the column adds up to the total row.
-  out << "| cycle | pattern | team | decided by | evaluations | tokens spent | USD spent | wall s spent | best so far "
+  // Candidates, tokens, USD and wall time are what the cycle spent (the meter's ticks), so each column adds up to
+  // the total row; the best is as of the cycle's end.
+  out << "| cycle | pattern | team | decided by | candidates | tokens spent | USD spent | wall s spent | best so far "
          "| change |\n"
          "| ---: | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n";
   for (std::size_t i = 0; i < report.cycles.size(); ++i) {
@@ -68,9 +69,9 @@ void cycles_section(std::ostringstream& out, const RunReport& report) {
                                                  : static_cast<int>(report.candidates.size());
     const bool any = end > 0 && end <= static_cast<int>(best.size());
     out << "| " << cycle.cycle << " | " << cell(cycle.pattern) << " | " << cell(join(cycle.roles, ", ")) << " | "
-        << cell(cycle.decided_by) << " | " << end << " | " << fixed(cycle.tokens_spent, 0) << " | "
-        << fixed(cycle.cost_spent, 2) << " | " << fixed(cycle.wall_spent, 1) << " | "
-        << speedup_text(any ? best[end - 1] : std::nullopt) << " | " << cell(cycle.change) << " |\n";
+        << cell(cycle.decided_by) << " | " << end - std::min(cycle.evaluations_before, end) << " | "
+        << fixed(cycle.tokens_spent, 0) << " | " << fixed(cycle.cost_spent, 2) << " | " << fixed(cycle.wall_spent, 1)
+        << " | " << speedup_text(any ? best[end - 1] : std::nullopt) << " | " << cell(cycle.change) << " |\n";
   }
   out << "| total | | | | " << report.candidates.size() << " | " << fixed(report.total_tokens, 0) << " | "
       << fixed(report.total_cost_usd, 2) << " | " << fixed(report.total_wall_s, 1) << " | "

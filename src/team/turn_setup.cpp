@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 #include <evoteam/core/error.hpp>
@@ -16,13 +18,31 @@ namespace {
 
 constexpr std::size_t k_build_log_tail_chars = 3000;
 
-// The latest candidate that failed: evaluated, so never a parallel member's evaluation still under way (pending, its
-// sources not yet stored), nor the evaluator's own failure. One a reviewer rejected is taken only when no other
-// failed: it is still the failing code, and a Debugger handed the passing best instead has nothing to debug.
+// The failures a later candidate fixed: every failed ancestor of a candidate that passed. The failing lineage moves
+// on from them; a Debugger handed one again would debug what already works.
+std::set<std::string> fixed_failures(const RunHistory& history) {
+  std::map<std::string, const EvaluationRecord*> by_id;
+  for (const EvaluationRecord& record : history.evaluations) by_id[record.candidate_id] = &record;
+  std::set<std::string> fixed;
+  for (const EvaluationRecord& record : history.evaluations) {
+    if (!record.passed()) continue;
+    std::set<std::string> seen;  // a damaged journal could hold a cycle of parents
+    for (auto parent = by_id.find(record.parent_id); parent != by_id.end() && seen.insert(parent->first).second;
+         parent = by_id.find(parent->second->parent_id))
+      if (parent->second->failed()) fixed.insert(parent->first);
+  }
+  return fixed;
+}
+
+// The latest candidate that failed and was not fixed since: evaluated, so never a parallel member's evaluation still
+// under way (pending, its sources not yet stored), nor the evaluator's own failure. One a reviewer rejected is taken
+// only when no other failed: it is still the failing code, and a Debugger handed the passing best instead has nothing
+// to debug.
 std::optional<EvaluationRecord> latest_failure(const RunHistory& history) {
+  const std::set<std::string> fixed = fixed_failures(history);
   std::optional<EvaluationRecord> rejected;
   for (auto it = history.evaluations.rbegin(); it != history.evaluations.rend(); ++it) {
-    if (!it->failed()) continue;
+    if (!it->failed() || fixed.count(it->candidate_id)) continue;
     if (!it->rejected) return *it;
     if (!rejected) rejected = *it;
   }

@@ -20,6 +20,8 @@ namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
 ojson read_solution_json(const fs::path& file, const std::string& what) {
+  // A file the user named that is not there is bad input (exit 3); IoError is kept for reads and writes that fail.
+  if (!fs::is_regular_file(file)) throw InvalidInput(what + " " + file.string() + ": no such file");
   const std::string text = read_file(file);
   try {
     return ojson::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);

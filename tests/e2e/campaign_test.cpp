@@ -72,6 +72,29 @@ std::optional<std::pair<std::filesystem::path, int>> live_run(const std::filesys
   return std::nullopt;
 }
 
+// What every run would refuse with exit 3 is refused before the campaign exists, as optimize refuses it before its
+// run: an unknown team, an agent program that is not installed, and --devices "" (as --set cluster.devices=).
+TEST(CampaignE2E, WhatEveryRunWouldRefuseIsRefusedBeforeTheCampaignExists) {
+  TempDir dir;
+  const std::string task =
+      (std::filesystem::path(EVOTEAM_SOURCE_DIR) / "tests/data/campaign_suite/host_matmul_small").string();
+  const std::vector<std::vector<std::string>> refused = {
+      {"--team", "bogus"}, {"--agent", "/nonexistent/agent-cli {prompt}"}, {"--devices", ""}};
+  for (const std::vector<std::string>& flags : refused) {
+    std::vector<std::string> args = {
+        "campaign", task, "--provider", "builtin", "--runs-dir", (dir / "runs").string(), "--max-cycles", "1"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const ProcessResult result = run_evoteam(args, k_campaign_command);
+    EXPECT_EQ(result.exit_code, 3) << flags[0] << ": " << describe(result);
+    EXPECT_FALSE(std::filesystem::exists(dir / "runs" / "campaigns")) << flags[0] << " made a campaign";
+  }
+  const ProcessResult optimize =
+      run_evoteam({"optimize", task, "--runs-dir", (dir / "runs").string(), "--max-cycles", "1", "--devices", ""},
+                  k_campaign_command);
+  EXPECT_EQ(optimize.exit_code, 3) << describe(optimize);
+  EXPECT_FALSE(only_run(dir / "runs")) << "--devices \"\" started a run";
+}
+
 TEST(CampaignE2E, AKilledCampaignResumesAndItsRecordMatchesTheRuns) {
   TempDir dir;
   // The small matmul twice the weight of the others: 2, 1 and 1 of the 4 evaluations, less what a run leaves unspent.

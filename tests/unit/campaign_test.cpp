@@ -197,6 +197,36 @@ TEST(CampaignFile, RoundTripsThroughJsonAndRejectsWhatIsNotACampaign) {
   EXPECT_THROW(read_campaign(dir.path()), InvalidInput);
 }
 
+// What a person may have edited in campaign.json is checked as the flags are: no tasks, a negative budget or a
+// weight of 0 is invalid input naming the field, not a campaign that ends at once with exit 0 or a broken invariant.
+TEST(CampaignFile, NoTasksANegativeBudgetOrAWeightOfZeroIsRefusedNamingIt) {
+  TempDir dir;
+  write_campaign(dir.path(), campaign_of({CampaignTaskState::pending}));
+  const nlohmann::json valid = read_json_file(dir / k_campaign_json_name);
+  const auto refusal = [&](const nlohmann::json& changed) -> std::string {
+    write_json_atomic(dir / k_campaign_json_name, changed);
+    try {
+      read_campaign(dir.path());
+    } catch (const InvalidInput& error) {
+      return error.what();
+    }
+    return "";
+  };
+  nlohmann::json empty = valid;
+  empty["tasks"] = nlohmann::json::array();
+  EXPECT_NE(refusal(empty).find("\"tasks\" is empty"), std::string::npos);
+  nlohmann::json negative = valid;
+  negative["budgets"]["evaluations"] = -5;
+  EXPECT_NE(refusal(negative).find("budgets: evaluations must be"), std::string::npos);
+  negative = valid;
+  negative["budgets"]["usd"] = -0.5;
+  EXPECT_NE(refusal(negative).find("budgets: usd must be"), std::string::npos);
+  nlohmann::json weightless = valid;
+  weightless["tasks"][0]["weight"] = 0;
+  EXPECT_NE(refusal(weightless).find("weight must be"), std::string::npos);
+  EXPECT_EQ(refusal(valid), "");
+}
+
 TEST(CampaignEndRule, FollowsTheRunsRuleTaskByTask) {
   using S = CampaignTaskState;
   Campaign all_done = campaign_of({S::finished, S::built_not_timed});

@@ -82,7 +82,7 @@ TEST(ReportCycles, EachCyclesSpendComesFromTheTicksAndTheRowsAddUpToTheTotal) {
   EXPECT_NEAR(report.cycles[0].cost_spent + report.cycles[1].cost_spent, report.total_cost_usd, 1e-9);
   EXPECT_NEAR(report.cycles[0].wall_spent + report.cycles[1].wall_spent, report.total_wall_s, 1e-9);
   const std::string markdown = render_report_markdown(report);
-  EXPECT_NE(markdown.find("| 2 | pipeline | debugger, optimizer | llm | 2 | 1400 | 1.40 | 40.0 |"), std::string::npos)
+  EXPECT_NE(markdown.find("| 2 | pipeline | debugger, optimizer | llm | 1 | 1400 | 1.40 | 40.0 |"), std::string::npos)
       << markdown;
   EXPECT_NE(markdown.find("| total | | | | 2 | 1500 | 1.50 | 60.0 |"), std::string::npos) << markdown;
 }

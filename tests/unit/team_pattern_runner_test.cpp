@@ -17,6 +17,7 @@
 #include <evoteam/team/team.hpp>
 
 #include "support/temp_dir.hpp"
+#include "team/turn_setup.hpp"
 
 namespace evoteam {
 namespace {
@@ -443,6 +444,29 @@ TEST(TeamMembers, EveryKindHasOneNameAndAnLlmMemberNeedsTheRunsLlmTeam) {
   EXPECT_EQ(names, (std::set<std::string>{"builtin", "llm", "cli"}));
   EXPECT_THROW(member_factory(MemberKind::llm, {})({"optimizer", 1.0, "best"}), Error);
   EXPECT_THROW(member_factory(MemberKind::cli, {})({"optimizer", 1.0, "best"}), Error);
+}
+
+// The failing lineage moves on once a fix passed: a Debugger is handed the newest failure no later candidate fixed,
+// and the best once every failure has a passing descendant.
+TEST(TeamLineage, TheFailingLineageMovesOnOnceAFixPassed) {
+  const auto record = [](const std::string& id, const std::string& parent, Verdict verdict) {
+    EvaluationRecord made;
+    made.candidate_id = id;
+    made.parent_id = parent;
+    made.state = RecordState::evaluated;
+    made.verdict = verdict;
+    if (verdict == Verdict::pass) made.speedup = 1.0;
+    return made;
+  };
+  RunHistory history;
+  history.evaluations = {record("c0001", "", Verdict::pass), record("c0002", "c0001", Verdict::compile_error),
+                         record("c0003", "c0001", Verdict::numeric_mismatch)};
+  EXPECT_EQ(head_of_lineage(history, "failing").candidate_id, "c0003");
+  history.evaluations.push_back(record("c0004", "c0003", Verdict::pass));  // the Debugger's fix of c0003
+  EXPECT_EQ(head_of_lineage(history, "failing").candidate_id, "c0002");
+  history.evaluations.push_back(record("c0005", "c0002", Verdict::compile_error));
+  history.evaluations.push_back(record("c0006", "c0005", Verdict::pass));  // fixes c0005 and, through it, c0002
+  EXPECT_EQ(head_of_lineage(history, "failing").candidate_id, history.best()->candidate_id);
 }
 
 }  // namespace

@@ -104,6 +104,29 @@ TEST(SolutionImport, APublishedSolutionBecomesACandidateWithItsSourcesVerbatimAn
   EXPECT_EQ(results[0].eval->reason, evaluated.reason);
 }
 
+// A Solution file that is not there is bad input (exit 3) naming it, not an I/O failure (exit 74, kept for refused
+// writes); so is a --definition that is not there.
+TEST(SolutionImport, AMissingSolutionOrDefinitionFileIsInvalidInputNamingIt) {
+  TempDir dir;
+  const Task task = load_task(k_root / "kernels" / k_gqa);
+  try {
+    import_solution(dir / "missing.json", task, dir / "out", {});
+    ADD_FAILURE() << "imported";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), ExitCode::invalid_input) << error.what();
+    EXPECT_NE(std::string(error.what()).find("missing.json: no such file"), std::string::npos) << error.what();
+  }
+  ImportSolutionOptions options;
+  options.definition = dir / "no_definition.json";
+  try {
+    import_solution(k_gqa_solution, task, dir / "out2", options);
+    ADD_FAILURE() << "imported";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.code(), ExitCode::invalid_input) << error.what();
+  }
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
 TEST(SolutionImport, RefusesAPythonLanguageNamingSpecLanguage) {
   TempDir dir;
   const fs::path file = edited_solution(dir.path(), [](json& s) { s["spec"]["language"] = "triton"; });
