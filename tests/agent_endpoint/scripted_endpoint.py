@@ -319,13 +319,32 @@ class Handler(http.server.BaseHTTPRequestHandler):
         steps = chosen.get("steps", [])
         if step_index >= len(steps):
             return "main", name, step_index, dict(story.final, beyond_story=True), None
-        step = steps[step_index]
+        step = self.placed(steps[step_index], body)
         need = step.get("wait_tool_results")
         if need is not None and sum(conversation.results.values()) < need:
             return "unmatched", name, step_index, None, (
                 "step %d waits for %d tool results, the request has %d" % (
                     step_index, need, sum(conversation.results.values())))
         return "main", name, step_index, step, None
+
+    def placed(self, step, body):
+        """The step with {cwd} (the CLI's working directory, as its request states it), {home} and {pwd} (this
+        endpoint's HOME and working directory) filled in."""
+        raw = json.dumps(body)
+        found = re.search(r"Primary working directory: ([^\\\s\"]+)", raw) or re.search(r"<cwd>([^<]+)</cwd>", raw)
+        values = {"{cwd}": found.group(1) if found else "", "{home}": os.environ.get("HOME", ""), "{pwd}": os.getcwd()}
+
+        def fill(value):
+            if isinstance(value, str):
+                for key, text in values.items():
+                    value = value.replace(key, text)
+                return value
+            if isinstance(value, list):
+                return [fill(v) for v in value]
+            if isinstance(value, dict):
+                return {k: fill(v) for k, v in value.items()}
+            return value
+        return fill(step)
 
     def step_usage(self, step, kind):
         usage = dict(self.server.story.usage)
