@@ -6,17 +6,16 @@
 //
 // Skipped when EVOTEAM_REAL_CLI_BIN is unset; failed when EVOTEAM_REQUIRE_REAL_CLIS is set and the CLIs are missing.
 //
-// EXPECTED TO FAIL until the CLI members' fixes land (the assertions are what a user expects):
-//   - every test: evoteam gives the CLI neither ANTHROPIC_BASE_URL nor agent.cli.env/agent.cli.config, so the CLI
-//     never reaches the endpoint (the ledger holds no main request);
-//   - Codex tests: the MCP calls need mcp_servers.evoteam.default_tools_approval_mode="approve" ("user cancelled MCP
-//     tool call" otherwise), and its shell needs a private home outside /tmp (its sandbox helper is refused there);
-//   - RefusedKeyStopsTheRun / UnreachableEndpointStopsTheRun / MalformedStreamStopsTheRun: a member that cannot reach
-//     its model must stop the run after the first cycle of such turns, non-zero (Claude Code exits 0 when the
-//     endpoint is unreachable);
-//   - ASecretInTheRealHomeNeverReachesTheModel: the sandbox must hide the real home;
-//   - TokensAndDollarsEqualTheLedger: Claude Code's assistant events carry only message_start's output count; the
-//     meter must hold what the endpoint served.
+// EXPECTED TO FAIL until the CLI members' fixes land (the assertions are what a user expects); checked by hand with
+// the test's own command line against the working tree's evoteam binary of 2026-12-07, the rest not yet run:
+//   - CodexEditsTheKernelAndSubmitsAFasterOne, CodexDebuggerFixesABrokenBuild: Codex's shell (exec_command) fails —
+//     its sandbox helper is refused while its home is under /tmp — so its edits never land (the submit still does);
+//   - *UnreachableEndpointStopsTheRun, *MalformedStreamStopsTheRun: a member that cannot reach its model must stop
+//     the run after the first cycle of such turns, non-zero (Claude Code exits 0 when the endpoint is unreachable);
+//   - with an evoteam that does not pass ANTHROPIC_BASE_URL or read agent.cli.env / agent.cli.config, every test:
+//     the CLI never reaches the endpoint (the ledger holds no main request).
+// Passed by hand: both good turns' speedup and meters (Claude Code's kernel edit too), both refused keys (exit 6
+// after one cycle), both secrets kept out of the requests and the run.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
