@@ -1,4 +1,5 @@
-// The coding-agent CLI table and the readers of their event streams.
+// The coding-agent CLI table: each one's command line, environment and doctor row (agent_cli_stream.cpp reads
+// their event streams).
 #include <evoteam/agent/agent_cli.hpp>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
+#include <evoteam/core/log.hpp>
 #include <evoteam/core/text.hpp>
 
 namespace evoteam {
@@ -17,28 +19,6 @@ namespace evoteam {
 namespace {
 
 constexpr const char* k_server_name = "evoteam";
-
-std::uint64_t count_of(const nlohmann::json& object, const char* field) {
-  if (!object.is_object() || !object.contains(field) || !object[field].is_number()) return 0;
-  const double value = object[field].get<double>();
-  return value > 0 ? static_cast<std::uint64_t>(value) : 0;
-}
-
-// The part of `now` not already in `counted` (never negative).
-Usage usage_beyond(const Usage& now, const Usage& counted) {
-  auto minus = [](std::uint64_t a, std::uint64_t b) { return a > b ? a - b : 0; };
-  return {minus(now.input, counted.input), minus(now.output, counted.output), minus(now.cache_read, counted.cache_read),
-          minus(now.cache_write, counted.cache_write)};
-}
-
-std::optional<nlohmann::json> json_object_of(const std::string& line) {
-  try {
-    nlohmann::json value = nlohmann::json::parse(line);
-    if (value.is_object()) return value;
-  } catch (const nlohmann::json::parse_error&) {
-  }
-  return std::nullopt;
-}
 
 // The MCP configuration in the form Claude Code's --mcp-config (and many other CLIs) read.
 std::filesystem::path write_mcp_config(const AgentCliInvocation& invocation) {
@@ -76,59 +56,17 @@ std::vector<std::string> claude_argv(const AgentCliInvocation& invocation) {
                                    "Bash,WebFetch,WebSearch",
                                    "--permission-mode",
                                    "acceptEdits"};
+  // The raw stream's events too: each model call's usage as it starts and grows, so a turn cut short has been
+  // charged what its model served.
+  argv.emplace_back("--include-partial-messages");
   if (!invocation.model.empty()) argv.insert(argv.end(), {"--model", invocation.model});
   if (invocation.max_turns > 0) argv.insert(argv.end(), {"--max-turns", std::to_string(invocation.max_turns)});
+  // What the run's dollar budget has left: Claude Code stops the turn once it spent that, so a turn overshoots the
+  // budget by at most the model call it was in.
+  if (invocation.max_budget_usd)
+    argv.insert(argv.end(), {"--max-budget-usd", fixed(std::max(*invocation.max_budget_usd, 0.0), 6)});
   return argv;
 }
-
-Usage claude_usage(const nlohmann::json& usage) {
-  return {count_of(usage, "input_tokens"), count_of(usage, "output_tokens"), count_of(usage, "cache_read_input_tokens"),
-          count_of(usage, "cache_creation_input_tokens")};
-}
-
-// Each assistant message carries its usage (repeated on every content block of the message: counted once per
-// message id); the result carries the turn's totals and cost, of which only what the messages did not say is new.
-class ClaudeStream : public AgentCliStream {
- public:
-  AgentCliEvent read(const std::string& line) override {
-    AgentCliEvent event;
-    std::optional<nlohmann::json> value = json_object_of(line);
-    if (!value || !value->contains("type")) return event;
-    event.parsed = true;
-    const std::string type = value->value("type", "");
-    if (type == "assistant" && value->contains("message") && (*value)["message"].is_object()) {
-      const nlohmann::json& message = (*value)["message"];
-      event.model = message.value("model", "");
-      const std::string id = message.value("id", "");
-      if (message.contains("usage") && (id.empty() || m_seen.insert(id).second)) {
-        event.usage = claude_usage(message["usage"]);
-        m_counted += event.usage;
-      }
-    } else if (type == "result") {
-      event.final = true;
-      if (value->contains("usage")) {
-        const Usage total = claude_usage((*value)["usage"]);
-        event.usage = usage_beyond(total, m_counted);
-        m_counted += event.usage;
-      }
-      if (value->contains("total_cost_usd") && (*value)["total_cost_usd"].is_number())
-        event.reported_cost_usd = (*value)["total_cost_usd"].get<double>();
-      if (value->value("is_error", false) || value->value("subtype", "success") != "success") {
-        const std::string words =
-            (*value)["result"].is_string() ? (*value)["result"].get<std::string>() : value->value("subtype", "error");
-        event.failure = words;
-        event.auth_failure = looks_like_auth_failure(words);
-      }
-    } else if (type == "system") {
-      event.model = value->value("model", "");
-    }
-    return event;
-  }
-
- private:
-  std::set<std::string> m_seen;
-  Usage m_counted;
-};
 
 // --- Codex: `codex exec --json` ----------------------------------------------------------------------------------
 
@@ -145,39 +83,27 @@ std::vector<std::string> codex_argv(const AgentCliInvocation& invocation) {
                                    "--cd",      invocation.workspace.string()};
   if (!invocation.model.empty()) argv.insert(argv.end(), {"--model", invocation.model});
   const std::string server = std::string("mcp_servers.") + k_server_name;
-  // Codex's workspace-write sandbox also lets it write /tmp and $TMPDIR unless told not to; and it cuts an MCP call
-  // after 60 s by default, shorter than an evaluation may take.
+  // Codex's workspace-write sandbox also lets it write /tmp and $TMPDIR unless told not to; it cuts an MCP call
+  // after 60 s by default, shorter than an evaluation may take; and headless, it cancels every call of a server
+  // whose tools are not approved beforehand (nobody is there to approve them).
   argv.insert(argv.end(), {"-c", server + ".command=" + toml_string(command[0]), "-c", server + ".args=" + args, "-c",
                            server + ".tool_timeout_sec=" + std::to_string(invocation.tool_timeout_s), "-c",
+                           server + ".default_tools_approval_mode=\"approve\"", "-c",
                            "sandbox_workspace_write.exclude_slash_tmp=true", "-c",
-                           "sandbox_workspace_write.exclude_tmpdir_env_var=true", invocation.prompt});
+                           "sandbox_workspace_write.exclude_tmpdir_env_var=true"});
+  // Codex reads its endpoint from its configuration only (no variable): --base-url becomes a provider of its own,
+  // spoken to over HTTP (Codex would first try WebSockets, which an OpenAI-compatible server rarely serves) with the
+  // key Codex reads.
+  if (!invocation.base_url.empty()) {
+    const std::string provider = "model_providers.evoteam";
+    argv.insert(argv.end(), {"-c", "model_provider=\"evoteam\"", "-c", provider + ".name=\"evoteam\"", "-c",
+                             provider + ".base_url=" + toml_string(invocation.base_url), "-c",
+                             provider + ".env_key=\"CODEX_API_KEY\"", "-c", provider + ".wire_api=\"responses\"", "-c",
+                             provider + ".supports_websockets=false"});
+  }
+  argv.push_back(invocation.prompt);
   return argv;
 }
-
-// Codex reports usage once, on turn.completed; its input count includes the cached part.
-class CodexStream : public AgentCliStream {
- public:
-  AgentCliEvent read(const std::string& line) override {
-    AgentCliEvent event;
-    std::optional<nlohmann::json> value = json_object_of(line);
-    if (!value || !value->contains("type")) return event;
-    event.parsed = true;
-    const std::string type = value->value("type", "");
-    if (type == "turn.completed") {
-      event.final = true;
-      const nlohmann::json usage = value->value("usage", nlohmann::json::object());
-      const std::uint64_t input = count_of(usage, "input_tokens"), cached = count_of(usage, "cached_input_tokens");
-      event.usage = {input > cached ? input - cached : 0, count_of(usage, "output_tokens"), cached, 0};
-    } else if (type == "turn.failed" || type == "error") {
-      event.final = type == "turn.failed";
-      const nlohmann::json error = value->value("error", nlohmann::json::object());
-      const std::string words = error.is_object() ? error.value("message", "") : value->value("message", "");
-      event.failure = words.empty() ? type : words;
-      event.auth_failure = looks_like_auth_failure(words);
-    }
-    return event;
-  }
-};
 
 // --- Any other CLI: a command template ------------------------------------------------------------------------
 
@@ -236,23 +162,6 @@ std::vector<std::string> template_argv(const std::string& member, const AgentCli
   return argv;
 }
 
-// JSON lines that carry "usage" ({input_tokens, output_tokens}) and a "cost_usd" or "total_cost_usd" are counted as
-// they come; anything else is text.
-class CommandStream : public AgentCliStream {
- public:
-  AgentCliEvent read(const std::string& line) override {
-    AgentCliEvent event;
-    std::optional<nlohmann::json> value = json_object_of(line);
-    if (!value) return event;
-    event.parsed = true;
-    if (value->contains("usage")) event.usage = claude_usage((*value)["usage"]);
-    for (const char* field : {"cost_usd", "total_cost_usd"})
-      if (value->contains(field) && (*value)[field].is_number())
-        event.reported_cost_usd = (*value)[field].get<double>();
-    return event;
-  }
-};
-
 }  // namespace
 
 std::vector<std::string> AgentCli::argv(const AgentCliInvocation& invocation) const {
@@ -265,43 +174,88 @@ std::vector<std::string> AgentCli::argv(const AgentCliInvocation& invocation) co
   throw_check_failure(__FILE__, __LINE__, "an agent CLI kind without a command line");
 }
 
-std::unique_ptr<AgentCliStream> AgentCli::stream() const {
-  switch (kind) {
-    case AgentCliKind::claude_code: return std::make_unique<ClaudeStream>();
-    case AgentCliKind::codex: return std::make_unique<CodexStream>();
-    case AgentCliKind::command: return std::make_unique<CommandStream>();
-  }
-  throw_check_failure(__FILE__, __LINE__, "an agent CLI kind without a stream reader");
-}
-
 AgentCli agent_cli_for(const std::string& member) {
   AgentCli cli;
   cli.member = member;
+  cli.name = member;
   if (member == "claude-code") {
     cli.kind = AgentCliKind::claude_code;
     cli.program = "claude";
     cli.key_variables = {"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"};
+    cli.gateway_variables = {"ANTHROPIC_BASE_URL",
+                             "ANTHROPIC_AUTH_TOKEN",
+                             "ANTHROPIC_CUSTOM_HEADERS",
+                             "ANTHROPIC_MODEL",
+                             "ANTHROPIC_SMALL_FAST_MODEL",
+                             "ANTHROPIC_DEFAULT_OPUS_MODEL",
+                             "ANTHROPIC_DEFAULT_SONNET_MODEL",
+                             "ANTHROPIC_DEFAULT_HAIKU_MODEL",
+                             "CLAUDE_CODE_USE_BEDROCK",
+                             "CLAUDE_CODE_USE_VERTEX",
+                             "CLAUDE_CODE_SKIP_BEDROCK_AUTH",
+                             "CLAUDE_CODE_SKIP_VERTEX_AUTH",
+                             "ANTHROPIC_BEDROCK_BASE_URL",
+                             "ANTHROPIC_VERTEX_BASE_URL",
+                             "ANTHROPIC_VERTEX_PROJECT_ID",
+                             "CLOUD_ML_REGION",
+                             "AWS_REGION",
+                             "AWS_PROFILE",
+                             "AWS_ACCESS_KEY_ID",
+                             "AWS_SECRET_ACCESS_KEY",
+                             "AWS_SESSION_TOKEN",
+                             "AWS_BEARER_TOKEN_BEDROCK",
+                             "GOOGLE_APPLICATION_CREDENTIALS",
+                             "API_TIMEOUT_MS",
+                             "CLAUDE_CODE_MAX_RETRIES"};
+    cli.base_url_variable = "ANTHROPIC_BASE_URL";
+    // MCP tools stay listed to the model rather than deferred behind a tool search it must think to use.
+    cli.fixed_variables = {{"ENABLE_TOOL_SEARCH", "false"}, {"DISABLE_AUTOUPDATER", "1"}};
+    cli.config_file = ".claude/settings.json";
     cli.credential_files = {".claude/.credentials.json"};
+    cli.tested_versions = {"2.1.327"};
     cli.reports_cost = true;
     cli.headless_help = {"--help"};
     cli.headless_flag = "--output-format";
-    return cli;
-  }
-  if (member == "codex") {
+  } else if (member == "codex") {
     cli.kind = AgentCliKind::codex;
     cli.program = "codex";
-    cli.key_variables = {"CODEX_API_KEY", "OPENAI_API_KEY"};
+    cli.key_variables = {"CODEX_API_KEY"};
+    cli.key_aliases = {{"OPENAI_API_KEY", "CODEX_API_KEY"}};  // codex exec reads CODEX_API_KEY alone
+    cli.gateway_variables = {"OPENAI_ORGANIZATION", "OPENAI_PROJECT", "AZURE_OPENAI_API_KEY"};
+    // Codex reads no endpoint variable; evoteam takes the usual one and gives it as Codex's setting.
+    cli.base_url_variable = "OPENAI_BASE_URL";
+    cli.base_url_in_config = true;
+    cli.home_variable = "CODEX_HOME";
+    cli.config_file = ".codex/config.toml";
     cli.credential_files = {".codex/auth.json"};
+    cli.tested_versions = {"0.147.0"};
     cli.headless_help = {"exec", "--help"};
     cli.headless_flag = "--json";
+  } else {
+    if (member.empty() || member == k_builtin_loop_member)
+      throw InvalidInput("agent.member: '" + member + "' is not a coding-agent CLI");
+    const std::vector<std::string> words = split_template(member);
+    if (words.empty()) throw InvalidInput("agent.member: the command template is empty");
+    cli.program = words.front();
+    // A template may hold anything, a key among its words: run files name it by its program alone, and the word
+    // after a flag that names a secret (--api-key, --token), or a secret's NAME=VALUE, is redacted wherever it shows.
+    cli.name = "template:" + std::filesystem::path(cli.program).filename().string();
+    std::vector<std::string> secrets;
+    for (std::size_t i = 1; i < words.size(); ++i) {
+      const std::size_t equals = words[i].find('=');
+      if (equals != std::string::npos && is_secret_variable_name(words[i].substr(0, equals)))
+        secrets.push_back(words[i].substr(equals + 1));
+      else if (words[i - 1].rfind('-', 0) == 0 && is_secret_variable_name(words[i - 1]))
+        secrets.push_back(words[i]);
+    }
+    add_secret_values(secrets);
+    cli.headless_help = {"--help"};
     return cli;
   }
-  if (member.empty() || member == k_builtin_loop_member)
-    throw InvalidInput("agent.member: '" + member + "' is not a coding-agent CLI");
-  const std::vector<std::string> words = split_template(member);
-  if (words.empty()) throw InvalidInput("agent.member: the command template is empty");
-  cli.program = words.front();
-  cli.headless_help = {"--help"};
+  // Every CLI that speaks to its model over HTTPS honours the usual proxy and certificate settings.
+  for (const char* name : {"HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy",
+                           "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR"})
+    cli.gateway_variables.emplace_back(name);
   return cli;
 }
 
@@ -346,9 +300,15 @@ std::vector<ToolProbe> probe_agent_clis(ProcessRunner& runner) {
                           help.err.text.find(cli.headless_flag) != std::string::npos;
     std::string first_line = version.out.text.substr(0, version.out.text.find('\n'));
     row.usable = version.ok() && headless;
+    const bool tested =
+        std::any_of(cli.tested_versions.begin(), cli.tested_versions.end(),
+                    [&first_line](const std::string& v) { return first_line.find(v) != first_line.npos; });
     row.detail =
         (version.ok() ? first_line : "--version failed: " + version.describe()) + " at " + program->string() +
-        (headless ? "; runs headless (" + cli.headless_flag + ")" : "; its help shows no " + cli.headless_flag);
+        (headless ? "; runs headless (" + cli.headless_flag + ")" : "; its help shows no " + cli.headless_flag) +
+        (tested ? "; a tested version"
+                : "; warning: not a tested version (tested: " + join(cli.tested_versions, ", ") +
+                      "; docs/agent-clis-tested.md)");
     if (!row.usable) row.fix = "update " + cli.program + " to a version with " + cli.headless_flag;
     rows.push_back(row);
   }
@@ -362,6 +322,68 @@ bool looks_like_auth_failure(const std::string& text) {
                            "api key", "not logged in", "/login", "authentication", "forbidden"})
     if (lower.find(sign) != std::string::npos) return true;
   return false;
+}
+
+bool looks_like_unreachable(const std::string& text) {
+  std::string lower = text;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* sign : {"connection error", "connection refused", "econnrefused", "enotfound", "econnreset",
+                           "etimedout", "unable to connect", "could not connect", "fetch failed",
+                           "error sending request", "stream disconnected", "network is unreachable", "no route to host",
+                           "dns error", "failed to lookup address", "connect timeout", "request timed out"})
+    if (lower.find(sign) != std::string::npos) return true;
+  return false;
+}
+
+bool is_secret_variable_name(const std::string& name) {
+  std::string upper = name;
+  std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
+  for (const char* sign : {"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "PROXY", "HEADERS"})
+    if (upper.find(sign) != std::string::npos) return true;
+  return false;
+}
+
+namespace {
+
+// agent.cli.env's entry: NAME, or NAME=VALUE.
+std::pair<std::string, std::optional<std::string>> env_entry(const std::string& entry) {
+  const std::size_t equals = entry.find('=');
+  if (equals == std::string::npos) return {entry, std::nullopt};
+  return {entry.substr(0, equals), entry.substr(equals + 1)};
+}
+
+}  // namespace
+
+std::map<std::string, std::string> cli_passed_environment(const AgentCli& cli, const AgentMemberSettings& settings,
+                                                          const std::map<std::string, std::string>& daemon) {
+  std::map<std::string, std::string> passed;
+  auto from_daemon = [&](const std::string& name) {
+    if (auto it = daemon.find(name); it != daemon.end() && !it->second.empty()) passed[name] = it->second;
+  };
+  for (const std::string& name : cli.gateway_variables) from_daemon(name);
+  for (const std::string& entry : settings.env) {
+    auto [name, value] = env_entry(entry);
+    if (value)
+      passed[name] = *value;
+    else
+      from_daemon(name);
+  }
+  std::vector<std::string> secrets;
+  for (const auto& [name, value] : passed)
+    if (is_secret_variable_name(name)) secrets.push_back(value);
+  add_secret_values(secrets);
+  return passed;
+}
+
+nlohmann::json recorded_cli_env(const nlohmann::json& entries) {
+  if (!entries.is_array()) return entries;
+  nlohmann::json recorded = nlohmann::json::array();
+  for (const nlohmann::json& entry : entries) {
+    if (!entry.is_string()) continue;
+    auto [name, value] = env_entry(entry.get<std::string>());
+    recorded.push_back(value && is_secret_variable_name(name) ? name : entry.get<std::string>());
+  }
+  return recorded;
 }
 
 }  // namespace evoteam

@@ -46,6 +46,12 @@ AgentMemberSettings agent_member_settings_from_config(const Config& config) {
   settings.turn_timeout_s = config.get<double>("agent.cli.turn_timeout_s");
   settings.sandbox = parse_sandbox_mode(config.get<std::string>("agent.cli.sandbox")).value_or(SandboxMode::automatic);
   for (const auto& path : config.at("agent.cli.readable")) settings.readable.emplace_back(path.get<std::string>());
+  for (const auto& entry : config.at("agent.cli.env")) settings.env.push_back(entry.get<std::string>());
+  for (const std::string& member : named_agent_clis())
+    if (std::string file = config.get<std::string>("agent.cli.config." + member); !file.empty())
+      settings.config_files[member] = file;
+  // The run's model endpoint (--base-url) is the CLI members' too; credentials in it are the transport's alone.
+  settings.base_url = config.get<std::string>("llm.base_url");
   return settings;
 }
 

@@ -2,6 +2,7 @@
 #include <evoteam/agent/transcript.hpp>
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
+#include <evoteam/core/log.hpp>
 #include <evoteam/core/timestamp.hpp>
 
 #include <fcntl.h>
@@ -15,6 +16,16 @@ namespace evoteam {
 namespace {
 
 // Tool outputs may hold bytes that are not UTF-8 (a binary read, a compiler's locale); keep them readable.
+// Every string of a record with its secrets redacted (a key a CLI echoes, one given in a template member's words),
+// string by string so that the line stays valid JSON.
+void redact_strings(nlohmann::json& value) {
+  if (value.is_string()) {
+    value = redact(value.get_ref<const std::string&>());
+  } else if (value.is_structured()) {
+    for (auto& item : value) redact_strings(item);
+  }
+}
+
 std::string dump_line(const nlohmann::json& value) {
   return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -57,6 +68,7 @@ void Transcript::append(nlohmann::json record) {
   nlohmann::json head = {{"seq", m_next_seq}, {"t", utc_iso_timestamp()}};
   record.erase("seq");
   record.erase("t");
+  redact_strings(record);
   std::string line = dump_line(head);
   const std::string rest = dump_line(record);
   if (rest.size() > 2) {

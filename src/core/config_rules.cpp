@@ -96,6 +96,29 @@ ConfigRule string_list(const char* path) {
   return rule;
 }
 
+// agent.cli.env: each entry a variable's NAME, or NAME=VALUE; a name is letters, digits and underscores, not
+// starting with a digit.
+std::optional<std::string> environment_entries_shape(const nlohmann::json& list) {
+  if (std::optional<std::string> wrong = string_entries_shape(list)) return wrong;
+  if (!list.is_array()) return std::nullopt;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string entry = list[i].get<std::string>();
+    const std::string name = entry.substr(0, entry.find('='));
+    const bool valid = !name.empty() && std::isdigit(static_cast<unsigned char>(name.front())) == 0 &&
+                       std::all_of(name.begin(), name.end(),
+                                   [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
+    if (!valid)
+      return "entry " + std::to_string(i) + " must be NAME or NAME=VALUE with a variable's name, got \"" + name + "\"";
+  }
+  return std::nullopt;
+}
+
+ConfigRule environment_list(const char* path) {
+  ConfigRule rule = any(path);
+  rule.shape = environment_entries_shape;
+  return rule;
+}
+
 // Above any index a machine hands out: nvidia-smi numbers GPUs from 0, and the host target's simulated devices
 // are a handful. A longer number is a typo that would otherwise start a run.
 constexpr long k_max_device_index = 63;
@@ -263,6 +286,9 @@ std::vector<ConfigRule> make_rules() {
       above("agent.cli.turn_timeout_s", 0).at_most(k_week_s),
       one_of("agent.cli.sandbox", {"auto", "bwrap", "none"}),
       string_list("agent.cli.readable"),
+      environment_list("agent.cli.env"),
+      any("agent.cli.config.claude-code"),
+      any("agent.cli.config.codex"),
 
       one_of("supervisor.policy", {"auto", "rules", "llm"}),
       fraction("supervisor.stuck_failure_rate"),

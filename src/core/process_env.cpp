@@ -6,7 +6,7 @@
 #include <cctype>
 #include <string_view>
 
-extern char** environ;
+#include <unistd.h>  // environ, declared once for every file a unity batch puts beside this one
 
 namespace evoteam {
 namespace {

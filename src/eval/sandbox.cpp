@@ -29,14 +29,18 @@ std::vector<std::string> sandbox_argv(SandboxMode mode, const std::vector<std::s
   if (mode != SandboxMode::bwrap) return argv;
   std::vector<std::string> wrapped = {bwrap_path(), "--ro-bind", "/",     "/",       "--dev",
                                       "/dev",       "--proc",    "/proc", "--tmpfs", "/tmp"};
-  // Hide the home directory (keys, caches, other runs) unless it is the root itself.
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0' && !spec.agent_cli) {
-    std::filesystem::path home_path = std::filesystem::path(home).lexically_normal();
-    if (home_path != "/" && std::filesystem::is_directory(home_path)) {
-      bool holds_everything = false;
-      for (const auto& path : spec.writable) holds_everything |= is_within(home_path, path);
-      if (!holds_everything) wrapped.insert(wrapped.end(), {"--tmpfs", home_path.string()});
-    }
+  // Hide the home directory (keys, caches, other runs) unless it is the root itself; a coding-agent CLI, which can
+  // read any file it likes and send it to its model, sees no user's home at all (its own home is a private one,
+  // bound writable below). What it must read there comes back read-only through `readable`.
+  std::vector<std::filesystem::path> homes;
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') homes.emplace_back(home);
+  if (spec.agent_cli) homes.insert(homes.end(), {"/root", "/home"});
+  for (const std::filesystem::path& home : homes) {
+    const std::filesystem::path home_path = home.lexically_normal();
+    if (home_path == "/" || !std::filesystem::is_directory(home_path)) continue;
+    bool holds_everything = false;
+    for (const auto& path : spec.writable) holds_everything |= is_within(home_path, path);
+    if (!holds_everything) wrapped.insert(wrapped.end(), {"--tmpfs", home_path.string()});
   }
   for (const auto& path : spec.readable) wrapped.insert(wrapped.end(), {"--ro-bind", path.string(), path.string()});
   for (const auto& path : spec.writable) wrapped.insert(wrapped.end(), {"--bind", path.string(), path.string()});

@@ -74,13 +74,17 @@ void read_fields(const nlohmann::json& value, CycleStartEntry& entry) {
 }
 
 nlohmann::json fields_of(const TurnEntry& entry) {
-  return {{"cycle", entry.cycle}, {"role", entry.role}, {"summary", entry.summary}, {"usage", entry.usage.to_json()}};
+  nlohmann::json fields = {
+      {"cycle", entry.cycle}, {"role", entry.role}, {"summary", entry.summary}, {"usage", entry.usage.to_json()}};
+  if (!entry.agent.empty()) fields["agent"] = entry.agent;
+  return fields;
 }
 void read_fields(const nlohmann::json& value, TurnEntry& entry) {
   entry.cycle = record_field_or(value, "cycle", 0);
   entry.role = record_field_or<std::string>(value, "role", "");
   entry.summary = record_field_or<std::string>(value, "summary", "");
   entry.usage = RoleUsage::from_json(record_json_field(value, "usage", nlohmann::json::object()));
+  entry.agent = record_field_or<std::string>(value, "agent", "");
 }
 
 nlohmann::json fields_of(const CycleEndEntry& entry) {

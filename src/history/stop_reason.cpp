@@ -12,7 +12,7 @@ constexpr std::array k_all_stop_reasons = {
     StopReason::budget_tokens,      StopReason::budget_usd,         StopReason::budget_hours,
     StopReason::budget_gpu_seconds, StopReason::budget_evaluations, StopReason::supervisor_stop,
     StopReason::interrupted,        StopReason::search_exhausted,   StopReason::infra_errors,
-    StopReason::provider_refused,
+    StopReason::provider_refused,   StopReason::model_unreachable,
 };
 
 }  // namespace
@@ -32,6 +32,7 @@ std::string to_string(StopReason reason) {
     case StopReason::search_exhausted: return "search_exhausted";
     case StopReason::infra_errors: return "infra_errors";
     case StopReason::provider_refused: return "provider_refused";
+    case StopReason::model_unreachable: return "model_unreachable";
   }
   return "interrupted";
 }
@@ -51,7 +52,8 @@ std::optional<StopReason> parse_stop_reason(std::string_view text) {
 RunEnd run_end(StopReason reason, double target_speedup) {
   if (reason == StopReason::interrupted) return {RunStatus::stopped, ExitCode::interrupted};
   if (reason == StopReason::infra_errors) return {RunStatus::failed, ExitCode::failure};
-  if (reason == StopReason::provider_refused) return {RunStatus::failed, ExitCode::provider_refused};
+  if (reason == StopReason::provider_refused || reason == StopReason::model_unreachable)
+    return {RunStatus::failed, ExitCode::provider_refused};
   const bool target_missed = target_speedup > 0 && reason != StopReason::target_reached;
   return {RunStatus::finished, target_missed || is_budget(reason) ? ExitCode::budget_exhausted : ExitCode::success};
 }

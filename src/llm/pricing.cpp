@@ -3,7 +3,10 @@
 #include <evoteam/core/fs.hpp>
 #include <evoteam/llm/llm.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <set>
+#include <string_view>
 
 namespace evoteam {
 
@@ -78,12 +81,33 @@ PriceTable PriceTable::load(const std::filesystem::path& path) {
   return table;
 }
 
+namespace {
+
+// What may follow a priced name and still be that model: a dated snapshot ("-20250929", "-2025-08-07"), "-latest",
+// or a provider's version tag ("@20250929"). Anything else is another model: gpt-5.5 is not gpt-5, and
+// claude-sonnet-4-5 is not claude-sonnet-4.
+bool is_snapshot_suffix(std::string_view rest) {
+  if (rest == "-latest") return true;
+  if (rest.size() < 2 || (rest.front() != '-' && rest.front() != '@')) return false;
+  const std::string_view date = rest.substr(1);
+  auto digits = [](std::string_view text) {
+    return std::all_of(text.begin(), text.end(),
+                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+  };
+  if (date.size() == 8) return digits(date);  // 20250929
+  return date.size() == 10 && date[4] == '-' && date[7] == '-' && digits(date.substr(0, 4)) &&
+         digits(date.substr(5, 2)) && digits(date.substr(8, 2));  // 2025-08-07
+}
+
+}  // namespace
+
 const ModelInfo* PriceTable::find(const std::string& model) const {
   if (auto exact = m_models.find(model); exact != m_models.end()) return &exact->second;
-  const ModelInfo* best = nullptr;
   for (const auto& [name, info] : m_models)
-    if (model.rfind(name, 0) == 0 && (best == nullptr || name.size() > best->name.size())) best = &info;
-  return best;
+    if (model.size() > name.size() && model.rfind(name, 0) == 0 &&
+        is_snapshot_suffix(std::string_view(model).substr(name.size())))
+      return &info;
+  return nullptr;
 }
 
 std::string PriceTable::default_model(const std::string& provider) const {

@@ -65,6 +65,7 @@ void summary_section(std::ostringstream& out, const RunReport& report) {
   row("target", report.target + (report.archs.empty() ? "" : " (" + report.archs + ")"));
   row("provider", report.provider + (report.model.empty() ? "" : " / " + report.model));
   if (!report.endpoint.empty()) row("endpoint", report.endpoint);
+  for (const auto& [role, agent] : report.agents) row("agent of " + role, agent);
   row("team mode", report.team_mode);
   row("status", report.status + (report.stop_reason.empty() ? "" : " (" + report.stop_reason + ")"));
   row("started", report.started);

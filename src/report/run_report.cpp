@@ -146,6 +146,8 @@ void read_journal(RunReport& report) {
     } else if (const auto* evaluation = std::get_if<EvaluationEntry>(&*line.entry)) {
       const int ordinal = static_cast<int>(report.candidates.size()) + 1;
       report.candidates.push_back(candidate_from_record(evaluation->record, totals, ordinal));
+    } else if (const auto* turn = std::get_if<TurnEntry>(&*line.entry); turn != nullptr && !turn->agent.empty()) {
+      report.agents[turn->role] = turn->agent;  // the latest turn's
     }
   }
   mark_team_changes(report.cycles);

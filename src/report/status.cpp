@@ -225,14 +225,15 @@ nlohmann::json to_json(const RunStatusView& view) {
     return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
   };
   nlohmann::json budgets = nlohmann::json::array();
-  for (const BudgetBurn& burn : view.budgets)
+  for (const BudgetBurn& burn : view.budgets) {
     budgets.push_back({{"name", burn.name},
                        {"spent", burn.spent},
                        {"limit", burn.limit},
                        {"percent", optional_number(burn.percent)},
                        {"eta_s", optional_number(burn.eta_s)},
-                       {"counts", burn.counts},
-                       {"parts", burn.parts}});
+                       {"counts", burn.counts}});
+    if (!burn.parts.empty()) budgets.back()["parts"] = burn.parts;  // the figure's parts, where it has them
+  }
   nlohmann::json jobs = nlohmann::json::array();
   for (const ClusterJobView& job : view.jobs)
     jobs.push_back({{"id", job.id}, {"state", job.state}, {"reason", job.reason}, {"node", job.node}});

@@ -10,7 +10,6 @@
 #include <evoteam/cluster/cluster.hpp>
 #include <evoteam/core/process.hpp>
 #include <evoteam/core/text.hpp>
-#include <evoteam/eval/sandbox.hpp>
 #include <evoteam/history/journal_records.hpp>
 #include <evoteam/llm/endpoint.hpp>
 #include <evoteam/llm/provider_table.hpp>
@@ -61,7 +60,10 @@ ProviderSettings run_provider_settings(const Config& config, const OptimizeOptio
 
 nlohmann::json check_llm_setup(const Config& config, const OptimizeOptions& options) {
   const AgentMemberSettings members = agent_member_settings_from_config(config);
-  if (members.any_cli()) check_cli_members(members, PriceTable::from_config(config), options.budgets.usd);
+  if (members.any_cli()) {
+    check_cli_members(members, PriceTable::from_config(config), options.budgets.usd);
+    cli_members_sandboxed(members, system_runner());  // refuses before the run exists when it cannot sandbox them
+  }
   if (member_kind_of_provider(options.provider) != MemberKind::llm) return nlohmann::json::object();
   const PriceTable prices = PriceTable::from_config(config);
   const ProviderSettings settings = run_provider_settings(config, options, prices, current_environment());
@@ -128,13 +130,11 @@ std::unique_ptr<CliTeam> make_cli_team(const Config& config, const RunDir& run, 
   std::error_code error;
   team->evoteam_program = std::filesystem::read_symlink("/proc/self/exe", error);
   team->runner = &context.runner;
-  if (team->members.sandbox != SandboxMode::none) {
-    std::string why;
-    team->sandboxed = eval::probe_bwrap(context.runner, &why);
-    if (!team->sandboxed && team->members.sandbox == SandboxMode::bwrap)
-      throw Error("agent.cli.sandbox is bwrap, but bubblewrap does not work here: " + why);
-    if (!team->sandboxed) spdlog::warn("CLI members run without a sandbox: bubblewrap does not work here ({})", why);
-  }
+  team->sandboxed = cli_members_sandboxed(team->members, context.runner);
+  if (!team->sandboxed)
+    spdlog::warn(
+        "agent.cli.sandbox is none: CLI members run unconfined — they can read your home and write "
+        "anywhere you can");
   return team;
 }
 
@@ -219,11 +219,19 @@ bool measured_nothing(const RunHistory& history) {
   return any;
 }
 
-// True when the cycle's every member turn ended on a permanent provider error: a refused key or an unknown model
-// fails every later turn alike, so the run stops instead of spending cycles (and budgets) that cannot work.
-bool provider_refused_everyone(const std::map<std::string, TurnOutcome>& turns) {
-  if (turns.empty()) return false;
-  return std::all_of(turns.begin(), turns.end(), [](const auto& turn) { return turn.second.provider_refused; });
+// A refused key, an unknown model or an endpoint nobody can reach fails every later turn alike, so the run stops
+// instead of spending cycles (and budgets) that cannot work. Why no member of a cycle could work with its model, when
+// none could: every turn refused for good, or unable to reach its model at all (a refusal among unreachable turns names
+// the cycle a refusal).
+std::optional<StopReason> models_failed_everyone(const std::map<std::string, TurnOutcome>& turns) {
+  if (turns.empty()) return std::nullopt;
+  const bool none_worked = std::all_of(turns.begin(), turns.end(), [](const auto& turn) {
+    return turn.second.provider_refused || turn.second.model_unreachable;
+  });
+  if (!none_worked) return std::nullopt;
+  const bool any_refused =
+      std::any_of(turns.begin(), turns.end(), [](const auto& turn) { return turn.second.provider_refused; });
+  return any_refused ? StopReason::provider_refused : StopReason::model_unreachable;
 }
 
 // Idle cycles in a row that end a run with search_exhausted: enough for a policy change to give the team
@@ -346,10 +354,11 @@ std::optional<StopReason> SupervisorLoop::run_cycle(int cycle) {
   m_state.last_finished_cycle = cycle;
   m_state.unfinished_team.reset();
   if (trailing_infra_errors(m_state.history) >= k_infra_errors_to_stop) return StopReason::infra_errors;
-  if (provider_refused_everyone(turns)) {
-    spdlog::error("cycle {}: the provider refused every member's calls for good (see the transcripts); the run stops",
-                  cycle);
-    return StopReason::provider_refused;
+  if (std::optional<StopReason> failed = models_failed_everyone(turns)) {
+    spdlog::error("cycle {}: {} (see the transcripts); the run stops", cycle,
+                  *failed == StopReason::provider_refused ? "the provider refused every member's calls for good"
+                                                          : "no member could reach its model");
+    return failed;
   }
   // A team with nothing left to try (every attempt identical to an earlier one, or blocked) would cycle on
   // for ever when no budget bounds the run, filling the disk with empty cycles: a few idle cycles in a row end it.

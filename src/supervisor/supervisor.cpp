@@ -9,6 +9,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <evoteam/agent/agent_cli.hpp>
 #include <evoteam/cluster/cluster.hpp>
 #include <evoteam/core/fs.hpp>
 #include <evoteam/core/log.hpp>
@@ -28,6 +29,19 @@
 namespace evoteam {
 
 namespace {
+
+// What run.json keeps of the CLI members' settings: a secret given as agent.cli.env's NAME=VALUE is kept as its
+// NAME, and a key among a template member's words is redacted (a template gets its key by name, through the env).
+void keep_cli_secrets_out(nlohmann::json& config) {
+  const nlohmann::json::json_pointer env("/agent/cli/env");
+  if (config.contains(env)) config[env] = recorded_cli_env(config[env]);
+  if (const nlohmann::json::json_pointer member("/agent/member"); config.contains(member) && config[member].is_string())
+    config[member] = redact(config[member].get<std::string>());
+  const nlohmann::json::json_pointer members("/agent/members");
+  if (config.contains(members) && config[members].is_object())
+    for (auto& role : config[members])
+      if (role.is_string()) role = redact(role.get<std::string>());
+}
 
 std::set<std::string> known_role_names() {
   std::set<std::string> names;
@@ -102,6 +116,7 @@ RunOutcome optimize(const Config& config, const OptimizeOptions& options, RunCon
                          {"host", {{"target", to_string(task.target)}}}};
   if (earlier) info["from"] = earlier->run_id;
   info["provider"].update(endpoint);
+  keep_cli_secrets_out(info["config"]);
   // The frozen task and the earlier best are written before run.json: a full disk or a kill -9 while they are
   // copied must not leave a run that resume cannot load.
   RunDir run = RunDir::create(options.runs_dir, task.name, info, [&](const std::filesystem::path& run_path) {

@@ -15,17 +15,23 @@ namespace evoteam {
 
 namespace {
 
-// The environment of a CLI: the daemon's allowlisted variables (no credentials), its private home, and the keys
-// this CLI needs, nothing else.
-std::map<std::string, std::string> cli_environment(const AgentCli& cli, const std::filesystem::path& home,
-                                                   double timeout_s) {
+// The environment of a CLI: the daemon's allowlisted variables (no credentials), its private home, the keys this
+// CLI needs, and what the run passes it (its gateway settings, agent.cli.env, the endpoint); nothing else.
+std::map<std::string, std::string> cli_environment(const CliTurnInputs& inputs) {
+  const AgentCli& cli = inputs.cli;
   // An evaluation may take minutes: the CLI's own limit on one MCP call must not cut it (Claude Code reads this).
-  const std::string call_ms = std::to_string(static_cast<long long>(timeout_s * 1000));
+  const std::string call_ms = std::to_string(static_cast<long long>(inputs.timeout_s * 1000));
   std::map<std::string, std::string> extra = {
-      {"HOME", home.string()}, {"NO_COLOR", "1"}, {"MCP_TOOL_TIMEOUT", call_ms}};
+      {"HOME", inputs.home.string()}, {"NO_COLOR", "1"}, {"MCP_TOOL_TIMEOUT", call_ms}};
+  extra.insert(cli.fixed_variables.begin(), cli.fixed_variables.end());
+  if (!cli.home_variable.empty())
+    extra[cli.home_variable] = (inputs.home / std::filesystem::path(cli.config_file).parent_path()).string();
   const std::map<std::string, std::string> daemon = current_environment();
+  for (const auto& [name, read_as] : cli.key_aliases)
+    if (auto it = daemon.find(name); it != daemon.end() && !it->second.empty()) extra[read_as] = it->second;
   for (const std::string& name : cli.key_variables)
     if (auto it = daemon.find(name); it != daemon.end() && !it->second.empty()) extra[name] = it->second;
+  for (const auto& [name, value] : inputs.passed_env) extra[name] = value;
   return scrubbed_env(extra);
 }
 
@@ -57,6 +63,9 @@ class StreamWatch {
   bool saw_final() const { return m_final; }
   const std::optional<std::string>& failure() const { return m_failure; }
   bool auth_failure() const { return m_auth_failure; }
+  bool unreachable() const { return m_unreachable; }
+  // The last error the CLI said and got over (or not: a turn that then fails names it).
+  const std::optional<std::string>& last_notice() const { return m_last_notice; }
   const std::optional<CliTurnEnd>& stopped_for() const { return m_stopped_for; }
 
  private:
@@ -69,19 +78,20 @@ class StreamWatch {
     }
     ++m_result.events;
     m_transcript.append({{"type", "cli_event"}, {"event", nlohmann::json::parse(line)}});
-    if (!event.model.empty()) m_model = event.model;
+    if (!event.model.empty()) m_result.model = event.model;
+    if (!event.version.empty()) m_result.version = event.version;
     charge(event);
-    if (event.failure) {
-      m_failure = event.failure;
-      m_auth_failure = m_auth_failure || event.auth_failure;
-    }
+    if (event.failure) m_failure = event.failure;
+    if (event.notice) m_last_notice = event.notice;
+    m_auth_failure = m_auth_failure || ((event.failure || event.notice) && event.auth_failure);
+    m_unreachable = m_unreachable || ((event.failure || event.notice) && event.unreachable);
     m_final = m_final || event.final;
   }
 
   // Tokens as they come; a CLI that reports its cost at the end is charged the estimate meanwhile and the rest of
   // its own figure then.
   void charge(const AgentCliEvent& event) {
-    const std::string& model = m_inputs.invocation.model.empty() ? m_model : m_inputs.invocation.model;
+    const std::string& model = m_inputs.invocation.model.empty() ? m_result.model : m_inputs.invocation.model;
     double cost = m_inputs.price ? m_inputs.price(model, event.usage) : 0;
     if (event.reported_cost_usd) cost = std::max(0.0, *event.reported_cost_usd - m_result.cost_usd);
     if (event.usage.total() == 0 && cost == 0) return;
@@ -106,16 +116,18 @@ class StreamWatch {
   Transcript& m_transcript;
   std::unique_ptr<AgentCliStream> m_stream;
   std::string m_pending;
-  std::string m_model;
   CliTurnResult m_result;
   bool m_final = false;
   std::optional<std::string> m_failure;
+  std::optional<std::string> m_last_notice;
   bool m_auth_failure = false;
+  bool m_unreachable = false;
   std::optional<CliTurnEnd> m_stopped_for;
 };
 
-// How the turn ended, from the process's end and what its stream said; the first that applies.
-void classify(const ProcessResult& process, StreamWatch& watch) {
+// How the turn ended, from the process's end and what its stream said; the first that applies. A template CLI has
+// no last event: its exit says how it ended.
+void classify(const ProcessResult& process, const AgentCli& cli, StreamWatch& watch) {
   CliTurnResult& result = watch.result();
   result.wall_s = process.wall_s;
   auto end = [&result](CliTurnEnd how, std::string detail) {
@@ -124,16 +136,29 @@ void classify(const ProcessResult& process, StreamWatch& watch) {
   };
   const std::string other =
       result.other_lines > 0 ? " (" + std::to_string(result.other_lines) + " lines were not events)" : "";
+  // The failure in the CLI's words, or the last error it reported on the way (Codex's top-level error events).
+  const std::optional<std::string> words = watch.failure() ? watch.failure() : watch.last_notice();
+  // A turn cut before the CLI's last event was charged what its stream showed; the model may have served more.
+  const std::string unknown_tail =
+      watch.saw_final() || cli.kind == AgentCliKind::command
+          ? ""
+          : "; tokens charged as far as its stream showed them (the rest of a model call in flight is unknown)";
   if (!process.spawned) return end(CliTurnEnd::not_started, process.spawn_error);
-  if (watch.stopped_for()) return end(*watch.stopped_for(), result.detail + ": stopped (" + process.describe() + ")");
-  if (process.interrupted) return end(CliTurnEnd::interrupted, process.describe());
-  if (process.timed_out) return end(CliTurnEnd::timed_out, process.describe());
-  if (watch.auth_failure())
-    return end(CliTurnEnd::auth_failed, watch.failure().value_or("") + " (" + process.describe() + ")");
+  if (watch.stopped_for())
+    return end(*watch.stopped_for(), result.detail + ": stopped (" + process.describe() + ")" + unknown_tail);
+  if (process.interrupted) return end(CliTurnEnd::interrupted, process.describe() + unknown_tail);
+  if (process.timed_out)
+    return end(watch.unreachable() && !watch.saw_final() ? CliTurnEnd::unreachable : CliTurnEnd::timed_out,
+               process.describe() + (words ? ": " + *words : "") + unknown_tail);
+  if (watch.auth_failure()) return end(CliTurnEnd::auth_failed, words.value_or("") + " (" + process.describe() + ")");
+  if (watch.unreachable() && (watch.failure() || process.exit_code != 0 || process.signal != 0))
+    return end(CliTurnEnd::unreachable, words.value_or("") + " (" + process.describe() + ")");
   if (process.signal != 0 || process.exit_code != 0)
-    return end(CliTurnEnd::failed, process.describe() + (watch.failure() ? ": " + *watch.failure() : "") + other);
+    return end(CliTurnEnd::failed, process.describe() + (words ? ": " + *words : "") + other + unknown_tail);
+  if (cli.kind == AgentCliKind::command) return end(CliTurnEnd::finished, process.describe() + other);
   if (result.events == 0) return end(CliTurnEnd::garbage, "printed no event" + other);
-  if (!watch.saw_final()) return end(CliTurnEnd::truncated, "the stream ended before its last event" + other);
+  if (!watch.saw_final())
+    return end(CliTurnEnd::truncated, "the stream ended before its last event" + other + unknown_tail);
   if (watch.failure()) return end(CliTurnEnd::failed, *watch.failure() + other);
   end(CliTurnEnd::finished, process.describe() + other);
 }
@@ -145,6 +170,8 @@ std::string to_string(CliTurnEnd end) {
     case CliTurnEnd::finished: return "finished";
     case CliTurnEnd::failed: return "failed";
     case CliTurnEnd::auth_failed: return "auth_failed";
+    case CliTurnEnd::unreachable: return "unreachable";
+    case CliTurnEnd::did_nothing: return "did_nothing";
     case CliTurnEnd::garbage: return "garbage";
     case CliTurnEnd::truncated: return "truncated";
     case CliTurnEnd::timed_out: return "timed_out";
@@ -165,7 +192,7 @@ CliTurnResult run_cli_turn(const CliTurnInputs& inputs, ProcessRunner& runner) {
   for (std::string& word : shown)
     if (word == inputs.invocation.prompt) word = "{prompt}";
   transcript.append({{"type", "cli_start"},
-                     {"member", inputs.cli.member},
+                     {"member", inputs.cli.name},
                      {"argv", shown},
                      {"prompt", inputs.invocation.prompt},
                      {"sandbox", inputs.sandboxed ? "bwrap" : "none"}});
@@ -189,7 +216,7 @@ CliTurnResult run_cli_turn(const CliTurnInputs& inputs, ProcessRunner& runner) {
   sandbox.readable.insert(sandbox.readable.end(), inputs.readable.begin(), inputs.readable.end());
   command.argv = eval::sandbox_argv(inputs.sandboxed ? SandboxMode::bwrap : SandboxMode::none, resolved, sandbox);
   command.cwd = inputs.invocation.workspace;
-  command.env = cli_environment(inputs.cli, inputs.home, inputs.timeout_s);
+  command.env = cli_environment(inputs);
   command.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(inputs.timeout_s * 1000));
   command.output_cap = 1024 * 1024;  // the transcript has the stream whole; this is only the captured copy
   StreamWatch watch(inputs, transcript);
@@ -197,7 +224,7 @@ CliTurnResult run_cli_turn(const CliTurnInputs& inputs, ProcessRunner& runner) {
   const ProcessResult process = runner.run(command);
   watch.finish();
   if (!process.err.text.empty()) write_file_atomic(inputs.member_dir / "cli_stderr.txt", process.err.text);
-  classify(process, watch);
+  classify(process, inputs.cli, watch);
   CliTurnResult result = watch.result();
   transcript.append({{"type", "cli_end"},
                      {"end", to_string(result.end)},
@@ -205,6 +232,8 @@ CliTurnResult run_cli_turn(const CliTurnInputs& inputs, ProcessRunner& runner) {
                      {"usage", to_json(result.usage)},
                      {"cost_usd", result.cost_usd},
                      {"events", result.events},
+                     {"model", result.model},
+                     {"version", result.version},
                      {"elapsed_s", result.wall_s}});
   return result;
 }

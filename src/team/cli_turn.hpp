@@ -5,6 +5,7 @@
 // meter; a spent budget stops the whole group at once. How it ended is a closed set.
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -18,6 +19,8 @@ enum class CliTurnEnd {
   finished,      // exited 0 after its last event
   failed,        // exited non-zero or was killed by a signal (a crash mid-stream among them)
   auth_failed,   // said its key or login was refused
+  unreachable,   // could not reach its model at all (no connection, no route, no name)
+  did_nothing,   // ended without a successful tool call of evoteam's and without changing the kernel
   garbage,       // printed no event at all
   truncated,     // its stream stopped before the last event
   timed_out,     // ran past the turn's deadline
@@ -36,13 +39,17 @@ struct CliTurnResult {
   int events = 0;       // lines that were events of the CLI
   int other_lines = 0;  // lines that were not
   double wall_s = 0;
+  std::string model;    // the model its events named last (or the one it was given)
+  std::string version;  // the CLI's version, when its events name it
 };
 
 struct CliTurnInputs {
   AgentCli cli;
   AgentCliInvocation invocation;
-  std::filesystem::path member_dir;   // transcript.jsonl, cli_stderr.txt
-  std::filesystem::path home;         // the CLI's private home (writable)
+  std::filesystem::path member_dir;  // transcript.jsonl, cli_stderr.txt
+  std::filesystem::path home;        // the CLI's private home (writable)
+  // Its environment besides evoteam's own variables and its key: gateway settings, agent.cli.env, the endpoint.
+  std::map<std::string, std::string> passed_env;
   std::filesystem::path channel_dir;  // the turn's socket directory (reachable from the sandbox)
   bool sandboxed = false;
   std::vector<std::filesystem::path> readable;  // besides the program's directory (agent.cli.readable)

@@ -55,6 +55,7 @@ McpToolResult ToolboxMcpService::call(const std::string& name, const nlohmann::j
   const ToolOutcome outcome = m_toolbox.call(name, arguments);
   if (outcome.submitted && m_submits == Submits::end_the_turn) m_submitted = true;
   if (!outcome.budget_spent.empty()) m_budget_spent = outcome.budget_spent;
+  if (!outcome.is_error()) ++m_useful_calls;
   return {outcome.content, outcome.is_error()};
 }
 
@@ -71,6 +72,11 @@ std::optional<std::string> ToolboxMcpService::budget_spent() const {
 int ToolboxMcpService::calls() const {
   std::lock_guard<std::mutex> lock(m_mutex);
   return m_calls;
+}
+
+int ToolboxMcpService::useful_calls() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_useful_calls;
 }
 
 std::string describe_task_contract(const Task& task) {

@@ -34,6 +34,9 @@ class ToolboxMcpService : public McpToolService {
   // A run budget the toolbox found spent, once it did.
   std::optional<std::string> budget_spent() const;
   int calls() const;
+  // Calls that did something and succeeded (describe_task, which only reads the contract, is not counted): a turn
+  // with none and an unchanged workspace did nothing.
+  int useful_calls() const;
 
  private:
   Toolbox& m_toolbox;
@@ -44,6 +47,7 @@ class ToolboxMcpService : public McpToolService {
   bool m_submitted = false;
   std::optional<std::string> m_budget_spent;
   int m_calls = 0;
+  int m_useful_calls = 0;
 };
 
 // The task's description and contract as describe_task gives it: the README (or description), the target, the

@@ -80,7 +80,8 @@ class LlmMember : public TeamMember {
     TurnSetup turn = prepare_turn(context, {m_team.run_dir, m_role.name, m_team.workspace_limits, m_team.digest_chars,
                                             std::to_string(m_team.settings_for(m_role).limits.max_steps) + " steps"});
     const Task& task = *turn.task;
-    AgentPrompt prompt{render(m_role, turn.prompt_values),
+    AgentPrompt prompt{fit_prompt(render(m_role, turn.prompt_values),
+                                  task.target == Target::cuda ? task.archs : std::vector<std::string>{}),
                        "Cycle " + std::to_string(context.cycle) + ". Your workspace holds " +
                            join(task.kernel_files, ", ") + " of " + turn.head.candidate_id +
                            ". Work as your role says; call submit with a one-paragraph summary when done." +

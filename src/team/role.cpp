@@ -231,4 +231,41 @@ std::string render(const RoleDefinition& role, const std::map<std::string, std::
   return out;
 }
 
+namespace {
+
+// The architecture a heading names, "sm_90a" in "# Hopper (sm_90a)"; empty for any other heading.
+std::string arch_of_heading(const std::string& heading) {
+  const std::size_t at = heading.find("(sm_");
+  if (at == std::string::npos) return "";
+  const std::size_t close = heading.find(')', at);
+  return close == std::string::npos ? "" : heading.substr(at + 1, close - at - 1);
+}
+
+}  // namespace
+
+std::string fit_prompt(const std::string& prompt, const std::vector<std::string>& archs, const std::string& heading,
+                       const std::optional<std::string>& body) {
+  std::string out;
+  bool skipping = false;
+  std::size_t start = 0;
+  while (start < prompt.size()) {
+    std::size_t end = prompt.find('\n', start);
+    end = end == std::string::npos ? prompt.size() : end + 1;
+    const std::string line = prompt.substr(start, end - start);
+    start = end;
+    if (line.rfind("# ", 0) == 0) {
+      const std::string title = trim(line.substr(2));
+      const std::string arch = arch_of_heading(title);
+      skipping = !arch.empty() && std::find(archs.begin(), archs.end(), arch) == archs.end();
+      if (body && !heading.empty() && title == heading) {
+        out += line + *body + "\n\n";
+        skipping = true;
+      }
+      if (skipping) continue;
+    }
+    if (!skipping) out += line;
+  }
+  return out;
+}
+
 }  // namespace evoteam

@@ -59,8 +59,19 @@ fs::path standin_bin(const fs::path& root, const std::string& cli, const std::st
 
 // The wrapper starts the stand-in from the source tree with the test Python; either may sit under /tmp, which the
 // sandbox replaces, so a run names them as a user names a CLI installed there.
+// The interpreter a virtual environment was made from (its base prefix): it may live under a home directory (a
+// pyenv install), which the sandbox hides.
+std::string python_base_prefix() {
+  Command probe;
+  probe.argv = {mcp_python(), "-c", "import sys; print(sys.base_prefix)"};
+  probe.timeout = std::chrono::seconds(60);
+  const ProcessResult result = system_runner().run(probe);
+  return trim(result.out.text);
+}
+
 std::string standins_readable() {
-  const nlohmann::json paths = {k_standins.string(), fs::path(mcp_python()).parent_path().parent_path().string()};
+  nlohmann::json paths = {k_standins.string(), fs::path(mcp_python()).parent_path().parent_path().string()};
+  if (const std::string base = python_base_prefix(); !base.empty()) paths.push_back(base);
   return "agent.cli.readable=" + paths.dump();
 }
 
@@ -255,6 +266,7 @@ TEST(AgentCli, ACliInstalledUnderTmpRunsOnceTheRunNamesItsTree) {
                                         "\nexec " + mcp_python() + " " + (tree / "claude").string() + " \"$@\"\n");
   fs::permissions(bin / "claude", fs::perms::owner_all);
   const std::string python_tree = fs::path(mcp_python()).parent_path().parent_path().string();
+  const std::string python_base = python_base_prefix();
   auto run_with = [&](const nlohmann::json& readable, const std::string& runs) {
     return testing::run_evoteam(
         {"optimize", testing::k_task.string(), "--provider", "builtin", "--agent", "claude-code", "--max-cycles", "1",
@@ -274,7 +286,7 @@ TEST(AgentCli, ACliInstalledUnderTmpRunsOnceTheRunNamesItsTree) {
   EXPECT_NE(relative.err.text.find("agent.cli.readable"), std::string::npos) << relative.err.text;
   EXPECT_FALSE(testing::only_run(temp.path() / "relative").has_value());
 
-  const ProcessResult hidden = run_with({python_tree}, "hidden");
+  const ProcessResult hidden = run_with({python_tree, python_base}, "hidden");
   ASSERT_EQ(hidden.exit_code, 0) << testing::describe(hidden);
   const fs::path hidden_member =
       testing::only_run(temp.path() / "hidden").value() / "cycles" / "0001" / "agents" / "optimizer";
@@ -283,7 +295,7 @@ TEST(AgentCli, ACliInstalledUnderTmpRunsOnceTheRunNamesItsTree) {
   EXPECT_EQ(optimizer_summary("hidden").find("claude-code finished"), std::string::npos) << optimizer_summary("hidden");
   EXPECT_NE(read_file(hidden_member / "cli_stderr.txt").find((tree / "claude").string()), std::string::npos);
 
-  const ProcessResult named = run_with({python_tree, tree.string()}, "named");
+  const ProcessResult named = run_with({python_tree, python_base, tree.string()}, "named");
   ASSERT_EQ(named.exit_code, 0) << testing::describe(named);
   EXPECT_NE(optimizer_summary("named").find("claude-code finished"), std::string::npos) << optimizer_summary("named");
 }

@@ -1,6 +1,7 @@
 // The evaluator end to end on a small copy of host_matmul: verdicts, stages, caches, gates, threads.
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
+#include <evoteam/core/inventory.hpp>
 #include <evoteam/core/process.hpp>
 #include <evoteam/eval/candidate_evaluator.hpp>
 #include <evoteam/eval/evaluator.hpp>
@@ -9,6 +10,8 @@
 
 #include <chrono>
 #include <future>
+
+#include <unistd.h>
 
 #include "eval/device_lock.hpp"
 #include "support/temp_dir.hpp"
@@ -276,6 +279,31 @@ TEST(EvalDeviceLock, ExcludesOtherHoldersAcrossThreadsAndProcesses) {
   held.reset();
   EXPECT_TRUE(eval::DeviceLock::acquire(dir.path(), "host", milliseconds(1000)).has_value());
   EXPECT_EQ(system_runner().run(probe).exit_code, 0);
+}
+
+// The lock directory is the machine's: a run by root leaves it open to the next user's run (a 0755 directory made by
+// root stopped every later run by another user with exit 74).
+TEST(EvalDeviceLock, ADirectoryMadeByOneUserTakesAnotherUsersLocks) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to act as a second user";
+  if (!find_program("setpriv")) GTEST_SKIP() << "needs setpriv (util-linux)";
+  // Under /tmp itself: a TempDir is private to its owner, which would stop the second user before the lock dir.
+  const std::filesystem::path lock_dir = "/tmp/evoteam-locks-test-" + std::to_string(::getpid());
+  std::filesystem::remove_all(lock_dir);
+  std::filesystem::create_directory(lock_dir);
+  std::filesystem::permissions(lock_dir, std::filesystem::perms(0755));  // as an older run made it
+  ASSERT_TRUE(eval::DeviceLock::acquire(lock_dir, "host", std::chrono::milliseconds(1000)).has_value());
+  auto as_nobody = [](std::vector<std::string> argv) {
+    Command command;
+    command.argv = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+    command.argv.insert(command.argv.end(), argv.begin(), argv.end());
+    return system_runner().run(command);
+  };
+  const ProcessResult same_device = as_nobody({"flock", "-n", (lock_dir / "evoteam-host.lock").string(), "true"});
+  EXPECT_TRUE(same_device.ok()) << "another user locks the same device: " << same_device.describe() << " "
+                                << same_device.err.text;
+  const ProcessResult new_device = as_nobody({"touch", (lock_dir / "evoteam-cuda_1.lock").string()});
+  EXPECT_TRUE(new_device.ok()) << "another user creates a device's lock: " << new_device.err.text;
+  std::filesystem::remove_all(lock_dir);
 }
 
 }  // namespace

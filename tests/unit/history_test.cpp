@@ -111,7 +111,7 @@ TEST(JournalRecords, EveryRecordTypeReadsBackAsWritten) {
       RunStartEntry{"host_matmul", {{"provider", "builtin"}}, "earlier-run"},
       ResumeEntry{2, 7},
       CycleStartEntry{3, {{"pattern", "solo"}}, "initial team", nlohmann::json::array()},
-      TurnEntry{3, "optimizer", "two candidates", RoleUsage{2, 100, 0.25, 4}},
+      TurnEntry{3, "optimizer", "two candidates", RoleUsage{2, 100, 0.25, 4}, ""},
       CycleEndEntry{3, {{"optimizer", RoleUsage{2, 100, 0.25, 4}}}, 40, 9.5, {{"debugger", 1}}, "c0002"},
       StopEntry{RunStatus::finished, "max_cycles"},
       EvaluationEntry{record},

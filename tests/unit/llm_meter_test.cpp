@@ -42,6 +42,17 @@ TEST(LlmPricing, DatedSnapshotMatchesLongestPrefix) {
   ASSERT_NE(info, nullptr);
   EXPECT_EQ(info->name, "claude-sonnet-4-5");
   EXPECT_EQ(prices.find("no-such-model"), nullptr);
+  EXPECT_EQ(prices.find("gpt-5-2025-08-07")->name, "gpt-5");
+  EXPECT_EQ(prices.find("claude-sonnet-4-5@20250929")->name, "claude-sonnet-4-5");
+}
+
+// Another model is not priced as the one whose name it starts with: gpt-5.5 was charged as gpt-5, and a model a
+// table does not know must be said, not guessed.
+TEST(LlmPricing, ANameThatOnlyStartsWithAPricedOneIsAnotherModel) {
+  PriceTable prices = shipped_prices();
+  EXPECT_EQ(prices.find("gpt-5.5"), nullptr);
+  EXPECT_EQ(prices.find("gpt-5-codex-max"), nullptr);
+  EXPECT_EQ(prices.find("claude-sonnet-4-5-mystery"), nullptr);
 }
 
 TEST(LlmPricing, CostCountsEveryTokenKindAndTheLongContextTier) {

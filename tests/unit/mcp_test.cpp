@@ -195,9 +195,17 @@ TEST(AgentCliStream, CodexReportsItsUsageAtTheEndWithTheCachedPartInsideItsInput
 TEST(AgentCli, EachCliGetsItsOwnHeadlessCommandLineAndATemplateItsPlaceholders) {
   testing::TempDir temp;
   std::filesystem::create_directories(temp.path());
-  AgentCliInvocation turn{
-      "do it", temp.path(), temp.path(), {"/bin/evoteam", "mcp", "--turn", "/b.json"}, {"compile", "submit"}, false,
-      "m1",    7,           60};
+  AgentCliInvocation turn{"do it",
+                          temp.path(),
+                          temp.path(),
+                          {"/bin/evoteam", "mcp", "--turn", "/b.json"},
+                          {"compile", "submit"},
+                          false,
+                          "m1",
+                          7,
+                          60,
+                          "",
+                          std::nullopt};
   const std::vector<std::string> claude = agent_cli_for("claude-code").argv(turn);
   EXPECT_EQ(claude[0], "claude");
   EXPECT_NE(std::find(claude.begin(), claude.end(), "mcp__evoteam__compile,mcp__evoteam__submit,Read,Glob,Grep"),

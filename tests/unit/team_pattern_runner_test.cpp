@@ -79,7 +79,7 @@ class FakeMember : public TeamMember {
     }
     --m_log.running;
     if (m_fail) throw std::runtime_error("the " + context.role.name + " crashed");
-    return TurnOutcome{m_note, context.role.name + " done", RoleUsage{}};
+    return TurnOutcome{m_note, context.role.name + " done", RoleUsage{}, false, false, ""};
   }
 
  private:
@@ -303,7 +303,7 @@ class RecordingMember : public TeamMember {
     }
     std::lock_guard<std::mutex> lock(m_mutex);
     m_order.push_back(context.role.name + " ends");
-    return TurnOutcome{context.role.name + " was here", context.role.name + " done", RoleUsage{}};
+    return TurnOutcome{context.role.name + " was here", context.role.name + " done", RoleUsage{}, false, false, ""};
   }
 
  private:

@@ -16,6 +16,8 @@
 #include <evoteam/eval/eval_settings.hpp>
 #include <evoteam/llm/llm.hpp>
 
+#include <nlohmann/json.hpp>
+
 namespace evoteam {
 
 class Config;
@@ -36,6 +38,8 @@ struct AgentCliInvocation {
   std::string model;                       // empty: the CLI's default
   int max_turns = 0;                       // 0: the CLI's default
   int tool_timeout_s = 1800;               // the longest one of evoteam's tool calls may take
+  std::string base_url;                    // the model's endpoint (--base-url), for a CLI that takes it as a flag
+  std::optional<double> max_budget_usd;    // what the dollar budget has left, for a CLI that can cap a turn by it
 };
 
 // What one line of the CLI's output means to the daemon.
@@ -46,7 +50,10 @@ struct AgentCliEvent {
   bool final = false;                       // the CLI's last event of the turn
   std::optional<std::string> failure;       // the CLI reports that the turn failed, in its words
   bool auth_failure = false;                // ... because of a missing or refused key or login
+  bool unreachable = false;                 // ... because it could not reach its model at all
+  std::optional<std::string> notice;        // an error the CLI got over (a reconnect): said, not a failure
   std::string model;                        // the model the event names, when it names one
+  std::string version;                      // the CLI's version, when the event names it
 };
 
 // Reads one turn's stream (it remembers what was already counted: Claude Code repeats a message's usage).
@@ -58,10 +65,24 @@ class AgentCliStream {
 
 struct AgentCli {
   AgentCliKind kind = AgentCliKind::command;
-  std::string member;                         // as configured: claude-code, codex or the template
-  std::string program;                        // looked up in PATH
-  std::vector<std::string> key_variables;     // the only secrets it gets, when set
+  std::string member;                      // as configured: claude-code, codex or the template
+  std::string name;                        // as shown in run files: the member, or "template:<program>"
+  std::string program;                     // looked up in PATH
+  std::vector<std::string> key_variables;  // the only secrets it gets, when set
+  // A key the user keeps under another name, given to the CLI under the name it reads (when that one is not set).
+  std::map<std::string, std::string> key_aliases;
+  // Its documented settings of where and how it reaches its model — a gateway's URL and token, a cloud provider's
+  // switches, proxies and certificates — passed on from the daemon's environment when set (docs/agents.md).
+  std::vector<std::string> gateway_variables;
+  std::map<std::string, std::string> fixed_variables;  // set for every turn: how evoteam runs it headless
+  // The variable of its endpoint: --base-url (llm.base_url) is given to it there, or, when the CLI reads no such
+  // variable (base_url_in_config), the variable's value and --base-url become its configuration's endpoint.
+  std::string base_url_variable;
+  bool base_url_in_config = false;
+  std::string home_variable;                  // the variable naming its state directory, set to the private home's
+  std::string config_file;                    // under its home: the configuration agent.cli.config carries in
   std::vector<std::string> credential_files;  // under $HOME: a login the CLI keeps (copied into the turn's home)
+  std::vector<std::string> tested_versions;   // the versions the test suite runs for real; doctor warns outside
   bool reports_cost = false;
   std::string version_flag = "--version";
   std::vector<std::string> headless_help;  // argv after the program whose output must show the headless flag
@@ -94,6 +115,13 @@ struct AgentMemberSettings {
   double turn_timeout_s = 1800;
   SandboxMode sandbox = SandboxMode::automatic;
   std::vector<std::filesystem::path> readable;  // agent.cli.readable: shown read-only in the sandbox
+  // agent.cli.env: more variables for the CLI, each a NAME (passed from the daemon's environment when set) or
+  // NAME=VALUE. Those whose names say they are secrets are redacted and never written to run files.
+  std::vector<std::string> env;
+  // agent.cli.config: per CLI (claude-code, codex), a configuration file of the user's copied into the private home
+  // (Claude Code's settings.json, Codex's config.toml with its provider table).
+  std::map<std::string, std::filesystem::path> config_files;
+  std::string base_url;  // llm.base_url (--base-url): the CLI members' model endpoint too, when set
 
   const std::string& member_for(const std::string& role) const;
   bool any_cli() const;  // some role is a coding-agent CLI
@@ -102,5 +130,19 @@ AgentMemberSettings agent_member_settings_from_config(const Config& config);
 
 // Whether the words of a failure say the key or login was refused.
 bool looks_like_auth_failure(const std::string& text);
+// Whether they say the model could not be reached at all (no connection, no route, no name).
+bool looks_like_unreachable(const std::string& text);
+
+// A variable's name that says its value is a secret (a key, token, password, credential, or a proxy URL, which may
+// carry a password).
+bool is_secret_variable_name(const std::string& name);
+
+// The variables a turn of `cli` gets besides evoteam's own (HOME, the key): the CLI's gateway settings present in
+// `daemon`, then agent.cli.env's entries in order. Registers the secret ones for redaction.
+std::map<std::string, std::string> cli_passed_environment(const AgentCli& cli, const AgentMemberSettings& settings,
+                                                          const std::map<std::string, std::string>& daemon);
+
+// agent.cli.env as written into run files: a secret's NAME=VALUE is kept as its NAME alone.
+nlohmann::json recorded_cli_env(const nlohmann::json& entries);
 
 }  // namespace evoteam

@@ -19,8 +19,8 @@ struct SandboxSpec {
   // bootstrap sockets), IPC and PID namespaces (CUDA IPC over NVLink) and share `shared_memory` as /dev/shm.
   bool rank_group = false;
   std::filesystem::path shared_memory;
-  // A coding-agent CLI (a team member) talks to its model's API and reads the login it keeps under $HOME: it keeps
-  // the network and sees the home directory, read-only like the rest, while writing only where `writable` says.
+  // A coding-agent CLI (a team member) talks to its model's API: it keeps the network, sees no user's home ($HOME,
+  // /root, /home are empty; its own private home is among `writable`), and writes only where `writable` says.
   bool agent_cli = false;
 };
 

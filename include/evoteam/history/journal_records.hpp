@@ -73,6 +73,7 @@ struct TurnEntry {
   std::string role;
   std::string summary;
   RoleUsage usage;
+  std::string agent;  // who did the work: "claude-code 2.1.327 / claude-sonnet-4-6"; empty for builtin and LLM members
 };
 
 // A cycle ended; it carries what a resume restores.

@@ -22,11 +22,12 @@ enum class StopReason {
   budget_hours,
   budget_gpu_seconds,
   budget_evaluations,
-  supervisor_stop,   // the LLM supervisor asked to stop
-  interrupted,       // SIGINT/SIGTERM (`evoteam stop`)
-  search_exhausted,  // cycles in a row spent no evaluation: the team has nothing left to try
-  infra_errors,      // the evaluator failed on every evaluation (or many in a row): the run measured nothing
-  provider_refused,  // every member's turn of a cycle failed on a permanent provider error (authentication, model)
+  supervisor_stop,    // the LLM supervisor asked to stop
+  interrupted,        // SIGINT/SIGTERM (`evoteam stop`)
+  search_exhausted,   // cycles in a row spent no evaluation: the team has nothing left to try
+  infra_errors,       // the evaluator failed on every evaluation (or many in a row): the run measured nothing
+  provider_refused,   // every member's turn of a cycle failed on a permanent provider error (authentication, model)
+  model_unreachable,  // every member's turn of a cycle failed to reach its model at all (no connection, no route)
 };
 
 std::string to_string(StopReason reason);
@@ -42,9 +43,9 @@ struct RunEnd {
   ExitCode exit_code = ExitCode::success;
 };
 // An interrupt stops the run (exit 130, resumable); a run that measured nothing failed (exit 1); a run whose
-// provider refused every member failed (exit 6: ExitCode::provider_refused); any other reason
-// finishes it: as budget_exhausted (exit 5) when a budget ended it or a target speedup was set (`target_speedup` > 0)
-// and not reached, else as a success (the cycles asked for ran, or the search was exhausted).
+// provider refused every member, or none could reach its model, failed (exit 6: ExitCode::provider_refused); any other
+// reason finishes it: as budget_exhausted (exit 5) when a budget ended it or a target speedup was set (`target_speedup`
+// > 0) and not reached, else as a success (the cycles asked for ran, or the search was exhausted).
 RunEnd run_end(StopReason reason, double target_speedup);
 
 }  // namespace evoteam

@@ -88,6 +88,7 @@ struct RunReport {
   std::string archs;   // "sm_90a, sm_100a" for a CUDA run
   std::string provider;
   std::string model;
+  std::map<std::string, std::string> agents;  // role -> the coding-agent CLI, its version and model that worked it
   // The server the model was asked at, and how it was priced when not by the table ("" for a provider's own).
   std::string endpoint;
   std::string team_mode;

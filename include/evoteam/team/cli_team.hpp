@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 
 #include <evoteam/agent/agent_cli.hpp>
@@ -35,13 +37,22 @@ struct CliTeam {
 
   bool serves(const std::string& role) const { return is_agent_cli(members.member_for(role)); }
   std::unique_ptr<TeamMember> make_member(const RoleAssignment& assignment);
-  // The cost of a CLI's reported usage at the configured (or reported) model; 0 when the table does not price it.
+  // The cost of a CLI's reported usage at the configured (or reported) model; 0 when the table does not price it
+  // (said once per model).
   double price(const std::string& model, const Usage& usage) const;
+
+ private:
+  mutable std::mutex m_unpriced_mutex;
+  mutable std::set<std::string> m_unpriced_warned;
 };
 
 // Before a run exists: every CLI the settings name is installed (InvalidInput naming the CLI and the PATH looked
 // in, when one is not), and a dollar budget can be held — a CLI that reports no cost needs agent.cli.model in
 // the price table.
 void check_cli_members(const AgentMemberSettings& members, const PriceTable& prices, double budget_usd);
+
+// Whether the CLI members run in bubblewrap: agent.cli.sandbox none says no; auto and bwrap need it
+// to work here, and refuse (InvalidInput, exit 3, naming the reason and the fix) rather than run unconfined.
+bool cli_members_sandboxed(const AgentMemberSettings& members, ProcessRunner& runner);
 
 }  // namespace evoteam

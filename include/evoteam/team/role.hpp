@@ -12,6 +12,7 @@
 //   The prompt, with {{placeholders}}.
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,5 +52,11 @@ std::vector<std::string> placeholders_in(const std::string& body);
 // file and placeholder when the body uses an unknown placeholder or one without a value in `values`; pass ""
 // explicitly for an empty value. A key in `values` that is not a known placeholder is a caller bug (Error).
 std::string render(const RoleDefinition& role, const std::map<std::string, std::string>& values);
+
+// A rendered prompt's "# Heading" sections, kept or replaced: an architecture's section (its heading names it, as
+// "# Hopper (sm_90a)") only when `archs` holds that architecture — none for a host task — and the section named
+// `heading` (e.g. "Tools") replaced by `body` when `body` is given, so a member reads of the tools it has.
+std::string fit_prompt(const std::string& prompt, const std::vector<std::string>& archs,
+                       const std::string& heading = "", const std::optional<std::string>& body = std::nullopt);
 
 }  // namespace evoteam

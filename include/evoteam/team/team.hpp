@@ -37,6 +37,11 @@ struct TurnOutcome {
   // The member's provider refused its calls for good (a refused key, an unknown model): when every member's turn
   // of a cycle says so, the run stops as provider_refused rather than spending cycles that cannot work.
   bool provider_refused = false;
+  // The member could not reach its model at all (no connection, no route): as above, a cycle of such turns stops
+  // the run (model_unreachable) rather than reporting a night of failed turns as a finished run.
+  bool model_unreachable = false;
+  // Who did the work, for a coding-agent CLI member: the CLI, its version and the model, as its stream named them.
+  std::string agent;
 };
 
 class TeamMember {
