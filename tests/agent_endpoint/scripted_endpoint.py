@@ -2,10 +2,11 @@
 """A model endpoint that plays a story, for driving the real coding-agent CLIs (Claude Code, Codex) in tests.
 
 A loopback HTTP server speaking the Anthropic Messages API (POST /v1/messages, streamed as SSE or whole JSON;
-POST /v1/messages/count_tokens; the HEAD / GET connectivity probe) and the OpenAI Responses API (POST /v1/responses
-as SSE; GET /v1/models). It answers the main conversation from a story file and every side request (titles, topic
-checks, quota probes: requests that carry no tools) with a short text, and writes a ledger: one JSON line per request
-served, with the story step that answered, the usage its reply reported and whether the reply went out whole.
+POST /v1/messages/count_tokens; the HEAD / GET connectivity probe; GET /v1/models/<id>, which evoteam's own loop
+asks before a run) and the OpenAI Responses API (POST /v1/responses as SSE; GET /v1/models). It answers the main
+conversation from a story file and every side request (titles, topic checks, quota probes: requests that carry no
+tools) with a short text, and writes a ledger: one JSON line per request served, with the story step that answered,
+the usage its reply reported and whether the reply went out whole.
 
     scripted_endpoint.py --story STORY.json --ledger LEDGER.jsonl [--port 0] [--port-file F] [-- COMMAND ...]
 
@@ -262,6 +263,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.record(kind="models", status=200, sent="whole", usage=norm_usage({}, "openai"))
             # Both shapes: OpenAI's list (data) and Codex's own catalogue (models).
             return self.send_json(200, {"object": "list", "data": [{"id": model, "object": "model"}], "models": []})
+        found = re.fullmatch(r"/v1/models/([^/]+)", path)
+        if found:  # one model, as evoteam's built-in loop checks its key and model before a run (Anthropic's shape)
+            self.record(kind="models", status=200, sent="whole", usage=norm_usage({}, "anthropic"))
+            return self.send_json(200, {"type": "model", "id": found.group(1), "display_name": found.group(1),
+                                        "created_at": "2026-01-01T00:00:00Z"})
         if path in ("/", "/api/hello", "/v1", "/health"):
             self.record(kind="probe", status=200, sent="whole", usage=norm_usage({}, "anthropic"))
             return self.send_json(200, {"ok": True})
