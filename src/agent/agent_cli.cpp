@@ -330,7 +330,9 @@ bool looks_like_unreachable(const std::string& text) {
   for (const char* sign : {"connection error", "connection refused", "econnrefused", "enotfound", "econnreset",
                            "etimedout", "unable to connect", "could not connect", "fetch failed",
                            "error sending request", "stream disconnected", "network is unreachable", "no route to host",
-                           "dns error", "failed to lookup address", "connect timeout", "request timed out"})
+                           "dns error", "failed to lookup address", "connect timeout", "request timed out",
+                           // an endpoint that does not speak the CLI's protocol, after the CLI's own retries
+                           "empty or malformed response"})
     if (lower.find(sign) != std::string::npos) return true;
   return false;
 }

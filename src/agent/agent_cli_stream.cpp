@@ -4,6 +4,7 @@
 #include <evoteam/agent/agent_cli.hpp>
 
 #include <map>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -51,24 +52,22 @@ Usage anthropic_usage(const nlohmann::json& usage) {
           count_of(usage, "cache_creation_input_tokens")};
 }
 
-// Claude Code's result.modelUsage: per model, every call of the turn — subagents' and its own side calls too,
-// which result.usage leaves out.
-Usage claude_model_usage(const nlohmann::json& by_model) {
-  Usage total;
-  if (!by_model.is_object()) return total;
-  for (const auto& [model, usage] : by_model.items())
-    total += Usage{count_of(usage, "inputTokens"), count_of(usage, "outputTokens"),
-                   count_of(usage, "cacheReadInputTokens"), count_of(usage, "cacheCreationInputTokens")};
-  return total;
+// One model's entry of Claude Code's result.modelUsage.
+Usage claude_model_usage(const nlohmann::json& usage) {
+  return {count_of(usage, "inputTokens"), count_of(usage, "outputTokens"), count_of(usage, "cacheReadInputTokens"),
+          count_of(usage, "cacheCreationInputTokens")};
 }
 
 // --- Claude Code: `claude -p --output-format stream-json --verbose --include-partial-messages` --------------------
 //
 // Every model call is a message with an id. Its usage shows up to three times: in the raw stream's message_start
 // (input and cache counts, as soon as the call starts) and message_delta (the output count, as it grows), and in the
-// whole `assistant` message (Claude Code prints the usage it had then, which may be short of the final output).
-// Each field of a message is charged once, at the largest figure any of them gave. The `result` closes the turn
-// with totals; only what they hold beyond everything counted (calls the stream never showed) is new.
+// whole `assistant` message (Claude Code prints the usage it had then, which may be short of the final output; a
+// call it made again without streaming shows only there). Each field of a message is charged once, at the largest
+// figure the endpoint gave. Subagents' calls stream alike. The `result` closes the turn with totals, which are
+// Claude Code's own accounting — it estimates the output of a stream that broke off — so they count only for what the
+// stream never showed: a model no call of the stream named (a side call on a small model), or the whole turn when
+// the stream showed no call at all.
 class ClaudeStream : public AgentCliStream {
  public:
   AgentCliEvent read(const std::string& line) override {
@@ -82,6 +81,7 @@ class ClaudeStream : public AgentCliStream {
     } else if (type == "assistant" && value->contains("message") && (*value)["message"].is_object()) {
       const nlohmann::json& message = (*value)["message"];
       event.model = string_field(message, "model");
+      m_models.insert(event.model);
       if (message.contains("usage"))
         event.usage = charge(string_field(message, "id"), anthropic_usage(message["usage"]));
     } else if (type == "result") {
@@ -103,6 +103,7 @@ class ClaudeStream : public AgentCliStream {
       const std::string id = string_field(message, "id");
       m_streaming[parent] = id;
       event.model = string_field(message, "model");
+      m_models.insert(event.model);
       if (message.contains("usage")) event.usage = charge(id, anthropic_usage(message["usage"]));
     } else if (type == "message_delta" && raw.contains("usage")) {
       event.usage = charge(m_streaming[parent], anthropic_usage(raw["usage"]));
@@ -111,11 +112,12 @@ class ClaudeStream : public AgentCliStream {
 
   void read_result(const nlohmann::json& value, AgentCliEvent& event) {
     event.final = true;
-    Usage total;
-    if (value.contains("usage")) total = anthropic_usage(value["usage"]);
-    if (value.contains("modelUsage")) total = usage_max(total, claude_model_usage(value["modelUsage"]));
-    event.usage = usage_beyond(total, m_counted);
-    m_counted += event.usage;
+    Usage unseen;
+    if (value.contains("modelUsage") && value["modelUsage"].is_object())
+      for (const auto& [model, usage] : value["modelUsage"].items())
+        if (m_models.count(model) == 0) unseen += claude_model_usage(usage);
+    if (m_by_message.empty() && value.contains("usage")) unseen = usage_max(unseen, anthropic_usage(value["usage"]));
+    event.usage = unseen;
     if (value.contains("total_cost_usd") && value["total_cost_usd"].is_number())
       event.reported_cost_usd = value["total_cost_usd"].get<double>();
     const std::string subtype = value.contains("subtype") ? string_field(value, "subtype") : "success";
@@ -138,13 +140,12 @@ class ClaudeStream : public AgentCliStream {
     Usage& seen = m_by_message[id];
     const Usage fresh = usage_beyond(usage, seen);
     seen = usage_max(seen, usage);
-    m_counted += fresh;
     return fresh;
   }
 
   std::map<std::string, Usage> m_by_message;       // per model call (message id): the most each field reached
   std::map<std::string, std::string> m_streaming;  // per agent (its parent tool use; "" the main one): its call
-  Usage m_counted;
+  std::set<std::string> m_models;                  // the models the stream's calls named
 };
 
 // --- Codex: `codex exec --json` ----------------------------------------------------------------------------------

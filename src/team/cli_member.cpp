@@ -4,10 +4,16 @@
 // goes on. A turn that never submitted has its workspace evaluated once as the member's candidate.
 #include <evoteam/team/cli_team.hpp>
 
+#include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
+#include <sstream>
 
 #include <spdlog/spdlog.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <evoteam/core/error.hpp>
 #include <evoteam/core/fs.hpp>
@@ -45,10 +51,23 @@ bool is_under(const std::filesystem::path& path, const std::filesystem::path& di
   return !relative.empty() && *relative.begin() != "..";
 }
 
+// Where the private homes of a run under the temporary directory go: evoteam's state directory
+// ($XDG_STATE_HOME, else ~/.local/state), or /var/tmp when that too is under the temporary directory.
+std::filesystem::path homes_outside_temp() {
+  const char* state = std::getenv("XDG_STATE_HOME");
+  const char* home = std::getenv("HOME");
+  for (const std::filesystem::path& base :
+       {state != nullptr && *state != '\0' ? std::filesystem::path(state) : std::filesystem::path(),
+        home != nullptr && *home != '\0' ? std::filesystem::path(home) / ".local" / "state" : std::filesystem::path()})
+    if (!base.empty() && base.is_absolute() && !is_under(base, system_temp_dir()))
+      return base / "evoteam" / "cli-homes";
+  return std::filesystem::path("/var/tmp") / ("evoteam-cli-homes-" + std::to_string(::geteuid()));
+}
+
 // The CLI's own state (sessions, caches, its configuration) lives in a home of its own for the turn — never the
 // user's, which the sandbox hides — into which the login it keeps under the real home and the user's configuration
 // file for it (agent.cli.config) are copied. It lives beside the member's files in the run, or, for a run under the
-// temporary directory, in evoteam's state directory: Codex refuses to set up its sandbox helper under a temporary
+// temporary directory, outside it (homes_outside_temp): Codex refuses to set up its sandbox helper under a temporary
 // directory. Removed after the turn.
 class PrivateHome {
  public:
@@ -56,20 +75,13 @@ class PrivateHome {
               const std::map<std::string, std::filesystem::path>& config_files) {
     m_path = member_dir / "home";
     if (is_under(member_dir, system_temp_dir())) {
-      const char* state = std::getenv("XDG_STATE_HOME");
-      const char* home = std::getenv("HOME");
-      const std::filesystem::path base = state != nullptr && *state != '\0' ? std::filesystem::path(state)
-                                         : home != nullptr && *home != '\0'
-                                             ? std::filesystem::path(home) / ".local" / "state"
-                                             : std::filesystem::path();
-      if (!base.empty() && !is_under(base, system_temp_dir())) {
-        std::string pattern = (base / "evoteam" / "cli-homes").string();
-        evoteam::create_directories(pattern);
-        pattern += "/home-XXXXXX";
-        if (::mkdtemp(pattern.data()) == nullptr)
-          throw IoError("cannot create a home for the CLI under " + base.string() + ": " + errno_text(errno));
-        m_path = pattern;
-      }
+      const std::filesystem::path base = homes_outside_temp();
+      evoteam::create_directories(base);
+      ::chmod(base.c_str(), 0700);  // the homes hold the CLIs' logins
+      std::string pattern = (base / "home-XXXXXX").string();
+      if (::mkdtemp(pattern.data()) == nullptr)
+        throw IoError("cannot create a home for the CLI under " + base.string() + ": " + errno_text(errno));
+      m_path = pattern;
     }
     std::error_code ignored;
     std::filesystem::remove_all(m_path, ignored);  // a turn killed mid-way may have left one
@@ -215,8 +227,10 @@ class CliMember : public TeamMember {
     // A refused key or login refuses every later turn too: as for an LLM member, the run stops when all are.
     outcome.provider_refused = result.end == CliTurnEnd::auth_failed;
     outcome.model_unreachable = result.end == CliTurnEnd::unreachable;
-    outcome.agent = m_cli.name + (result.version.empty() ? "" : " " + result.version) + " / " +
-                    (result.model.empty() ? "its default model" : result.model);
+    const std::string version = result.version.empty() ? m_team.version_of(m_cli) : result.version;
+    const std::string model = result.model.empty() ? m_team.members.model : result.model;
+    outcome.agent =
+        m_cli.name + (version.empty() ? "" : " " + version) + " / " + (model.empty() ? "its default model" : model);
     outcome.summary = m_cli.name + " " + to_string(result.end) + ": " + result.detail + end_of_turn;
     for (const LabOutcome& submitted : backend.submissions()) {
       outcome.usage.evaluations += submitted.reused ? 0 : 1;
@@ -247,15 +261,15 @@ std::unique_ptr<TeamMember> CliTeam::make_member(const RoleAssignment& assignmen
   return std::make_unique<CliMember>(*this, it->second, agent_cli_for(members.member_for(assignment.name)));
 }
 
-double CliTeam::price(const std::string& model, const Usage& usage) const {
-  if (!prices || model.empty()) return 0;
+std::optional<double> CliTeam::price(const std::string& model, const Usage& usage) const {
+  if (!prices || model.empty()) return std::nullopt;
   if (prices->find(model) == nullptr) {
     // Said once a model: its tokens count against a token budget, its dollars only as the CLI reports them.
     std::lock_guard<std::mutex> lock(m_unpriced_mutex);
     if (m_unpriced_warned.insert(model).second)
       spdlog::warn("model {} is not in the price table ({}): its cost counts only as far as the CLI reports one", model,
                    "configs/models.json");
-    return 0;
+    return std::nullopt;
   }
   return prices->cost(model, usage);
 }
@@ -286,6 +300,28 @@ void check_cli_members(const AgentMemberSettings& members, const PriceTable& pri
     if (!path.is_absolute() || !std::filesystem::is_regular_file(path))
       throw InvalidInput("agent.cli.config." + member + ": '" + path.string() +
                          "' must be an absolute path to a file (it is copied into the CLI's private home)");
+}
+
+std::string CliTeam::version_of(const AgentCli& cli) {
+  std::lock_guard<std::mutex> lock(m_versions_mutex);
+  if (auto it = m_versions.find(cli.program); it != m_versions.end()) return it->second;
+  std::string version;
+  if (std::optional<std::filesystem::path> program = find_program(cli.program);
+      program && cli.kind != AgentCliKind::command) {
+    Command command;
+    command.argv = {program->string(), cli.version_flag};
+    command.timeout = std::chrono::seconds(30);
+    const ProcessResult result = (runner != nullptr ? *runner : system_runner()).run(command);
+    // "codex-cli 0.147.0", "2.1.327 (Claude Code)": the first word that starts with a digit.
+    std::istringstream words(result.ok() ? result.out.text.substr(0, result.out.text.find('\n')) : "");
+    for (std::string word; words >> word;)
+      if (std::isdigit(static_cast<unsigned char>(word.front())) != 0) {
+        version = word;
+        break;
+      }
+  }
+  m_versions[cli.program] = version;
+  return version;
 }
 
 bool cli_members_sandboxed(const AgentMemberSettings& members, ProcessRunner& runner) {

@@ -64,6 +64,7 @@ class StreamWatch {
   const std::optional<std::string>& failure() const { return m_failure; }
   bool auth_failure() const { return m_auth_failure; }
   bool unreachable() const { return m_unreachable; }
+  bool usage_seen() const { return m_usage_seen; }
   // The last error the CLI said and got over (or not: a turn that then fails names it).
   const std::optional<std::string>& last_notice() const { return m_last_notice; }
   const std::optional<CliTurnEnd>& stopped_for() const { return m_stopped_for; }
@@ -90,11 +91,18 @@ class StreamWatch {
 
   // Tokens as they come; a CLI that reports its cost at the end is charged the estimate meanwhile and the rest of
   // its own figure then.
+  // The price table prices what the stream showed, the same tokens the meter counts; the CLI's own cost figure (at
+  // its end) stands in only for tokens the table cannot price (its own estimate of a broken-off stream is not taken
+  // over the endpoint's counts).
   void charge(const AgentCliEvent& event) {
     const std::string& model = m_inputs.invocation.model.empty() ? m_result.model : m_inputs.invocation.model;
-    double cost = m_inputs.price ? m_inputs.price(model, event.usage) : 0;
-    if (event.reported_cost_usd) cost = std::max(0.0, *event.reported_cost_usd - m_result.cost_usd);
+    const std::optional<double> priced = m_inputs.price ? m_inputs.price(model, event.usage) : std::nullopt;
+    if (!priced && event.usage.total() > 0) m_unpriced_tokens = true;
+    double cost = priced.value_or(0);
+    if (event.reported_cost_usd && m_unpriced_tokens)
+      cost = std::max(0.0, *event.reported_cost_usd - m_result.cost_usd);
     if (event.usage.total() == 0 && cost == 0) return;
+    m_usage_seen = true;
     m_inputs.meter->charge(event.usage, cost);
     m_result.usage += event.usage;
     m_result.cost_usd += cost;
@@ -122,6 +130,8 @@ class StreamWatch {
   std::optional<std::string> m_last_notice;
   bool m_auth_failure = false;
   bool m_unreachable = false;
+  bool m_usage_seen = false;
+  bool m_unpriced_tokens = false;  // some tokens the price table could not price
   std::optional<CliTurnEnd> m_stopped_for;
 };
 
@@ -138,11 +148,13 @@ void classify(const ProcessResult& process, const AgentCli& cli, StreamWatch& wa
       result.other_lines > 0 ? " (" + std::to_string(result.other_lines) + " lines were not events)" : "";
   // The failure in the CLI's words, or the last error it reported on the way (Codex's top-level error events).
   const std::optional<std::string> words = watch.failure() ? watch.failure() : watch.last_notice();
-  // A turn cut before the CLI's last event was charged what its stream showed; the model may have served more.
-  const std::string unknown_tail =
-      watch.saw_final() || cli.kind == AgentCliKind::command
-          ? ""
-          : "; tokens charged as far as its stream showed them (the rest of a model call in flight is unknown)";
+  // What the meter could not know: a CLI that reported no usage at all (Codex reports it only when a turn completes),
+  // or the rest of a model call in flight when the turn was cut before the CLI's last event.
+  std::string unknown_tail;
+  if (cli.kind != AgentCliKind::command && result.events > 0 && !watch.usage_seen())
+    unknown_tail = "; it reported no usage: this turn's tokens are unknown to the meter";
+  else if (cli.kind != AgentCliKind::command && !watch.saw_final())
+    unknown_tail = "; tokens charged as far as its stream showed them (the rest of a model call in flight is unknown)";
   if (!process.spawned) return end(CliTurnEnd::not_started, process.spawn_error);
   if (watch.stopped_for())
     return end(*watch.stopped_for(), result.detail + ": stopped (" + process.describe() + ")" + unknown_tail);
@@ -152,14 +164,14 @@ void classify(const ProcessResult& process, const AgentCli& cli, StreamWatch& wa
                process.describe() + (words ? ": " + *words : "") + unknown_tail);
   if (watch.auth_failure()) return end(CliTurnEnd::auth_failed, words.value_or("") + " (" + process.describe() + ")");
   if (watch.unreachable() && (watch.failure() || process.exit_code != 0 || process.signal != 0))
-    return end(CliTurnEnd::unreachable, words.value_or("") + " (" + process.describe() + ")");
+    return end(CliTurnEnd::unreachable, words.value_or("") + " (" + process.describe() + ")" + unknown_tail);
   if (process.signal != 0 || process.exit_code != 0)
     return end(CliTurnEnd::failed, process.describe() + (words ? ": " + *words : "") + other + unknown_tail);
   if (cli.kind == AgentCliKind::command) return end(CliTurnEnd::finished, process.describe() + other);
   if (result.events == 0) return end(CliTurnEnd::garbage, "printed no event" + other);
   if (!watch.saw_final())
     return end(CliTurnEnd::truncated, "the stream ended before its last event" + other + unknown_tail);
-  if (watch.failure()) return end(CliTurnEnd::failed, *watch.failure() + other);
+  if (watch.failure()) return end(CliTurnEnd::failed, *watch.failure() + other + unknown_tail);
   end(CliTurnEnd::finished, process.describe() + other);
 }
 

@@ -55,7 +55,8 @@ struct CliTurnInputs {
   std::vector<std::filesystem::path> readable;  // besides the program's directory (agent.cli.readable)
   double timeout_s = 1800;
   Meter* meter = nullptr;
-  std::function<double(const std::string& model, const Usage& usage)> price;
+  // The price of tokens at a model, or nothing when the price table does not know the model.
+  std::function<std::optional<double>(const std::string& model, const Usage& usage)> price;
   // Asked as the CLI works: a reason to stop it now (a run budget the tools found spent), or nothing.
   std::function<std::optional<std::string>()> stop_reason;
 };

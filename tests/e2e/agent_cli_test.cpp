@@ -311,6 +311,71 @@ TEST(AgentCli, ACliThatIsNotInstalledIsRefusedBeforeTheRunExists) {
   EXPECT_FALSE(testing::only_run(temp.path() / "runs").has_value());
 }
 
+// An agent that can read any file and write anywhere is not started unconfined by default: without bubblewrap,
+// `auto` refuses before the run exists, naming the fix; `none` runs it, said in so many words.
+TEST(AgentCli, WithoutBubblewrapAutoRefusesAndOnlyNoneSaidSoRunsUnconfined) {
+  REQUIRE_MCP_SDK();
+  TempDir temp;
+  const fs::path bin = standin_bin(temp.path(), "claude", "competent");
+  // A PATH with the CLI and nothing else: no bwrap to be found.
+  const ProcessResult refused = testing::run_evoteam(
+      {"optimize", testing::k_task.string(), "--provider", "builtin", "--agent", "claude-code", "--runs-dir",
+       (temp.path() / "runs").string()},
+      std::chrono::seconds(120), scrubbed_env({{"PATH", bin.string()}, {"ANTHROPIC_API_KEY", k_cli_key}}));
+  EXPECT_EQ(refused.exit_code, 3) << testing::describe(refused);
+  EXPECT_NE(refused.err.text.find("bubblewrap"), std::string::npos) << refused.err.text;
+  EXPECT_NE(refused.err.text.find("agent.cli.sandbox=none"), std::string::npos) << refused.err.text;
+  EXPECT_FALSE(testing::only_run(temp.path() / "runs").has_value());
+
+  const CliRun unconfined =
+      optimize_with(temp, "claude", "competent", {"--max-cycles", "1", "--set", "agent.cli.sandbox=none"});
+  ASSERT_EQ(unconfined.process.exit_code, 0) << testing::describe(unconfined.process);
+  EXPECT_NE(unconfined.process.err.text.find("unconfined"), std::string::npos) << unconfined.process.err.text;
+  const fs::path member = unconfined.run_dir / "cycles" / "0001" / "agents" / "optimizer";
+  const nlohmann::json start = nlohmann::json::parse(first_line(read_file(member / "transcript.jsonl")));
+  EXPECT_EQ(start.value("sandbox", ""), "none");
+}
+
+// A template CLI has no last event: its exit says how the turn ended. One that changed the kernel finished (and its
+// workspace is evaluated); one that reached no tool and changed nothing did nothing, and says so. Its prompt names
+// the tools it has — evoteam's, over MCP — and no GPU architecture on this host task.
+TEST(AgentCli, ATemplatesExitEndsItsTurnAndATurnThatDidNothingSaysSo) {
+  TempDir temp;
+  const fs::path edited = temp.path() / "edit" / "kernel.cpp";
+  evoteam::create_directories(edited.parent_path());
+  write_file_atomic(edited, read_file(testing::k_task / "kernel.cpp") + "\n// edited by a template member\n");
+  auto run_template = [&](const std::string& member, const std::string& runs) {
+    CliRun run;
+    run.process =
+        testing::run_evoteam({"optimize", testing::k_task.string(), "--provider", "builtin", "--agent", member,
+                              "--max-cycles", "1", "--runs-dir", (temp.path() / runs).string(), "--set",
+                              "agent.cli.readable=" + nlohmann::json({edited.parent_path().string()}).dump()},
+                             std::chrono::seconds(600), scrubbed_env({{"PATH", std::getenv("PATH")}}));
+    if (std::optional<fs::path> dir = testing::only_run(temp.path() / runs)) {
+      run.run_dir = *dir;
+      for (const nlohmann::json& record : testing::journal_records(*dir))
+        if (record.value("type", "") == "turn") run.turns.push_back(record);
+    }
+    return run;
+  };
+  const CliRun copies = run_template("cp " + edited.string() + " {workspace}/kernel.cpp", "copies");
+  ASSERT_EQ(copies.process.exit_code, 0) << testing::describe(copies.process);
+  const std::string copied = turn_summary(copies, 1, "optimizer");
+  EXPECT_EQ(copied.rfind("template:cp finished", 0), 0U) << copied;
+  EXPECT_NE(copied.find("its workspace evaluated"), std::string::npos) << copied;
+  const nlohmann::json start = nlohmann::json::parse(
+      first_line(read_file(copies.run_dir / "cycles" / "0001" / "agents" / "optimizer" / "transcript.jsonl")));
+  const std::string prompt = start.value("prompt", "");
+  EXPECT_NE(prompt.find("evoteam's tools, from the MCP server"), std::string::npos) << prompt;
+  EXPECT_EQ(prompt.find("write_file {path"), std::string::npos) << "evoteam's file tools are not the member's";
+  EXPECT_EQ(prompt.find("(sm_90a)"), std::string::npos) << "a host task's prompt has no Hopper section";
+
+  const CliRun idle = run_template("true {prompt}", "idle");
+  ASSERT_EQ(idle.process.exit_code, 0) << testing::describe(idle.process);
+  const std::string nothing = turn_summary(idle, 1, "optimizer");
+  EXPECT_EQ(nothing.rfind("template:true did_nothing", 0), 0U) << nothing;
+}
+
 // An evolving team of stand-ins restructures as a team of built-in members does: the Optimizer breaks the build in
 // cycle 1, so the rules bring a Debugger (a CLI member too) into cycle 2, where the Optimizer submits its fast
 // config. Each role's story is picked by the wrapper from the role its prompt names. The Debugger, whatever kind of

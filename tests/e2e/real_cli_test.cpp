@@ -27,9 +27,10 @@
 
 #include "support/cli_runner.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_cache.hpp"
 
 namespace evoteam {
-namespace {
+namespace real_cli_test {
 
 namespace fs = std::filesystem;
 using testing::TempDir;
@@ -180,6 +181,10 @@ RealRun run_real(const TempDir& temp, const Cli& cli, const RunOptions& options)
                            "agent.cli.model=" + cli.model,
                            "--set",
                            "agent.cli.readable=" + readable.dump(),
+                           // One result cache for every story (HOME is the test's, so the default would be new
+                           // each time): the starting kernel and a config already measured are not measured again.
+                           "--set",
+                           "eval.cache_dir=" + (testing::test_cache_root() / "test-cache" / "real-cli").string(),
                            "--json"});
   const std::vector<std::string> settings = endpoint_settings(cli, temp.path(), port);
   argv.insert(argv.end(), settings.begin(), settings.end());
@@ -249,48 +254,9 @@ void expect_no_keys(const RealRun& run) {
     EXPECT_TRUE(files_holding(run.run_dir, key).empty()) << join(files_holding(run.run_dir, key), ", ");
 }
 
-// --- a good turn ---------------------------------------------------------------------------------------------
-
-void good_turn(const Cli& cli) {
-  TempDir temp;
-  const RealRun run = run_real(temp, cli, {cli.prefix + "_good.json", {}, false, 1});
-  ASSERT_EQ(run.process.exit_code, 0) << describe(run);
-  EXPECT_GT(main_requests(run), 0) << "the CLI never reached the endpoint\n" << describe(run);
-  const nlohmann::json outcome = testing::parse_stdout(run.process);
-  EXPECT_GT(outcome.value("best_speedup", 0.0), 1.5) << describe(run);
-  // The optimizer's submit is recorded with the story's params and the edited kernel.
-  nlohmann::json submitted;
-  for (const nlohmann::json& record : testing::evaluations(run.run_dir))
-    if (record.value("author_role", "") == "optimizer" && record["params"].dump().find("64") != std::string::npos)
-      submitted = record;
-  ASSERT_TRUE(submitted.is_object()) << describe(run);
-  EXPECT_EQ(submitted.value("verdict", ""), "PASS") << submitted.dump(2);
-  const fs::path kernel = run.run_dir / "candidates" / submitted.value("candidate_id", "") / "src" / "kernel.cpp";
-  EXPECT_NE(read_file(kernel).find("// real-cli edit"), std::string::npos) << kernel;
-  EXPECT_NE(turn_summary(run, 1, "optimizer").find(cli.member + " finished"), std::string::npos)
-      << turn_summary(run, 1, "optimizer");
-  // The default runs dir is relative to the working directory, and nothing else was written there.
-  EXPECT_EQ(run.run_dir.parent_path(), run.work / "runs");
-  expect_no_keys(run);
-}
-
-TEST(RealCli, ClaudeCodeEditsTheKernelAndSubmitsAFasterOne) {
-  REQUIRE_REAL_CLI("claude");
-  good_turn(k_claude);
-}
-
-TEST(RealCli, CodexEditsTheKernelAndSubmitsAFasterOne) {
-  REQUIRE_REAL_CLI("codex");
-  good_turn(k_codex);
-}
-
-// --- the meter holds what the endpoint served ------------------------------------------------------------------
-
-void tokens_equal_the_ledger(const Cli& cli) {
-  TempDir temp;
-  const RealRun run = run_real(temp, cli, {cli.prefix + "_good.json", {}, false, 1});
-  ASSERT_EQ(run.process.exit_code, 0) << describe(run);
-  ASSERT_GT(main_requests(run), 0) << "the CLI never reached the endpoint\n" << describe(run);
+// The meter holds what the endpoint served, token for token, and its price at the model the CLI ran; so do the
+// journal's turn records.
+void expect_meter_equals_the_ledger(const RealRun& run, const Cli& cli) {
   std::uint64_t served = 0;
   double priced = 0;
   for (const nlohmann::json& entry : run.ledger) {
@@ -319,14 +285,73 @@ void tokens_equal_the_ledger(const Cli& cli) {
   EXPECT_NEAR(turn_cost, priced, 1e-9) << describe(run);
 }
 
-TEST(RealCli, ClaudeCodeTokensAndDollarsEqualTheLedger) {
-  REQUIRE_REAL_CLI("claude");
-  tokens_equal_the_ledger(k_claude);
+// --- a good turn ---------------------------------------------------------------------------------------------
+
+void good_turn(const Cli& cli) {
+  TempDir temp;
+  const RealRun run = run_real(temp, cli, {cli.prefix + "_good.json", {}, false, 1});
+  ASSERT_EQ(run.process.exit_code, 0) << describe(run);
+  EXPECT_GT(main_requests(run), 0) << "the CLI never reached the endpoint\n" << describe(run);
+  const nlohmann::json outcome = testing::parse_stdout(run.process);
+  EXPECT_GT(outcome.value("best_speedup", 0.0), 1.5) << describe(run);
+  // The optimizer's submit is recorded with the story's params and the edited kernel.
+  nlohmann::json submitted;
+  for (const nlohmann::json& record : testing::evaluations(run.run_dir))
+    if (record.value("author_role", "") == "optimizer" && record["params"].dump().find("64") != std::string::npos)
+      submitted = record;
+  ASSERT_TRUE(submitted.is_object()) << describe(run);
+  EXPECT_EQ(submitted.value("verdict", ""), "PASS") << submitted.dump(2);
+  const fs::path kernel = run.run_dir / "candidates" / submitted.value("candidate_id", "") / "src" / "kernel.cpp";
+  EXPECT_NE(read_file(kernel).find("// real-cli edit"), std::string::npos) << kernel;
+  EXPECT_NE(turn_summary(run, 1, "optimizer").find(cli.member + " finished"), std::string::npos)
+      << turn_summary(run, 1, "optimizer");
+  // The default runs dir is relative to the working directory, and nothing else was written there.
+  EXPECT_EQ(run.run_dir.parent_path(), run.work / "runs");
+  expect_no_keys(run);
+  expect_meter_equals_the_ledger(run, cli);
 }
 
-TEST(RealCli, CodexTokensAndDollarsEqualTheLedger) {
+TEST(RealCli, ClaudeCodeEditsTheKernelSubmitsAFasterOneAndIsChargedTheLedger) {
+  REQUIRE_REAL_CLI("claude");
+  good_turn(k_claude);
+}
+
+TEST(RealCli, CodexEditsTheKernelSubmitsAFasterOneAndIsChargedTheLedger) {
   REQUIRE_REAL_CLI("codex");
-  tokens_equal_the_ledger(k_codex);
+  good_turn(k_codex);
+}
+
+// A stream cut mid-call (the endpoint closes after the call's start): what the stream showed is charged, and equals
+// what the endpoint reported serving; a CLI that reports usage only when a turn completes (Codex) says the turn's
+// tokens are unknown instead of charging nothing in silence.
+void cut_turn_charges_what_was_served(const Cli& cli) {
+  TempDir temp;
+  const RealRun run = run_real(temp, cli, {"cut.json", {}, false, 1});
+  ASSERT_GT(main_requests(run), 0) << "the CLI never reached the endpoint\n" << describe(run);
+  std::uint64_t served = 0;
+  for (const nlohmann::json& entry : run.ledger)
+    for (const auto& [kind, count] : entry["usage"].items()) served += count.get<std::uint64_t>();
+  std::uint64_t metered = 0;
+  for (const nlohmann::json& record : run.journal)
+    if (record.value("type", "") == "turn")
+      metered += record.value("usage", nlohmann::json::object()).value("tokens", std::uint64_t{0});
+  const std::string summary = turn_summary(run, 1, "optimizer");
+  if (cli.program == "claude") {
+    EXPECT_EQ(metered, served) << summary << describe(run);
+  } else {
+    EXPECT_NE(summary.find("tokens are unknown"), std::string::npos) << summary << describe(run);
+  }
+  EXPECT_EQ(summary.find(cli.member + " finished"), std::string::npos) << summary;
+}
+
+TEST(RealCli, ClaudeCodeCutStreamIsChargedWhatItShowed) {
+  REQUIRE_REAL_CLI("claude");
+  cut_turn_charges_what_was_served(k_claude);
+}
+
+TEST(RealCli, CodexCutStreamSaysItsTokensAreUnknown) {
+  REQUIRE_REAL_CLI("codex");
+  cut_turn_charges_what_was_served(k_codex);
 }
 
 // --- a broken build fixed by a Debugger in the restructured team ------------------------------------------------
@@ -399,7 +424,9 @@ void cannot_reach_the_model(const Cli& cli, const std::string& story, bool unrea
   EXPECT_FALSE(cycle_started(run, 2)) << describe(run);
   const std::string summary = turn_summary(run, 1, "optimizer");
   EXPECT_EQ(summary.find(cli.member + " finished"), std::string::npos) << summary;
-  EXPECT_TRUE(testing::evaluations(run.run_dir).empty()) << describe(run);
+  // Only the starting kernel, which every run measures first, was evaluated: no member got anywhere.
+  for (const nlohmann::json& record : testing::evaluations(run.run_dir))
+    EXPECT_EQ(record.value("author_role", ""), "start") << record.dump(2);
 }
 
 TEST(RealCli, ClaudeCodeRefusedKeyStopsTheRun) {
@@ -472,5 +499,5 @@ TEST(RealCli, CodexASecretInTheRealHomeNeverReachesTheModel) {
   secret_stays_home(k_codex);
 }
 
-}  // namespace
+}  // namespace real_cli_test
 }  // namespace evoteam

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -37,11 +38,16 @@ struct CliTeam {
 
   bool serves(const std::string& role) const { return is_agent_cli(members.member_for(role)); }
   std::unique_ptr<TeamMember> make_member(const RoleAssignment& assignment);
-  // The cost of a CLI's reported usage at the configured (or reported) model; 0 when the table does not price it
-  // (said once per model).
-  double price(const std::string& model, const Usage& usage) const;
+  // The cost of a CLI's reported usage at the configured (or reported) model; nothing when the table does not price
+  // it (said once per model).
+  std::optional<double> price(const std::string& model, const Usage& usage) const;
+  // The CLI's version as `--version` prints it (its first line), asked once a run; for a CLI whose stream does not
+  // name it.
+  std::string version_of(const AgentCli& cli);
 
  private:
+  std::mutex m_versions_mutex;
+  std::map<std::string, std::string> m_versions;  // by program
   mutable std::mutex m_unpriced_mutex;
   mutable std::set<std::string> m_unpriced_warned;
 };
