@@ -79,7 +79,8 @@ TEST(ReportStatus, BurnTeamAndBestOfAnEndedRun) {
   EXPECT_FALSE(burns["usd"].percent) << "no USD budget, no percentage";
   // An ended run has nothing left to extrapolate.
   EXPECT_FALSE(view.eta_s);
-  EXPECT_NE(format_run_status(view).find("evaluations: 6 of 8 (75%; 6 candidates, 0 trials)"), std::string::npos) << format_run_status(view);
+  EXPECT_NE(format_run_status(view).find("evaluations: 6 of 8 (75%; 6 candidates, 0 trials)"), std::string::npos)
+      << format_run_status(view);
 }
 
 // --budget-evaluations counts the agents' trials as well as candidates: the burn shows what the lab enforced, and
