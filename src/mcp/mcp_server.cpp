@@ -81,7 +81,8 @@ std::optional<std::string> McpSession::handle(const std::string& line) {
     if (message.contains("result") || message.contains("error")) return std::nullopt;
     return error_reply(id, {McpErrorCode::invalid_request, "a request needs a \"method\"", {}});
   }
-  if (message.value("jsonrpc", "") != "2.0")
+  // Compared as JSON: a "jsonrpc" that is no string (2, [], null) is the wrong version, not an exception.
+  if (!message.contains("jsonrpc") || message["jsonrpc"] != "2.0")
     return error_reply(id, {McpErrorCode::invalid_request, "\"jsonrpc\" must be \"2.0\"", {}});
   if (!message["method"].is_string())
     return error_reply(id, {McpErrorCode::invalid_request, "\"method\" must be a string", {}});

@@ -89,6 +89,28 @@ TEST(McpServer, BadMessagesGetTheProtocolsErrors) {
   EXPECT_EQ(tools.calls, 0);
 }
 
+// A "jsonrpc" that is no string is an invalid request (-32600) like a wrong version, and the server goes on to the
+// next line; it used to escape as a JSON type error and end `evoteam mcp` (mcp_fuzz stopped on it).
+TEST(McpServer, AJsonrpcThatIsNoStringIsAnInvalidRequestAndTheServerGoesOn) {
+  EchoTools tools;
+  std::istringstream in(
+      "{\"jsonrpc\":2,\"id\":1,\"method\":\"ping\"}\n"
+      "{\"jsonrpc\":[\"2.0\"],\"id\":2,\"method\":\"ping\"}\n"
+      "{\"jsonrpc\":null,\"method\":\"notifications/initialized\"}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}\n");
+  std::ostringstream out;
+  serve_mcp(in, out, tools, "1.0");
+  std::istringstream replies(out.str());
+  std::vector<nlohmann::json> answers;
+  for (std::string line; std::getline(replies, line);) answers.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(answers.size(), 4u) << out.str();
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(answers[i]["error"]["code"], -32600) << answers[i].dump();
+  EXPECT_EQ(answers[0]["id"], 1);
+  EXPECT_EQ(answers[1]["id"], 2);
+  EXPECT_EQ(answers[3]["id"], 3);
+  EXPECT_EQ(answers[3]["result"], nlohmann::json::object());
+}
+
 // Bytes that are not UTF-8 are a parse error (-32700) answered in valid JSON, and the server keeps serving: the next
 // line is answered as usual. A tool's text that is not UTF-8 reaches the client with U+FFFD in its place.
 TEST(McpServer, BytesThatAreNotUtf8AreAParseErrorAndTheServerGoesOn) {
