@@ -3,7 +3,9 @@
 // charged what its model served as far as the stream showed it.
 #include <evoteam/agent/agent_cli.hpp>
 
+#include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -14,10 +16,20 @@ namespace evoteam {
 
 namespace {
 
+// A token count a CLI printed: a number, at most 2^53 (no turn comes near; a larger one is a bogus line, read as 0
+// rather than cast out of range).
 std::uint64_t count_of(const nlohmann::json& object, const char* field) {
   if (!object.is_object() || !object.contains(field) || !object[field].is_number()) return 0;
   const double value = object[field].get<double>();
-  return value > 0 ? static_cast<std::uint64_t>(value) : 0;
+  return value > 0 && value <= 9007199254740992.0 ? static_cast<std::uint64_t>(value) : 0;
+}
+
+// A dollar figure a CLI printed, when it is one (finite, not negative).
+std::optional<double> cost_of(const nlohmann::json& object, const char* field) {
+  if (!object.is_object() || !object.contains(field) || !object[field].is_number()) return std::nullopt;
+  const double value = object[field].get<double>();
+  if (!std::isfinite(value) || value < 0) return std::nullopt;
+  return value;
 }
 
 // The part of `now` not already in `counted` (never negative).
@@ -118,15 +130,15 @@ class ClaudeStream : public AgentCliStream {
         if (m_models.count(model) == 0) unseen += claude_model_usage(usage);
     if (m_by_message.empty() && value.contains("usage")) unseen = usage_max(unseen, anthropic_usage(value["usage"]));
     event.usage = unseen;
-    if (value.contains("total_cost_usd") && value["total_cost_usd"].is_number())
-      event.reported_cost_usd = value["total_cost_usd"].get<double>();
+    event.reported_cost_usd = cost_of(value, "total_cost_usd");
     const std::string subtype = value.contains("subtype") ? string_field(value, "subtype") : "success";
-    if (value.value("is_error", false) || subtype != "success") {
+    const bool is_error = value.contains("is_error") && value["is_error"].is_boolean() && value["is_error"].get<bool>();
+    if (is_error || subtype != "success") {
       // error_max_turns and its kin carry no result text: the subtype and the turn count say what happened.
       std::string words = string_field(value, "result");
       if (words.empty()) {
         words = subtype.empty() ? "error" : subtype;
-        if (value.contains("num_turns") && value["num_turns"].is_number())
+        if (value.contains("num_turns") && value["num_turns"].is_number_integer())
           words += " after " + std::to_string(value["num_turns"].get<long long>()) + " turns";
       }
       event.failure = words;
@@ -197,8 +209,7 @@ class CommandStream : public AgentCliStream {
     event.parsed = true;
     if (value->contains("usage")) event.usage = anthropic_usage((*value)["usage"]);
     for (const char* field : {"cost_usd", "total_cost_usd"})
-      if (value->contains(field) && (*value)[field].is_number())
-        event.reported_cost_usd = (*value)[field].get<double>();
+      if (std::optional<double> cost = cost_of(*value, field)) event.reported_cost_usd = cost;
     return event;
   }
 };

@@ -6,6 +6,7 @@
 // (scripts/test installs it); skipped without one unless EVOTEAM_REQUIRE_MCP is set.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 
@@ -456,6 +457,21 @@ nlohmann::json drive_mcp(const TempDir& temp, const std::string& mode, const Mcp
   return nlohmann::json::parse(result.out.text);
 }
 
+// "A=1, B=2" as its words "A=1", "B=2".
+std::vector<std::string> split_params(const std::string& text) {
+  std::vector<std::string> pairs;
+  std::string pair;
+  for (char c : text + ",") {
+    if (c == ',') {
+      if (!pair.empty()) pairs.push_back(pair);
+      pair.clear();
+    } else if (c != ' ') {
+      pair += c;
+    }
+  }
+  return pairs;
+}
+
 fs::path builtin_run(const TempDir& temp, std::vector<std::string> extra = {}) {
   std::vector<std::string> args = {
       "optimize",   testing::k_task.string(),       "--provider", "builtin", "--max-cycles", "1",
@@ -471,17 +487,36 @@ TEST(McpSdk, TheSdkClientRecordsACandidateUnderARunInBothEras) {
   TempDir temp;
   const fs::path run = builtin_run(temp);
   const std::size_t before = testing::evaluations(run).size();
+  // A config the builtin run did not measure (its search follows measured times, so which it measured varies): the
+  // session's submit must be a candidate of its own, not the reuse of one of the run's.
+  std::string fresh;
+  for (const char* config : {"ACC_IN_REGISTERS=1, REG_ROWS=2, REG_COLS=32, TILE_N=64, TILE_K=128, LOOP_ORDER=1",
+                             "ACC_IN_REGISTERS=1, REG_ROWS=1, REG_COLS=32, TILE_N=256, TILE_K=32, LOOP_ORDER=0",
+                             "ACC_IN_REGISTERS=1, REG_ROWS=4, REG_COLS=32, TILE_N=64, TILE_K=32, LOOP_ORDER=0",
+                             "ACC_IN_REGISTERS=0, REG_ROWS=2, REG_COLS=64, TILE_N=256, TILE_K=32, LOOP_ORDER=1"}) {
+    bool measured = false;
+    for (const nlohmann::json& record : testing::evaluations(run)) {
+      std::vector<std::string> pairs;
+      for (const auto& [name, value] : record["params"].items()) pairs.push_back(name + "=" + value.get<std::string>());
+      std::vector<std::string> wanted = split_params(config);
+      std::sort(pairs.begin(), pairs.end());
+      std::sort(wanted.begin(), wanted.end());
+      measured |= pairs == wanted;
+    }
+    if (!measured) {
+      fresh = config;
+      break;
+    }
+  }
+  ASSERT_FALSE(fresh.empty()) << "the builtin run measured every config this test knows";
   for (const std::string mode : {"legacy", "auto"}) {
-    const McpCalls calls = {
-        {"describe_task", nlohmann::json::object()},
-        {"compile", nlohmann::json::object()},
-        {"run_tests", {{"params", "TILE_N=64"}}},
-        {"benchmark", {{"params", "ACC_IN_REGISTERS=1, REG_ROWS=2, REG_COLS=32, TILE_N=64, TILE_K=128"}}},
-        {"submit",
-         {{"summary", "register block"},
-          {"params", "ACC_IN_REGISTERS=1, REG_ROWS=2, REG_COLS=32, TILE_N=64, TILE_K=128"}}},
-        {"no_such_tool", nlohmann::json::object()},
-        {"compile", {{"bogus", "x"}}}};
+    const McpCalls calls = {{"describe_task", nlohmann::json::object()},
+                            {"compile", nlohmann::json::object()},
+                            {"run_tests", {{"params", "TILE_N=64"}}},
+                            {"benchmark", {{"params", fresh}}},
+                            {"submit", {{"summary", "register block"}, {"params", fresh}}},
+                            {"no_such_tool", nlohmann::json::object()},
+                            {"compile", {{"bogus", "x"}}}};
     const nlohmann::json answer =
         drive_mcp(temp, mode, calls, {"mcp", "--run", run.string(), "--workspace", (temp.path() / mode).string()});
     EXPECT_EQ(answer["protocol_version"], mode == "auto" ? "2026-07-28" : "2025-11-25");

@@ -6,16 +6,9 @@
 //
 // Skipped when EVOTEAM_REAL_CLI_BIN is unset; failed when EVOTEAM_REQUIRE_REAL_CLIS is set and the CLIs are missing.
 //
-// EXPECTED TO FAIL until the CLI members' fixes land (the assertions are what a user expects); checked by hand with
-// the test's own command line against the working tree's evoteam binary of 2026-12-07, the rest not yet run:
-//   - CodexEditsTheKernelAndSubmitsAFasterOne, CodexDebuggerFixesABrokenBuild: Codex's shell (exec_command) fails —
-//     its sandbox helper is refused while its home is under /tmp — so its edits never land (the submit still does);
-//   - *UnreachableEndpointStopsTheRun, *MalformedStreamStopsTheRun: a member that cannot reach its model must stop
-//     the run after the first cycle of such turns, non-zero (Claude Code exits 0 when the endpoint is unreachable);
-//   - with an evoteam that does not pass ANTHROPIC_BASE_URL or read agent.cli.env / agent.cli.config, every test:
-//     the CLI never reaches the endpoint (the ledger holds no main request).
-// Passed by hand: both good turns' speedup and meters (Claude Code's kernel edit too), both refused keys (exit 6
-// after one cycle), both secrets kept out of the requests and the run.
+// Each run uses the default relative runs dir (evoteam starts in a working directory of its own), a HOME of the
+// test's with a planted secret, and one result cache for every story, so that only the first run measures the
+// starting kernel.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -153,39 +146,18 @@ RealRun run_real(const TempDir& temp, const Cli& cli, const RunOptions& options)
     if (!error) readable.push_back(target.parent_path().string());
   }
   std::vector<std::string> argv = isolation();
-  argv.insert(argv.end(), {"sh",
-                           "-c",
-                           "ip link set lo up && exec \"$@\"",
-                           "sh",
-                           endpoint_python(),
-                           (k_endpoint_dir / "scripted_endpoint.py").string(),
-                           "--story",
-                           (k_endpoint_dir / "stories" / options.story).string(),
-                           "--ledger",
-                           ledger.string(),
-                           "--requests-dir",
-                           run.requests.string(),
-                           "--port",
-                           std::to_string(k_port),
-                           "--",
-                           EVOTEAM_BINARY,
-                           "optimize",
-                           testing::k_task.string(),
-                           "--provider",
-                           "builtin",
-                           "--agent",
-                           cli.member,
-                           "--max-cycles",
-                           std::to_string(options.max_cycles),
-                           "--set",
-                           "agent.cli.model=" + cli.model,
-                           "--set",
-                           "agent.cli.readable=" + readable.dump(),
-                           // One result cache for every story (HOME is the test's, so the default would be new
-                           // each time): the starting kernel and a config already measured are not measured again.
-                           "--set",
-                           "eval.cache_dir=" + (testing::test_cache_root() / "test-cache" / "real-cli").string(),
-                           "--json"});
+  argv.insert(
+      argv.end(),
+      {"sh", "-c", "ip link set lo up && exec \"$@\"", "sh", endpoint_python(),
+       (k_endpoint_dir / "scripted_endpoint.py").string(), "--story",
+       (k_endpoint_dir / "stories" / options.story).string(), "--ledger", ledger.string(), "--requests-dir",
+       run.requests.string(), "--port", std::to_string(k_port), "--", EVOTEAM_BINARY, "optimize",
+       testing::k_task.string(), "--provider", "builtin", "--agent", cli.member, "--max-cycles",
+       std::to_string(options.max_cycles), "--set", "agent.cli.model=" + cli.model, "--set",
+       "agent.cli.readable=" + readable.dump(),
+       // One result cache for every story (HOME is the test's, so the default would be new
+       // each time): the starting kernel and a config already measured are not measured again.
+       "--set", "eval.cache_dir=" + (testing::test_cache_root() / "test-cache" / "real-cli").string(), "--json"});
   const std::vector<std::string> settings = endpoint_settings(cli, temp.path(), port);
   argv.insert(argv.end(), settings.begin(), settings.end());
   argv.insert(argv.end(), options.extra.begin(), options.extra.end());
@@ -352,6 +324,22 @@ TEST(RealCli, ClaudeCodeCutStreamIsChargedWhatItShowed) {
 TEST(RealCli, CodexCutStreamSaysItsTokensAreUnknown) {
   REQUIRE_REAL_CLI("codex");
   cut_turn_charges_what_was_served(k_codex);
+}
+
+// A dollar budget holds within one model call: the turn is capped by what the budget has left (--max-budget-usd), and
+// the meter stops the CLI as soon as the stream shows the budget spent. The good story's calls cost $0.008715 each at
+// claude-sonnet-4-5; a budget of $0.01 is spent by the second.
+TEST(RealCli, ClaudeCodeOvershootsADollarBudgetByAtMostOneCall) {
+  REQUIRE_REAL_CLI("claude");
+  TempDir temp;
+  const double budget = 0.01, one_call = 0.008715;
+  const RealRun run = run_real(temp, k_claude, {"claude_good.json", {"--budget-usd", "0.01"}, false, 2});
+  ASSERT_GT(main_requests(run), 0) << "the CLI never reached the endpoint\n" << describe(run);
+  const nlohmann::json outcome = testing::parse_stdout(run.process);
+  EXPECT_EQ(outcome.value("stop_reason", ""), "budget_usd") << describe(run);
+  EXPECT_GE(outcome.value("cost_usd", 0.0), budget) << describe(run);
+  EXPECT_LE(outcome.value("cost_usd", 0.0), budget + one_call + 1e-9) << describe(run);
+  EXPECT_FALSE(cycle_started(run, 2)) << describe(run);
 }
 
 // --- a broken build fixed by a Debugger in the restructured team ------------------------------------------------
