@@ -373,7 +373,7 @@ TEST(TraceImport, AReferenceThatNamesOtherInputsThanItsTableIsRefused) {
   const ImportedTask imported = import_definition(dir / "both.json", std::nullopt, dir / "both", false);
   EXPECT_FALSE(imported.starting_kernel);
   EXPECT_TRUE(has_finding(imported, "gemm_n4096_k4096", "kernel.cu", true));
-  EXPECT_NE(imported.kernel_stub.find("Z"), std::string::npos);
+  EXPECT_NE(imported.kernel_stub.find('Z'), std::string::npos);
   const std::string strict = import_error(dir / "both.json", std::nullopt, dir / "both_strict", true);
   EXPECT_NE(strict.find("no input A"), std::string::npos) << strict;
 
