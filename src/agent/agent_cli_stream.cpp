@@ -48,7 +48,7 @@ std::optional<nlohmann::json> json_object_of(const std::string& line) {
   try {
     nlohmann::json value = nlohmann::json::parse(line);
     if (value.is_object()) return value;
-  } catch (const nlohmann::json::parse_error&) {
+  } catch (const nlohmann::json::exception&) {  // not JSON, or a number past any double's range ("1e600")
   }
   return std::nullopt;
 }

@@ -68,7 +68,7 @@ std::optional<std::string> McpSession::handle(const std::string& line) {
   nlohmann::json message;
   try {
     message = nlohmann::json::parse(line);
-  } catch (const nlohmann::json::parse_error& error) {
+  } catch (const nlohmann::json::exception& error) {  // not JSON, or a number no double holds ("1e600")
     return error_reply(nullptr, {McpErrorCode::parse_error, std::string("parse error: ") + error.what(), {}});
   }
   if (message.is_array()) return error_reply(nullptr, {McpErrorCode::invalid_request, "batches are not supported", {}});

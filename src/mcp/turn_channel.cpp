@@ -91,7 +91,7 @@ TurnBinding read_turn_binding(const std::filesystem::path& path) {
   nlohmann::json document;
   try {
     document = nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::parse_error& error) {
+  } catch (const nlohmann::json::exception& error) {
     throw InvalidInput(path.string() + ": not a turn binding: " + error.what());
   } catch (const IoError& error) {
     throw InvalidInput(std::string("cannot read the turn binding: ") + error.what());
@@ -213,7 +213,7 @@ McpToolResult TurnChannelClient::call(const std::string& name, const nlohmann::j
   try {
     const nlohmann::json answer = nlohmann::json::parse(line);
     return {answer.value("text", ""), answer.value("is_error", true)};
-  } catch (const nlohmann::json::parse_error&) {
+  } catch (const nlohmann::json::exception&) {  // unparsable, or a field of the wrong type
     return {"the daemon's answer was not readable", true};
   }
 }

@@ -62,6 +62,14 @@ TEST(AgentCliStream, ClaudeCodesTokensAreChargedAsTheRawStreamShowsThem) {
   EXPECT_EQ(result.usage, (Usage{30, 5, 0, 0}));
 }
 
+// A line with a number no double holds is text, not an event, and never an exception out of the daemon.
+TEST(AgentCliStream, ANumberPastAnyDoubleIsALineOfTextForEveryReader) {
+  for (const char* member : {"claude-code", "codex", "mycli {prompt}"}) {
+    std::unique_ptr<AgentCliStream> stream = agent_cli_for(member).stream();
+    EXPECT_FALSE(stream->read(R"({"type":"result","usage":{"input_tokens":1e600}})").parsed) << member;
+  }
+}
+
 TEST(AgentCliStream, AClaudeCodeResultWithoutTextSaysWhatEndedIt) {
   std::unique_ptr<AgentCliStream> stream = agent_cli_for("claude-code").stream();
   const AgentCliEvent ended =

@@ -113,6 +113,23 @@ TEST(McpServer, AJsonrpcThatIsNoStringIsAnInvalidRequestAndTheServerGoesOn) {
 
 // Bytes that are not UTF-8 are a parse error (-32700) answered in valid JSON, and the server keeps serving: the next
 // line is answered as usual. A tool's text that is not UTF-8 reaches the client with U+FFFD in its place.
+// A number no double holds stops the JSON parser with an error that is not a parse_error: it is one all the same, and
+// the server goes on (it ended the server with exit 70).
+TEST(McpServer, ANumberPastAnyDoubleIsAParseErrorAndTheServerGoesOn) {
+  EchoTools tools;
+  std::istringstream in(
+      "{\"jsonrpc\":\"2.0\",\"id\":1e600,\"method\":\"ping\"}\n"
+      "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n");
+  std::ostringstream out;
+  serve_mcp(in, out, tools, "1.0");
+  std::istringstream replies(out.str());
+  std::vector<nlohmann::json> answers;
+  for (std::string line; std::getline(replies, line);) answers.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(answers.size(), 2u) << out.str();
+  EXPECT_EQ(answers[0]["error"]["code"], -32700);
+  EXPECT_EQ(answers[1]["id"], 2);
+}
+
 TEST(McpServer, BytesThatAreNotUtf8AreAParseErrorAndTheServerGoesOn) {
   class RawTools : public EchoTools {
    public:
