@@ -148,6 +148,10 @@ evoteam_test_packages=(chromium python3 python3-venv)
 evoteam_test_environment() {
   # Chromium opens the HTML report end to end as a person would (ReportE2E).
   export EVOTEAM_REQUIRE_BROWSER=1
+  # Every evoteam the suite starts shares one build cache (eval.build_cache_dir, keyed by content): a harness,
+  # reference or candidate is compiled once for the whole suite, while each test's results and machine peaks stay
+  # in its own eval.cache_dir.
+  export EVOTEAM_EVAL__BUILD_CACHE_DIR="${EVOTEAM_TEST_CACHE_DIR:-$EVOTEAM_BUILD_DIR}/test-cache/builds"
   local have_nvcc=0
   { command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; } && have_nvcc=1
   # CUDA static checks read SASS when cuobjdump exists: fetch it if the toolkit lacks it, so those paths are tested.

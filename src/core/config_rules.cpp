@@ -178,7 +178,8 @@ std::vector<ConfigRule> make_rules() {
 
       one_of("eval.pipeline", stages).not_empty(),
       one_of("eval.sandbox", {"auto", "bwrap", "none"}),
-      any("eval.cache_dir"),  // "": the user's cache directory
+      any("eval.cache_dir"),        // "": the user's cache directory
+      any("eval.build_cache_dir"),  // "": under eval.cache_dir
       any("eval.lock_dir").not_empty(),
       any("eval.keep_scratch"),
       any("eval.reuse_results"),

@@ -51,6 +51,11 @@ bool references_present(const Task& task, const fs::path& dir, const Trial& tria
   return fs::is_regular_file(dir / (trial.reference_key + ".json"));
 }
 
+// Where compiled builds go: eval.build_cache_dir when set, else the cache directory itself.
+fs::path build_cache_dir(const EvalSettings& settings, const fs::path& cache_dir) {
+  return settings.build_cache_dir.empty() ? cache_dir : fs::absolute(settings.build_cache_dir);
+}
+
 }  // namespace
 
 std::optional<Peaks> device_peaks(EvaluationRun& run, bool remeasure) {
@@ -80,8 +85,8 @@ EvaluatorShared::EvaluatorShared(const EvalSettings& configured, ProcessRunner& 
     : settings(configured),
       runner(process_runner),
       cache_dir(std::move(cache)),
-      host(settings, runner, cache_dir),
-      cuda(settings, runner, cache_dir, host.compile_slots()),
+      host(settings, runner, build_cache_dir(settings, cache_dir)),
+      cuda(settings, runner, build_cache_dir(settings, cache_dir), host.compile_slots()),
       peaks(settings.machine, runner, host, cache_dir),
       gpu_peaks(settings.cuda, runner, cache_dir),
       evaluator_secret(fresh_secret()) {}

@@ -100,6 +100,7 @@ void to_json(nlohmann::json& out, const EvalSettings& settings) {
   out = {{"pipeline", settings.pipeline},
          {"sandbox", settings.sandbox},
          {"cache_dir", settings.cache_dir},
+         {"build_cache_dir", settings.build_cache_dir},
          {"lock_dir", settings.lock_dir},
          {"keep_scratch", settings.keep_scratch},
          {"reuse_results", settings.reuse_results},
@@ -122,6 +123,7 @@ void from_json(const nlohmann::json& in, EvalSettings& settings) {
   settings.pipeline.erase(std::unique(settings.pipeline.begin(), settings.pipeline.end()), settings.pipeline.end());
   in.at("sandbox").get_to(settings.sandbox);
   in.at("cache_dir").get_to(settings.cache_dir);
+  settings.build_cache_dir = in.value("build_cache_dir", "");  // absent in configurations frozen before the key
   in.at("lock_dir").get_to(settings.lock_dir);
   in.at("keep_scratch").get_to(settings.keep_scratch);
   settings.reuse_results = in.value("reuse_results", true);  // absent in configurations frozen before the key

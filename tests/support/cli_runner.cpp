@@ -1,5 +1,6 @@
 #include "support/cli_runner.hpp"
 
+#include <cstdlib>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -17,6 +18,12 @@ ProcessResult run_evoteam(const std::vector<std::string>& args, std::chrono::sec
   command.timeout = timeout;
   command.output_cap = 0;
   command.env = env;
+  // scripts/test shares one build cache among the suite's evoteam processes (eval.build_cache_dir through
+  // EVOTEAM_EVAL__BUILD_CACHE_DIR), a name the runner's scrubbed environment would drop.
+  if (const char* builds = std::getenv("EVOTEAM_EVAL__BUILD_CACHE_DIR"); builds != nullptr && *builds != '\0') {
+    if (command.env.empty()) command.env = scrubbed_env();
+    command.env.emplace("EVOTEAM_EVAL__BUILD_CACHE_DIR", builds);
+  }
   return system_runner().run(command);
 }
 

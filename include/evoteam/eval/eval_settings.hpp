@@ -145,7 +145,8 @@ struct OracleSettings {
 struct EvalSettings {
   std::vector<Stage> pipeline;  // in pipeline order
   SandboxMode sandbox = SandboxMode::automatic;
-  std::string cache_dir;  // "": default_cache_dir() decides
+  std::string cache_dir;        // "": default_cache_dir() decides
+  std::string build_cache_dir;  // "": cache_dir holds the builds too
   std::string lock_dir;
   bool keep_scratch = false;
   bool reuse_results = true;  // false: every evaluation of a run measures afresh (refreshing the cached result)
