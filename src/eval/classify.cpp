@@ -59,10 +59,16 @@ std::optional<Judgement> judge_process(const HarnessRun& run, const Battery& bat
     const std::string phase = fault->value("phase", "harness");
     const std::string signal = fault->value("signal", "signal");
     nlohmann::json evidence = trial_evidence(battery, fault->value("trial", -1));
-    for (const char* key : {"signal", "code", "addr", "write", "region", "tensor", "phase"})
+    for (const char* key : {"signal", "code", "addr", "write", "region", "tensor", "output", "phase"})
       if (fault->contains(key)) evidence[key] = (*fault)[key];
     if (phase != "candidate") return make(Verdict::infra_error, "the " + phase + " crashed (" + signal + ")", evidence);
     const std::string region = fault->value("region", "unknown");
+    // Inputs are read-only during the calls: a write into one faults where it happens.
+    if (fault->value("write", false) && fault->contains("tensor") && region == "payload" &&
+        !fault->value("output", true))
+      return blame(Verdict::input_mutated,
+                   "wrote into input " + fault->value("tensor", std::string("?")) + " during the call (" + signal + ")",
+                   evidence);
     if (fault->value("write", false) && fault->contains("tensor") && region != "payload")
       return blame(
           Verdict::oob_write,

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "eval/host/static_check.hpp"
 
 namespace {
@@ -64,6 +66,56 @@ TEST(EvalStaticCheck, ParsesSectionsSymbolsAndInstructions) {
   EXPECT_EQ(scan.instructions.at("syscall"), 1);
   EXPECT_EQ(scan.instructions.at("xadd"), 1);  // prefixes are skipped
   EXPECT_EQ(scan.instructions.at("vfmadd231ps"), 1);
+}
+
+// Captured from g++ 12 -O2 -fPIC -c: state in .lbss and in a section named at will, a pointer table in
+// .data.rel.ro, and a GNU indirect function.
+const char* k_objdump_flags = R"(
+kernel.o:     file format elf64-x86-64
+
+Sections:
+Idx Name          Size      VMA               LMA               File off  Algn
+  0 .text         000000f8  0000000000000000  0000000000000000  00000040  2**4
+                  CONTENTS, ALLOC, LOAD, RELOC, READONLY, CODE
+  1 .data.rel.ro.local 00000010  0000000000000000  0000000000000000  00000140  2**4
+                  CONTENTS, ALLOC, LOAD, RELOC, DATA
+  2 .rodata       00000010  0000000000000000  0000000000000000  00000150  2**4
+                  CONTENTS, ALLOC, LOAD, READONLY, DATA
+  3 .lbss         00001000  0000000000000000  0000000000000000  00000160  2**5
+                  ALLOC
+  4 memo_state    00000400  0000000000000000  0000000000000000  00000160  2**5
+                  CONTENTS, ALLOC, LOAD, DATA
+  5 .comment      00000028  0000000000000000  0000000000000000  00000168  2**0
+                  CONTENTS, READONLY
+  6 .eh_frame     00000070  0000000000000000  0000000000000000  00000190  2**3
+                  CONTENTS, ALLOC, LOAD, RELOC, READONLY, DATA
+SYMBOL TABLE:
+0000000000000000 l    df *ABS*	0000000000000000 k.cpp
+0000000000000000 l     O .lbss	0000000000001000 _ZL9memo_lbss
+0000000000000020 g     F .text	0000000000000008 resolve_impl
+0000000000000020 g   i   .text	0000000000000008 impl
+0000000000000030 g     F .text	00000000000000c8 matmul
+)";
+
+TEST(EvalStaticCheck, WritableStateIsFoundByItsFlagsAndIndirectFunctionsAreRefused) {
+  ObjectScan scan = parse_objdump("kernel.o", k_objdump_flags);
+  EXPECT_EQ(scan.writable_sections, (std::set<std::string>{".data.rel.ro.local", ".lbss", "memo_state"}));
+  EXPECT_EQ(scan.indirect_functions, (std::vector<std::string>{"impl"}));
+  auto finding = check_object(static_check_matmul_task(), scan, policy());
+  ASSERT_TRUE(finding.has_value());
+  EXPECT_NE(finding->reason.find("GNU indirect function impl"), std::string::npos) << finding->reason;
+  scan.indirect_functions.clear();
+  finding = check_object(static_check_matmul_task(), scan, policy());
+  ASSERT_TRUE(finding.has_value());
+  EXPECT_NE(finding->reason.find("writable global or static data (.lbss"), std::string::npos) << finding->reason;
+  scan.sections.erase(".lbss");
+  finding = check_object(static_check_matmul_task(), scan, policy());
+  ASSERT_TRUE(finding.has_value());
+  EXPECT_NE(finding->reason.find("writable global or static data (memo_state"), std::string::npos) << finding->reason;
+  // A pointer table is read-only once relocated: with the state gone, the object passes.
+  scan.sections.erase("memo_state");
+  finding = check_object(static_check_matmul_task(), scan, policy());
+  EXPECT_FALSE(finding.has_value()) << finding->reason;
 }
 
 TEST(EvalStaticCheck, RejectsSymbolsOutsideTheAllowlistWithTheirCategory) {

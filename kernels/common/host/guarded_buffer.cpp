@@ -168,6 +168,12 @@ void GuardedBuffer::release() {
   m_slot = -1;
 }
 
+void GuardedBuffer::set_read_only(bool read_only) const {
+  if (m_map == nullptr) return;
+  mprotect(m_inner_begin, static_cast<std::size_t>(m_inner_end - m_inner_begin),
+           read_only ? PROT_READ : PROT_READ | PROT_WRITE);
+}
+
 GuardDamage GuardedBuffer::check_guards() const {
   GuardDamage damage;
   // Scan outward from the payload so the reported offset is the closest corrupted byte.

@@ -37,6 +37,9 @@ class GuardedBuffer {
   void* data() const { return m_payload; }
   std::size_t bytes() const { return m_bytes; }
   GuardDamage check_guards() const;
+  // Payload and guards read-only (an input during the calls: a write faults there and then, even one undone before
+  // the call returns) or writable again.
+  void set_read_only(bool read_only) const;
 
  private:
   void release();

@@ -18,6 +18,7 @@
 #include "../oracle_files.hpp"
 #include "faults.hpp"
 #include "harness.hpp"
+#include "stack_scrub.hpp"
 
 namespace evoteam_harness {
 
@@ -94,6 +95,7 @@ double call_implementation(const Implementation& implementation, const Plan& pla
                            const std::vector<void*>& pointers, double deadline_s) {
   const WorkloadPlan& workload = plan.workloads[trial.workload];
   set_activity(trial.id, implementation.phase);
+  scrub_stack();
   arm_watchdog(deadline_s);
   const double start = now_s();
   evoteam_glue_call(implementation.entry, pointers.data(), workload.axes.data(), nullptr);
@@ -178,6 +180,7 @@ void run_trial(const HarnessContext& context, const TrialPlan& trial) {
     if (!plan.tensors[t].is_output) {
       const auto* bytes = static_cast<const unsigned char*>(buffers.pointers[t]);
       pristine[t].assign(bytes, bytes + buffers.tensors[t].bytes());
+      buffers.tensors[t].set_read_only(true);
     }
   const double wall = call_implementation(context.candidate, plan, trial, buffers.pointers, trial.deadline_s);
   JsonLine line;
@@ -211,6 +214,8 @@ void run_trial(const HarnessContext& context, const TrialPlan& trial) {
   // Determinism: the same inputs again, in new buffers (the first ones stay mapped, so every address
   // differs) under a different poison; the outputs must match bit for bit.
   TrialBuffers repeat = make_trial_buffers(plan, trial, trial.poison + 1, static_cast<unsigned>(trial.id) + 1);
+  for (std::size_t t = 0; t < plan.tensors.size(); ++t)
+    if (!plan.tensors[t].is_output) repeat.tensors[t].set_read_only(true);
   call_implementation(context.candidate, plan, trial, repeat.pointers, trial.deadline_s);
   JsonLine determinism;
   determinism.field("ev", "determinism").field("trial", trial.id);
@@ -275,6 +280,7 @@ int main(int argc, char** argv) {
   setrlimit(RLIMIT_CORE, &no_core);
   open_record_channel(fd);
   install_fault_handlers();
+  prepare_stack_scrub();
   HarnessContext context;
   context.parent = getppid();
   try {

@@ -3,10 +3,10 @@
 // re-checked against its reference after the sample; CPU time of other threads during and between samples is
 // watched for work moved off the measured call. After the rotation, each side is timed once on a few fresh
 // sets it has never seen: an implementation that reuses results across calls is fast on the rotation and slow
-// there. The stack below the harness's frame is scrubbed before every sample, so nothing survives there
-// between calls, and the inputs are compared with pristine copies at the end. The sample time is the calling
-// thread's CPU time by default: on a shared machine wall time also counts the time the thread was preempted,
-// CPU time does not (and the candidate cannot sleep, block or use other threads, so it misses none of its
+// there. The stack below the harness's frame is wiped before every sample, however deep, so nothing survives there
+// between calls; the inputs are read-only once a set is made, and compared with pristine copies at the end. The sample
+// time is the calling thread's CPU time by default: on a shared machine wall time also counts the time the thread was
+// preempted, CPU time does not (and the candidate cannot sleep, block or use other threads, so it misses none of its
 // work). Wall times are recorded alongside. A run started beside correctness prepares its sets first and
 // times nothing until the evaluator releases it (Plan::release_file).
 #include <sched.h>
@@ -25,6 +25,7 @@
 #include "../stop_rule.hpp"
 #include "faults.hpp"
 #include "harness.hpp"
+#include "stack_scrub.hpp"
 
 namespace evoteam_harness {
 namespace {
@@ -68,15 +69,6 @@ struct RotationSet {
   std::vector<std::vector<unsigned char>> pristine;  // copies of the inputs
 };
 
-// Overwrites the stack the implementation is about to use (it is called at the same depth), so a call cannot
-// find what an earlier call left there.
-__attribute__((noinline)) void scrub_stack() {
-  constexpr std::size_t k_bytes = 1 << 20;
-  volatile unsigned char* region = static_cast<volatile unsigned char*>(__builtin_alloca(k_bytes));
-  std::memset(const_cast<unsigned char*>(region), 0xA5, k_bytes);
-  __asm__ __volatile__("" : : "r"(region) : "memory");
-}
-
 RotationSet make_set(const Plan& plan, int trial_id, unsigned variant) {
   RotationSet set;
   set.trial = &plan.trial(trial_id);
@@ -87,6 +79,7 @@ RotationSet make_set(const Plan& plan, int trial_id, unsigned variant) {
     if (!plan.tensors[t].is_output) {
       const auto* bytes = static_cast<const unsigned char*>(set.inputs.pointers[t]);
       set.pristine[t].assign(bytes, bytes + set.inputs.tensors[t].bytes());
+      set.inputs.tensors[t].set_read_only(true);
     }
   return set;
 }

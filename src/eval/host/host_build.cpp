@@ -180,7 +180,8 @@ bool link_library(CompileJob& job, const std::vector<std::string>& link_flags, c
   write_file_atomic(dir / "exports.map", "{ global: " + job.request.task->entry.name + "; local: *; };\n");
   std::vector<std::string> argv = {job.tools.compiler, "-shared", "-o", "kernel.so"};
   argv.insert(argv.end(), job.objects.begin(), job.objects.end());
-  argv.insert(argv.end(), {"-Wl,--version-script=exports.map", "-Wl,-z,defs"});
+  // Full RELRO here too: the candidate's own relocated tables are read-only once it is loaded.
+  argv.insert(argv.end(), {"-Wl,--version-script=exports.map", "-Wl,-z,defs", "-Wl,-z,relro", "-Wl,-z,now"});
   argv.insert(argv.end(), link_flags.begin(), link_flags.end());
   const ProcessResult link = job.run_tool(argv, job.timeout_s);
   job.outcome.log += link.err.text;
@@ -218,7 +219,7 @@ BuildOutcome HostBuilder::build(const BuildRequest& request, SandboxMode sandbox
   BuildOutcome outcome;
   try {
     const HostToolchain& tools = toolchain();
-    std::string material = "build-v1\n" + tools.identity + "\n" + harness_version() + "\n" + request.task->entry.name;
+    std::string material = "build-v2\n" + tools.identity + "\n" + harness_version() + "\n" + request.task->entry.name;
     for (const std::string& flag : tools.flags) material += "\nflag " + flag;
     material += "\nuntrusted " + (request.untrusted ? nlohmann::json(m_settings.static_checks).dump() : "no");
     material +=

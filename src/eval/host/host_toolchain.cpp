@@ -208,7 +208,11 @@ fs::path HostBuilder::harness(const Task& task) {
   const fs::path objects = harness_objects();
   const std::string glue = glue_source(task);
   std::string hooks = task.hooks_file.empty() ? "" : read_file(task.dir / task.hooks_file);
-  const fs::path dir = objects.parent_path() / "tasks" / sha256_hex(glue + "\nhooks\n" + hooks).substr(0, 24);
+  // Full RELRO: every relocation is resolved at load and the tables holding them (the clock's slot among them)
+  // are read-only before the first call, so a candidate cannot redirect what the harness calls.
+  const std::vector<std::string> libraries = {"-ldl", "-Wl,-z,relro", "-Wl,-z,now"};
+  const fs::path dir = objects.parent_path() / "tasks" /
+                       sha256_hex(glue + "\nhooks\n" + hooks + "\nlink " + join(libraries, " ")).substr(0, 24);
   const fs::path executable = dir / "harness";
   std::shared_ptr<std::mutex> lock = m_locks.get(dir.string());
   std::lock_guard<std::mutex> guard(*lock);
@@ -216,7 +220,7 @@ fs::path HostBuilder::harness(const Task& task) {
   std::vector<std::string> link = {tools.compiler};
   link.insert(link.end(), tools.harness_flags.begin(), tools.harness_flags.end());
   link.insert(link.end(), {"-I", harness_source_dir().string()});
-  return link_task_harness(dir, glue, hooks.empty() ? fs::path() : task.dir / task.hooks_file, objects, link, {"-ldl"},
+  return link_task_harness(dir, glue, hooks.empty() ? fs::path() : task.dir / task.hooks_file, objects, link, libraries,
                            harness_tool(), "the harness for task " + task.name);
 }
 

@@ -63,7 +63,9 @@ std::optional<Peaks> MachinePeaks::get(bool remeasure) {
   if (m_peaks && !remeasure) return m_peaks;
   try {
     const HostToolchain& tools = m_builder.toolchain();
-    std::string key = tools.identity;
+    // probe-v2: timed on the thread's CPU clock; figures of the wall-clock probe, which a loaded machine lowered,
+    // are not read again.
+    std::string key = "probe-v2 " + tools.identity;
     for (const std::string& flag : tools.flags) key += " " + flag;
     const fs::path file = m_cache_dir / "machine" / ("host-peaks-" + sha256_hex(key).substr(0, 24) + ".json");
     std::optional<Peaks> cached;

@@ -139,10 +139,19 @@ bool is_hex(const std::string& text) {
   return true;
 }
 
-bool is_writable_data_section(const std::string& name) {
-  if (name.rfind(".data.rel.ro", 0) == 0) return false;  // read-only after relocation
-  for (const char* prefix : {".data", ".bss", ".tdata", ".tbss", ".sdata", ".sbss", "__DATA"})
+// Writable state in an object: a section the loader maps writable by its flags (so .lbss or a section named at
+// will counts as well as .data and .bss), or one of the usual names. .data.rel.ro is read-only once relocated.
+bool is_writable_data_section(const ObjectScan& scan, const std::string& name) {
+  if (name.rfind(".data.rel.ro", 0) == 0) return false;
+  if (scan.writable_sections.count(name) > 0) return true;
+  for (const char* prefix : {".data", ".bss", ".tdata", ".tbss", ".sdata", ".sbss", ".lbss", ".ldata", "__DATA"})
     if (name.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+bool is_constructor_section(const std::string& name) {
+  for (const char* prefix : {".init_array", ".preinit_array", ".ctors", ".fini_array", ".dtors", ".init", ".fini"})
+    if (name == prefix || name.rfind(std::string(prefix) + ".", 0) == 0) return true;
   return false;
 }
 
@@ -184,6 +193,7 @@ ObjectScan parse_objdump(const std::string& object, const std::string& text) {
   std::istringstream lines(text);
   std::string line;
   std::ostringstream disassembly;
+  std::string last_section;  // objdump -h prints each section's flags on the line after it
   while (std::getline(lines, line)) {
     if (line.rfind("Sections:", 0) == 0) {
       part = Part::sections;
@@ -203,8 +213,15 @@ ObjectScan parse_objdump(const std::string& object, const std::string& text) {
       if (fields.size() >= 3 &&
           std::all_of(fields[0].begin(), fields[0].end(),
                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }) &&
-          is_hex(fields[2]))
+          is_hex(fields[2])) {
         scan.sections[fields[1]] = std::stoull(fields[2], nullptr, 16);
+        last_section = fields[1];
+      } else if (!last_section.empty() && line.find("ALLOC") != std::string::npos) {
+        // "                  CONTENTS, ALLOC, LOAD, DATA"
+        if (line.find("READONLY") == std::string::npos && line.find("CODE") == std::string::npos)
+          scan.writable_sections.insert(last_section);
+        last_section.clear();
+      }
     } else if (part == Part::symbols) {
       // "0000000000000000 g     F .text\t0000000000000042 matmul" or "... *UND*\t0000000000000000 memcpy"
       if (line.size() < 17 || !is_hex(line.substr(0, 16))) continue;
@@ -217,6 +234,9 @@ ObjectScan parse_objdump(const std::string& object, const std::string& text) {
       if (flags.find("*UND*") != std::string::npos) {
         scan.undefined.push_back(name);
       } else {
+        // The seven flag characters after the address; 'i' marks a GNU indirect function.
+        if (flags.size() > 7 && flags.substr(1, 7).find('i') != std::string::npos)
+          scan.indirect_functions.push_back(name);
         // Flag columns: [1] is l/g/u (local, global, unique global), [2] is w for weak definitions.
         const bool global = flags.size() > 2 && (flags[1] == 'g' || flags[1] == 'u' || flags[2] == 'w');
         if (global) scan.defined_global.push_back(name);
@@ -310,19 +330,24 @@ std::optional<StaticFinding> check_object(const Task& task, const ObjectScan& sc
       return finding;
     }
   }
+  if (!scan.indirect_functions.empty()) {
+    finding.reason = "GNU indirect function " + scan.indirect_functions.front() +
+                     ": its resolver runs when the object loads, code outside the entry point is not allowed";
+    finding.evidence = {{"object", scan.object}, {"symbol", scan.indirect_functions.front()}};
+    return finding;
+  }
   for (const auto& [section, size] : scan.sections) {
     if (size == 0) continue;
-    if (policy.forbid_writable_data && is_writable_data_section(section)) {
-      finding.reason = "writable global or static data (" + section + ", " + std::to_string(size) +
-                       " bytes): state kept across calls is not allowed";
-      finding.evidence = {{"object", scan.object}, {"section", section}, {"bytes", size}};
-      return finding;
-    }
-    if (section.rfind(".init_array", 0) == 0 || section.rfind(".ctors", 0) == 0 ||
-        section.rfind(".fini_array", 0) == 0 || section.rfind(".dtors", 0) == 0) {
+    if (is_constructor_section(section)) {
       finding.reason =
           "static constructors or destructors (" + section + "): code outside the entry point is not allowed";
       finding.evidence = {{"object", scan.object}, {"section", section}};
+      return finding;
+    }
+    if (policy.forbid_writable_data && is_writable_data_section(scan, section)) {
+      finding.reason = "writable global or static data (" + section + ", " + std::to_string(size) +
+                       " bytes): state kept across calls is not allowed";
+      finding.evidence = {{"object", scan.object}, {"section", section}, {"bytes", size}};
       return finding;
     }
   }

@@ -4,6 +4,7 @@
 // forbidden instructions) and the task's own constraints. Pure functions over text, so tests need no compiler.
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,11 @@ struct ObjectScan {
   std::vector<std::string> undefined;
   std::vector<std::string> defined_global;        // global and weak definitions
   std::map<std::string, std::uint64_t> sections;  // name -> size
-  std::map<std::string, int> instructions;        // mnemonic -> count
-  std::string disassembly;                        // raw text, for task constraints
+  // Sections the loader maps writable, by their flags (ALLOC without READONLY or CODE), whatever their name.
+  std::set<std::string> writable_sections;
+  std::vector<std::string> indirect_functions;  // GNU IFUNC symbols: their resolvers run when the object loads
+  std::map<std::string, int> instructions;      // mnemonic -> count
+  std::string disassembly;                      // raw text, for task constraints
 };
 ObjectScan parse_objdump(const std::string& object, const std::string& text);
 
