@@ -61,8 +61,10 @@ TEST(KnowledgeE2E, ASecondRunReadsWhatTheFirstLearnedAndStartsFromItsBest) {
   testing::TempDir dir;
   const std::filesystem::path knowledge = dir / "knowledge";
   const std::filesystem::path runs = dir / "runs";
-  // A cache in the build tree: after the first run of this test its evaluations are served from it.
-  const std::string cache = "eval.cache_dir=" + (testing::test_cache_root() / "test-cache/knowledge").string();
+  // A cache in the build tree, shared with ReportE2E (the same builtin team on the same task): after the first run
+  // of either, evaluations are served from it.
+  const std::string cache =
+      "eval.cache_dir=" + (testing::test_cache_root() / "test-cache/host-matmul-builtin").string();
   auto optimize = [&](const std::filesystem::path& task, const std::filesystem::path& runs_dir,
                       std::vector<std::string> extra) {
     std::vector<std::string> args = {"--set",   cache,        "optimize",        task.string(), "--provider",

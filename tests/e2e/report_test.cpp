@@ -54,7 +54,9 @@ const std::filesystem::path& report_run() {
   static testing::TempDir dir;
   static std::filesystem::path run_dir;
   if (!run_dir.empty()) return run_dir;
-  const std::string cache = (testing::test_cache_root() / "test-cache/report-e2e").string();
+  // Shared with KnowledgeE2E: the same builtin team on the same task, so whichever runs second is served the first's
+  // measurements.
+  const std::string cache = (testing::test_cache_root() / "test-cache/host-matmul-builtin").string();
   const ProcessResult result = run_evoteam({"--set", "eval.cache_dir=" + cache, "optimize", k_task.string(),
                                             "--runs-dir", (dir / "runs").string(), "--max-cycles", "4", "--json"},
                                            std::chrono::seconds(300));

@@ -163,7 +163,8 @@ TEST(VendorBaseline, FlashInferBuildsForBothArchsWithItsPlanHookWithoutAGpu) {
   REQUIRE_NVCC_AND_FLASHINFER();
   const std::optional<VendorSources> sources = find_flashinfer("", nullptr);
   CompileSlots slots{2};
-  CudaBuilder builder{testing::eval_test_settings(), system_runner(), testing::eval_test_cache() / "cuda", slots};
+  // The evaluator's build cache: FlashInfer is compiled once for the tests below too.
+  CudaBuilder builder{testing::eval_test_settings(), system_runner(), testing::eval_test_cache(), slots};
   for (const fs::path& dir : {k_gqa, k_mla}) {
     const Task task = load_task(dir);
     SCOPED_TRACE(task.name);
