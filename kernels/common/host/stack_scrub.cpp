@@ -52,9 +52,11 @@ __attribute__((noinline)) void scrub_stack() {
   // again. The madvise call runs on the part overwritten next, which lies above the range it drops.
   const auto here = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
   const std::uintptr_t far_end = (here - k_near_bytes) & ~(page - 1);
-  if (g_stack_low != 0 && far_end > g_stack_low)
-    madvise(reinterpret_cast<void*>(g_stack_low), far_end - g_stack_low,
-            MADV_DONTNEED);  // NOLINT(performance-no-int-to-ptr)
+  if (g_stack_low != 0 && far_end > g_stack_low) {
+    // Addresses from /proc/self/maps and the stack limit: integer arithmetic on purpose.
+    void* low = reinterpret_cast<void*>(g_stack_low);  // NOLINT(performance-no-int-to-ptr)
+    madvise(low, far_end - g_stack_low, MADV_DONTNEED);
+  }
   // Near: overwritten, at the depth the implementation is about to use.
   volatile unsigned char* near = static_cast<volatile unsigned char*>(__builtin_alloca(k_near_bytes + page));
   std::memset(const_cast<unsigned char*>(near), 0xA5, k_near_bytes + page);
