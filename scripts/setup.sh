@@ -150,8 +150,7 @@ evoteam_test_environment() {
   export EVOTEAM_REQUIRE_BROWSER=1
   # Every evoteam the suite starts shares one build cache (eval.build_cache_dir, keyed by content): a harness,
   # reference or candidate is compiled once for the whole suite, while each test's results and machine peaks stay
-  # in its own eval.cache_dir.
-  # The in-process evaluator tests build into the same place (tests/unit/eval_test_support.hpp).
+  # in its own eval.cache_dir. The in-process evaluator tests build into the same place (eval_test_support.hpp).
   export EVOTEAM_EVAL__BUILD_CACHE_DIR="${EVOTEAM_TEST_CACHE_DIR:-$EVOTEAM_BUILD_DIR}/eval-test-cache"
   local have_nvcc=0
   { command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; } && have_nvcc=1

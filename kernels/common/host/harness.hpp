@@ -34,6 +34,8 @@ struct TrialBuffers {
 // `variant` picks the layout (guarded_buffer.hpp): the same variant gives the same addresses modulo 4 KiB.
 // Throws std::runtime_error when a hook is unknown.
 TrialBuffers make_trial_buffers(const Plan& plan, const TrialPlan& trial, int poison, unsigned variant);
+// The inputs read-only from here on (the calls of a candidate or baseline); outputs stay writable.
+void make_inputs_read_only(const Plan& plan, const TrialBuffers& buffers);
 // New output buffers for an existing set of inputs (the timing loop keeps one output set per side).
 std::vector<GuardedBuffer> make_outputs(const Plan& plan, const TrialPlan& trial, int poison, unsigned variant);
 void poison_outputs(const Plan& plan, const TrialPlan& trial, std::vector<void*>& pointers, int poison);

@@ -48,6 +48,11 @@ TrialBuffers make_trial_buffers(const Plan& plan, const TrialPlan& trial, int po
   return buffers;
 }
 
+void make_inputs_read_only(const Plan& plan, const TrialBuffers& buffers) {
+  for (std::size_t t = 0; t < plan.tensors.size(); ++t)
+    if (!plan.tensors[t].is_output) buffers.tensors[t].set_read_only(true);
+}
+
 std::vector<GuardedBuffer> make_outputs(const Plan& plan, const TrialPlan& trial, int poison, unsigned variant) {
   std::vector<GuardedBuffer> outputs;
   const WorkloadPlan& workload = plan.workloads[trial.workload];
@@ -180,8 +185,8 @@ void run_trial(const HarnessContext& context, const TrialPlan& trial) {
     if (!plan.tensors[t].is_output) {
       const auto* bytes = static_cast<const unsigned char*>(buffers.pointers[t]);
       pristine[t].assign(bytes, bytes + buffers.tensors[t].bytes());
-      buffers.tensors[t].set_read_only(true);
     }
+  make_inputs_read_only(plan, buffers);
   const double wall = call_implementation(context.candidate, plan, trial, buffers.pointers, trial.deadline_s);
   JsonLine line;
   line.field("ev", "trial").field("trial", trial.id).field("workload", trial.workload).field("wall_s", wall);
@@ -214,8 +219,7 @@ void run_trial(const HarnessContext& context, const TrialPlan& trial) {
   // Determinism: the same inputs again, in new buffers (the first ones stay mapped, so every address
   // differs) under a different poison; the outputs must match bit for bit.
   TrialBuffers repeat = make_trial_buffers(plan, trial, trial.poison + 1, static_cast<unsigned>(trial.id) + 1);
-  for (std::size_t t = 0; t < plan.tensors.size(); ++t)
-    if (!plan.tensors[t].is_output) repeat.tensors[t].set_read_only(true);
+  make_inputs_read_only(plan, repeat);
   call_implementation(context.candidate, plan, trial, repeat.pointers, trial.deadline_s);
   JsonLine determinism;
   determinism.field("ev", "determinism").field("trial", trial.id);

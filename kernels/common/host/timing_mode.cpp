@@ -79,8 +79,8 @@ RotationSet make_set(const Plan& plan, int trial_id, unsigned variant) {
     if (!plan.tensors[t].is_output) {
       const auto* bytes = static_cast<const unsigned char*>(set.inputs.pointers[t]);
       set.pristine[t].assign(bytes, bytes + set.inputs.tensors[t].bytes());
-      set.inputs.tensors[t].set_read_only(true);
     }
+  make_inputs_read_only(plan, set.inputs);
   return set;
 }
 
